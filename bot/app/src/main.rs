@@ -1,0 +1,4 @@
+//! The fairybot binary (work in progress).
+fn main() {
+    println!("fairybot: nothing to run yet");
+}

@@ -1,0 +1,1 @@
+//! The platform-neutral bot core (work in progress).

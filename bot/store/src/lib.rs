@@ -1,0 +1,1 @@
+//! The sqlx store (work in progress).

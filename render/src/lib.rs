@@ -1,0 +1,1 @@
+//! Board pictures (work in progress).

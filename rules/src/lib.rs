@@ -1,0 +1,1 @@
+//! fairybot's rules engine (work in progress).
