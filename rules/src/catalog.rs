@@ -1,0 +1,147 @@
+//! The variants fairybot knows: the built-in files embedded in the binary, plus any file a
+//! user loads. Resolving a variant merges its `extends` chain, validates it and builds its
+//! tables; the result is cached in the catalog (a value, not a global).
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex},
+};
+
+use crate::{
+    spec::{self, SpecError},
+    variant::Variant,
+};
+
+/// The built-in variant files, embedded at compile time.
+const BUILTIN: &[(&str, &str)] = &[
+    ("chess.toml", include_str!("../variants/chess.toml")),
+    ("chess960.toml", include_str!("../variants/chess960.toml")),
+    (
+        "capablanca.toml",
+        include_str!("../variants/capablanca.toml"),
+    ),
+    ("grand.toml", include_str!("../variants/grand.toml")),
+    ("courier.toml", include_str!("../variants/courier.toml")),
+    (
+        "toulousain.toml",
+        include_str!("../variants/toulousain.toml"),
+    ),
+];
+
+/// A set of variant files by name, and the variants resolved from them so far.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    files: BTreeMap<String, (String, toml::Table)>,
+    resolved: Mutex<BTreeMap<String, Arc<Variant>>>,
+}
+
+impl Catalog {
+    /// The built-in variants.
+    ///
+    /// # Panics
+    /// Never: the built-in files are checked by the tests.
+    pub fn builtin() -> Catalog {
+        let mut c = Catalog::default();
+        for (file, text) in BUILTIN {
+            c.add(file, text).expect("built-in variant files are valid");
+        }
+        c
+    }
+
+    /// Adds a variant file (a user's own, or a built-in). Returns the variant's name.
+    ///
+    /// # Errors
+    /// When the file is not valid TOML, has unknown keys or wrong types, or has no name.
+    pub fn add(&mut self, file: &str, text: &str) -> Result<String, SpecError> {
+        let table = spec::parse_file(file, text)?;
+        let name = table
+            .get("name")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| {
+                SpecError::new(file, "name", "missing; every variant file needs a name")
+            })?
+            .to_string();
+        self.files.insert(name.clone(), (file.to_string(), table));
+        self.resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&name);
+        Ok(name)
+    }
+
+    /// The names of all variants, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.files.keys().cloned().collect()
+    }
+
+    /// Resolves a variant by name.
+    ///
+    /// # Errors
+    /// When the name is unknown, the `extends` chain is broken or cyclic, or the merged
+    /// variant is invalid.
+    pub fn get(&self, name: &str) -> Result<Arc<Variant>, SpecError> {
+        if let Some(v) = self
+            .resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+        {
+            return Ok(v.clone());
+        }
+        let (file, _) = self.files.get(name).ok_or_else(|| {
+            SpecError::new(
+                name,
+                "(variant)",
+                format!(
+                    "unknown variant; known ones are {}",
+                    self.names().join(", ")
+                ),
+            )
+        })?;
+        let table = self.merged(name, &mut Vec::new())?;
+        let spec = spec::from_table(file, table)?;
+        let v = Arc::new(Variant::from_spec(file, spec)?);
+        self.resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_string(), v.clone());
+        Ok(v)
+    }
+
+    fn merged(&self, name: &str, chain: &mut Vec<String>) -> Result<toml::Table, SpecError> {
+        let (file, table) = self.files.get(name).ok_or_else(|| {
+            SpecError::new(
+                chain.last().map(String::as_str).unwrap_or(name),
+                "extends",
+                format!("{name:?} is not a known variant"),
+            )
+        })?;
+        if chain.iter().any(|c| c == name) {
+            return Err(SpecError::new(
+                file,
+                "extends",
+                format!("cycle: {} -> {name}", chain.join(" -> ")),
+            ));
+        }
+        chain.push(name.to_string());
+        let mut base = match table.get("extends").and_then(|v| v.as_str()) {
+            Some(parent) => self.merged(parent, chain)?,
+            None => toml::Table::new(),
+        };
+        let mut own = table.clone();
+        own.remove("extends");
+        spec::merge(&mut base, own);
+        Ok(base)
+    }
+
+    /// Checks a file on its own (with the built-ins available as parents) and returns the
+    /// resolved variant, for `perft check` and for users' own files.
+    ///
+    /// # Errors
+    /// The first problem found, naming the file and key.
+    pub fn check_file(file: &str, text: &str) -> Result<Arc<Variant>, SpecError> {
+        let mut c = Catalog::builtin();
+        let name = c.add(file, text)?;
+        c.get(&name)
+    }
+}

@@ -1,0 +1,401 @@
+//! FEN-like state text: `board turn castling ep halfmoves fullmoves`.
+//!
+//! The board lists the top rank first; uppercase letters are the first side, lowercase the
+//! second; digits (several digits for long runs: `12`) count empty cells; `*` marks a hole and
+//! must stand exactly where the board has one. Castling is `KQkq` (the outermost partner on
+//! that wing), Shredder-style file letters (`HAha`), a comma-separated list of partner cells
+//! (`b2,k2,b11,k11`), or `-`. Every field after the board is optional.
+
+use std::sync::Arc;
+
+use crate::{
+    geometry::Geometry,
+    position::{Position, Setup},
+    types::{Cell, Kind, Piece, Side},
+    variant::{PieceType, Variant},
+};
+
+/// Why a state text cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    /// The board field is malformed.
+    #[error("board: {0}")]
+    Board(String),
+    /// The side-to-move field is not `w` or `b`.
+    #[error("side to move {0:?}: write w or b")]
+    Turn(String),
+    /// The castling field is malformed.
+    #[error("castling {0:?}: {1}")]
+    Castling(String, String),
+    /// The en-passant field is not a cell.
+    #[error("en passant {0:?}: not a cell of this board (write a cell name or -)")]
+    EnPassant(String),
+    /// A move counter is not a number.
+    #[error("{0} {1:?}: not a number")]
+    Counter(&'static str, String),
+    /// Too many fields.
+    #[error("unexpected text {0:?} after the move counters")]
+    Trailing(String),
+    /// The state text is readable but not a legal position.
+    #[error(transparent)]
+    Position(#[from] crate::position::PositionError),
+}
+
+/// Reads a board field into packed piece codes, one per cell.
+pub(crate) fn parse_board(
+    g: &Geometry,
+    pieces: &[PieceType],
+    text: &str,
+) -> Result<Vec<u8>, FenError> {
+    let bad = |m: String| FenError::Board(m);
+    let shape = g.shape();
+    let (w, h) = (shape.width as usize, shape.height as usize);
+    let boards: Vec<&str> = text.split('|').collect();
+    if boards.len() != g.boards() {
+        return Err(bad(format!(
+            "{} boards given, the variant has {} (separate boards with |)",
+            boards.len(),
+            g.boards()
+        )));
+    }
+    let mut out = vec![0u8; g.len()];
+    for (b, board) in boards.iter().enumerate() {
+        let ranks: Vec<&str> = board.split('/').collect();
+        if ranks.len() != h {
+            return Err(bad(format!(
+                "{} ranks given, the board has {h}",
+                ranks.len()
+            )));
+        }
+        for (i, rank_text) in ranks.iter().enumerate() {
+            let y = h - 1 - i;
+            let rank_name = &shape.rank_names[y];
+            let mut x = 0usize;
+            let chars: Vec<char> = rank_text.chars().collect();
+            let mut j = 0;
+            while j < chars.len() {
+                let c = chars[j];
+                if c.is_ascii_digit() {
+                    let mut n = 0usize;
+                    while j < chars.len() && chars[j].is_ascii_digit() {
+                        n = n * 10 + chars[j].to_digit(10).unwrap_or(0) as usize;
+                        j += 1;
+                    }
+                    if n == 0 {
+                        return Err(bad(format!("rank {rank_name}: a run of 0 empty cells")));
+                    }
+                    for _ in 0..n {
+                        if x >= w {
+                            return Err(bad(format!("rank {rank_name} is longer than {w} cells")));
+                        }
+                        if g.at(b as u8, x as i32, y as i32).is_none() {
+                            return Err(bad(format!(
+                                "rank {rank_name}: file {} is a hole; write * for it",
+                                shape.file_names[x]
+                            )));
+                        }
+                        x += 1;
+                    }
+                    continue;
+                }
+                if x >= w {
+                    return Err(bad(format!("rank {rank_name} is longer than {w} cells")));
+                }
+                let cell = g.at(b as u8, x as i32, y as i32);
+                if c == '*' {
+                    if cell.is_some() {
+                        return Err(bad(format!(
+                            "rank {rank_name}: file {} exists; * marks only holes",
+                            shape.file_names[x]
+                        )));
+                    }
+                } else {
+                    let cell = cell.ok_or_else(|| {
+                        bad(format!(
+                            "rank {rank_name}: file {} is a hole; write * for it",
+                            shape.file_names[x]
+                        ))
+                    })?;
+                    let kind = (1..pieces.len())
+                        .find(|k| pieces[*k].letter == c.to_ascii_uppercase())
+                        .ok_or_else(|| {
+                            bad(format!("{c:?} is not a piece letter of this variant"))
+                        })?;
+                    let side = if c.is_ascii_uppercase() {
+                        Side::WHITE
+                    } else {
+                        Side::BLACK
+                    };
+                    out[cell.index()] = Piece {
+                        side,
+                        kind: Kind(kind as u8),
+                    }
+                    .code();
+                }
+                x += 1;
+                j += 1;
+            }
+            if x != w {
+                return Err(bad(format!(
+                    "rank {rank_name} has {x} cells, the board has {w}"
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Reads state text into an unvalidated setup.
+///
+/// # Errors
+/// A [`FenError`] naming the field and what is wrong with it.
+pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
+    let g = &variant.geometry;
+    let mut fields = text.split_whitespace();
+    let board_text = fields
+        .next()
+        .ok_or_else(|| FenError::Board("empty".into()))?;
+    let codes = parse_board(g, &variant.pieces, board_text)?;
+    let board: Vec<Option<Piece>> = codes.iter().map(|c| Piece::from_code(*c)).collect();
+    let turn = match fields.next() {
+        None | Some("w") => Side::WHITE,
+        Some("b") => Side::BLACK,
+        Some(other) => return Err(FenError::Turn(other.to_string())),
+    };
+    let castling = match fields.next() {
+        None | Some("-") => Vec::new(),
+        Some(c) => parse_castling(variant, &board, c)?,
+    };
+    let ep = match fields.next() {
+        None | Some("-") => None,
+        Some(e) => Some(
+            g.parse(e)
+                .ok_or_else(|| FenError::EnPassant(e.to_string()))?,
+        ),
+    };
+    let halfmoves = match fields.next() {
+        None => 0,
+        Some(n) => n
+            .parse()
+            .map_err(|_| FenError::Counter("halfmove clock", n.to_string()))?,
+    };
+    let fullmoves = match fields.next() {
+        None => 1,
+        Some(n) => n
+            .parse()
+            .map_err(|_| FenError::Counter("move number", n.to_string()))?,
+    };
+    if let Some(rest) = fields.next() {
+        return Err(FenError::Trailing(rest.to_string()));
+    }
+    Ok(Setup {
+        board,
+        turn,
+        castling,
+        ep,
+        halfmoves,
+        fullmoves,
+    })
+}
+
+/// Reads state text into a validated position.
+///
+/// # Errors
+/// A [`FenError`] for unreadable text or an impossible position.
+pub fn position(variant: &Arc<Variant>, text: &str) -> Result<Position, FenError> {
+    let setup = parse(variant, text)?;
+    Ok(Position::from_setup(variant, setup)?)
+}
+
+/// The castling partners of `side` on its King's rank, in file order.
+fn partners_on_king_rank(
+    variant: &Variant,
+    board: &[Option<Piece>],
+    side: Side,
+) -> (Option<Cell>, Vec<Cell>) {
+    let g = &variant.geometry;
+    let king = g
+        .cells()
+        .find(|c| board[c.index()].is_some_and(|p| p.side == side && variant.piece(p.kind).royal));
+    let Some(king) = king else {
+        return (None, Vec::new());
+    };
+    let ki = g.info(king);
+    let mut partners: Vec<Cell> = g
+        .cells()
+        .filter(|c| {
+            let i = g.info(*c);
+            i.board == ki.board
+                && i.rank == ki.rank
+                && board[c.index()].is_some_and(|p| p.side == side && variant.piece(p.kind).castles)
+        })
+        .collect();
+    partners.sort_by_key(|c| g.info(*c).file);
+    (Some(king), partners)
+}
+
+fn parse_castling(
+    variant: &Variant,
+    board: &[Option<Piece>],
+    text: &str,
+) -> Result<Vec<Cell>, FenError> {
+    let g = &variant.geometry;
+    let bad = |m: &str| FenError::Castling(text.to_string(), m.to_string());
+    if text.contains(',') || g.parse(text).is_some() {
+        return text
+            .split(',')
+            .map(|n| {
+                g.parse(n)
+                    .ok_or_else(|| bad(&format!("{n:?} is not a cell")))
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    for c in text.chars() {
+        let side = if c.is_ascii_uppercase() {
+            Side::WHITE
+        } else {
+            Side::BLACK
+        };
+        let (king, partners) = partners_on_king_rank(variant, board, side);
+        let king = king.ok_or_else(|| bad("a side with castling rights has no King"))?;
+        let kf = g.info(king).file;
+        let cell = match c.to_ascii_uppercase() {
+            'K' => partners
+                .iter()
+                .rev()
+                .find(|p| g.info(**p).file > kf)
+                .copied()
+                .ok_or_else(|| bad(&format!("{c}: no partner on the kingside")))?,
+            'Q' => partners
+                .iter()
+                .find(|p| g.info(**p).file < kf)
+                .copied()
+                .ok_or_else(|| bad(&format!("{c}: no partner on the queenside")))?,
+            f => {
+                let file = g
+                    .shape()
+                    .file_names
+                    .iter()
+                    .position(|n| n.eq_ignore_ascii_case(&f.to_string()))
+                    .ok_or_else(|| bad(&format!("{c}: not K, Q or a file letter")))?;
+                partners
+                    .iter()
+                    .find(|p| g.info(**p).file as usize == file)
+                    .copied()
+                    .ok_or_else(|| bad(&format!("{c}: no castling partner on that file")))?
+            }
+        };
+        out.push(cell);
+    }
+    Ok(out)
+}
+
+/// Writes a board field.
+pub(crate) fn write_board(variant: &Variant, piece_at: impl Fn(Cell) -> Option<Piece>) -> String {
+    let g = &variant.geometry;
+    let shape = g.shape();
+    let mut boards = Vec::new();
+    for b in 0..g.boards() as u8 {
+        let mut ranks = Vec::new();
+        for y in (0..shape.height as i32).rev() {
+            let mut s = String::new();
+            let mut run = 0;
+            for x in 0..shape.width as i32 {
+                let cell = g.at(b, x, y);
+                let piece = cell.and_then(&piece_at);
+                if cell.is_some() && piece.is_none() {
+                    run += 1;
+                    continue;
+                }
+                if run > 0 {
+                    s.push_str(&run.to_string());
+                    run = 0;
+                }
+                match piece {
+                    Some(p) => s.push(variant.letter(p.side, p.kind)),
+                    None => s.push('*'),
+                }
+            }
+            if run > 0 {
+                s.push_str(&run.to_string());
+            }
+            ranks.push(s);
+        }
+        boards.push(ranks.join("/"));
+    }
+    boards.join("|")
+}
+
+/// Writes a position's state text.
+pub fn write(pos: &Position) -> String {
+    let v = &**pos.variant();
+    let g = &v.geometry;
+    let board = write_board(v, |c| pos.piece_at(c));
+    let turn = if pos.turn() == Side::WHITE { "w" } else { "b" };
+    let castling = write_castling(pos);
+    let ep = pos
+        .ep_target()
+        .map(|c| g.name(c).to_string())
+        .unwrap_or_else(|| "-".into());
+    format!(
+        "{board} {turn} {castling} {ep} {} {}",
+        pos.halfmoves(),
+        pos.fullmoves()
+    )
+}
+
+fn write_castling(pos: &Position) -> String {
+    let v = &**pos.variant();
+    let g = &v.geometry;
+    let cells = pos.castling_cells();
+    if cells.is_empty() {
+        return "-".into();
+    }
+    let setup_board: Vec<Option<Piece>> = g.cells().map(|c| pos.piece_at(c)).collect();
+    let mut letters = String::new();
+    for side in [Side::WHITE, Side::BLACK] {
+        let (king, partners) = partners_on_king_rank(v, &setup_board, side);
+        let Some(king) = king else { continue };
+        let kf = g.info(king).file;
+        let mut mine: Vec<Cell> = cells
+            .iter()
+            .copied()
+            .filter(|c| pos.piece_at(*c).is_some_and(|p| p.side == side))
+            .collect();
+        // Kingside first, as in KQkq.
+        mine.sort_by_key(|c| std::cmp::Reverse(g.info(*c).file));
+        for c in mine {
+            let f = g.info(c).file;
+            let outer_k = partners.iter().rev().find(|p| g.info(**p).file > kf) == Some(&c);
+            let outer_q = partners.iter().find(|p| g.info(**p).file < kf) == Some(&c);
+            let letter = if f > kf && outer_k {
+                'K'
+            } else if f < kf && outer_q {
+                'Q'
+            } else {
+                let name = &g.shape().file_names[f as usize];
+                let mut chars = name.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(ch), None) if !"kq".contains(ch.to_ascii_lowercase()) => {
+                        ch.to_ascii_uppercase()
+                    }
+                    // Not expressible as one letter: fall back to the cell list.
+                    _ => {
+                        return cells
+                            .iter()
+                            .map(|c| g.name(*c).to_string())
+                            .collect::<Vec<_>>()
+                            .join(",");
+                    }
+                }
+            };
+            letters.push(if side == Side::WHITE {
+                letter
+            } else {
+                letter.to_ascii_lowercase()
+            });
+        }
+    }
+    letters
+}

@@ -1,0 +1,305 @@
+//! Move notation: coordinates (`e2e4`, `a10a12`, `dl-cm`, `e7e8q`) and SAN-like text
+//! (`Nf3`, `exd5`, `Gxe9`, `O-O`, `e8=Q+`) on every board: multi-digit ranks, letter ranks,
+//! board prefixes and fairy letters.
+//!
+//! Text is never parsed against a grammar of its own. Every legal move of the position is
+//! written in every accepted form, and the input is matched against those forms after both
+//! are normalised. Round trips are exact by construction, and a notation works on any board
+//! the geometry can name.
+
+use crate::{
+    explain::IllegalMove,
+    position::Position,
+    types::{Move, MoveKind},
+    variant::Variant,
+};
+
+/// Why text does not name a legal move.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveTextError {
+    /// Nothing usable was typed.
+    #[error("type a move, such as e2e4 or Nf3")]
+    Empty,
+    /// The text fits several legal moves.
+    #[error("{text:?} could be {}; say which", .candidates.join(" or "))]
+    Ambiguous {
+        /// What was typed.
+        text: String,
+        /// The moves it could mean, in SAN.
+        candidates: Vec<String>,
+    },
+    /// The text names cells, but the move is not legal; the reason says why.
+    #[error("{text}: {reason}")]
+    Illegal {
+        /// What was typed.
+        text: String,
+        /// Why it is refused.
+        reason: IllegalMove,
+    },
+    /// The text is not a move of this position at all.
+    #[error("{text:?} is not a legal move here")]
+    Unknown {
+        /// What was typed.
+        text: String,
+    },
+}
+
+/// Whether every cell name is letters followed by digits, so `from` and `to` can be written
+/// together unambiguously (`a10a12`).
+fn compact_names(v: &Variant) -> bool {
+    let g = &v.geometry;
+    g.boards() == 1
+        && g.cells().all(|c| {
+            let n = g.name(c);
+            let letters = n.chars().take_while(|c| c.is_ascii_lowercase()).count();
+            letters > 0 && letters < n.len() && n[letters..].chars().all(|c| c.is_ascii_digit())
+        })
+}
+
+/// The canonical coordinate text of a legal move of `pos`: what the store keeps.
+///
+/// Castling is written as the King's move when no other legal move has the same cells, and as
+/// King-to-partner otherwise (Chess960 with the King moving one cell). An en-passant capture
+/// gets `ep` when a quiet move shares its cells (Toulousain's Corporal).
+pub fn coord(pos: &Position, m: Move) -> String {
+    let legal = pos.legal_moves();
+    coord_with(pos, m, &legal)
+}
+
+fn coord_with(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let v = &**pos.variant();
+    let g = &v.geometry;
+    let compact = compact_names(v);
+    let sep = if compact { "" } else { "-" };
+    let mut to = m.to;
+    if m.kind == MoveKind::Castle
+        && legal
+            .iter()
+            .any(|o| o.from == m.from && o.to == m.to && o.kind != MoveKind::Castle)
+    {
+        to = m.aux;
+    }
+    let mut s = format!("{}{sep}{}", g.name(m.from), g.name(to));
+    if let Some(k) = m.promotion {
+        let l = v.piece(k).letter;
+        if compact {
+            s.push(l.to_ascii_lowercase());
+        } else {
+            s.push('=');
+            s.push(l);
+        }
+    }
+    if m.kind == MoveKind::EnPassant
+        && legal.iter().any(|o| {
+            o.from == m.from
+                && o.to == m.to
+                && o.kind != MoveKind::EnPassant
+                && o.promotion == m.promotion
+        })
+    {
+        s.push_str("ep");
+    }
+    s
+}
+
+/// The SAN-like text of a legal move of `pos`, with `+` for check and `#` for mate.
+pub fn san(pos: &Position, m: Move) -> String {
+    let legal = pos.legal_moves();
+    let mut s = san_plain(pos, m, &legal);
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_check() {
+        s.push(if after.legal_moves().is_empty() {
+            '#'
+        } else {
+            '+'
+        });
+    }
+    s
+}
+
+/// SAN without the check suffix.
+fn san_plain(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let v = &**pos.variant();
+    let g = &v.geometry;
+    if m.kind == MoveKind::Castle {
+        let (kf, pf) = (g.info(m.from).file, g.info(m.aux).file);
+        let base = if pf > kf { "O-O" } else { "O-O-O" };
+        let same_wing = legal
+            .iter()
+            .filter(|o| o.kind == MoveKind::Castle && (g.info(o.aux).file > kf) == (pf > kf))
+            .count();
+        return if same_wing > 1 {
+            format!("{base}({})", g.name(m.aux))
+        } else {
+            base.to_string()
+        };
+    }
+    let piece = pos
+        .piece_at(m.from)
+        .expect("a legal move starts on a piece");
+    let pt = v.piece(piece.kind);
+    let capture = m.is_capture();
+    let mut s = String::new();
+    if pt.letter == 'P' {
+        if capture {
+            s.push_str(&g.shape().file_names[g.info(m.from).file as usize]);
+            if g.boards() > 1 {
+                s = format!("{}{s}", g.prefixes()[g.info(m.from).board as usize]);
+            }
+        }
+    } else {
+        s.push(pt.letter);
+        // Disambiguate among same-kind moves to the same cell.
+        let rivals: Vec<&Move> = legal
+            .iter()
+            .filter(|o| {
+                o.to == m.to
+                    && o.from != m.from
+                    && o.kind != MoveKind::Castle
+                    && pos.piece_at(o.from).map(|p| p.kind) == Some(piece.kind)
+            })
+            .collect();
+        if !rivals.is_empty() {
+            let (fi, ri) = (g.info(m.from).file, g.info(m.from).rank);
+            if g.boards() == 1 && rivals.iter().all(|o| g.info(o.from).file != fi) {
+                s.push_str(&g.shape().file_names[fi as usize]);
+            } else if g.boards() == 1 && rivals.iter().all(|o| g.info(o.from).rank != ri) {
+                s.push_str(&g.shape().rank_names[ri as usize]);
+            } else {
+                s.push_str(g.name(m.from));
+            }
+        }
+    }
+    if capture {
+        s.push('x');
+    }
+    s.push_str(g.name(m.to));
+    if let Some(k) = m.promotion {
+        s.push('=');
+        s.push(v.piece(k).letter);
+    }
+    s
+}
+
+/// Lowercases and drops what never distinguishes moves: separators, check marks, annotations.
+fn normalise(text: &str) -> String {
+    text.chars()
+        .filter(|c| {
+            !matches!(
+                c,
+                '-' | '=' | ' ' | '+' | '#' | '!' | '?' | '(' | ')' | '.' | ':'
+            )
+        })
+        .collect::<String>()
+        .to_lowercase()
+        .replace("0o", "oo")
+}
+
+/// Every accepted spelling of a legal move.
+fn spellings(pos: &Position, m: Move, legal: &[Move]) -> Vec<String> {
+    let v = &**pos.variant();
+    let g = &v.geometry;
+    let c = coord_with(pos, m, legal);
+    let san = san_plain(pos, m, legal);
+    let mut out = vec![c.clone(), san.clone()];
+    // Coordinates with an x for captures, and with the King's own destination or the
+    // partner's cell for castling.
+    let from = g.name(m.from);
+    let promo = m
+        .promotion
+        .map(|k| v.piece(k).letter.to_string())
+        .unwrap_or_default();
+    if m.is_capture() {
+        out.push(format!("{from}x{}{promo}", g.name(m.to)));
+    }
+    if m.kind == MoveKind::Castle {
+        out.push(format!("{from}{}", g.name(m.aux)));
+        let plain_king_move = legal
+            .iter()
+            .any(|o| o.from == m.from && o.to == m.to && o.kind != MoveKind::Castle);
+        if !plain_king_move {
+            out.push(format!("{from}{}", g.name(m.to)));
+        }
+        out.push(san.replace('O', "0"));
+    }
+    if m.kind == MoveKind::EnPassant {
+        out.push(format!("{from}{}ep", g.name(m.to)));
+        out.push(format!("{san}ep"));
+    }
+    // SAN with the capture mark left out.
+    if m.is_capture() && m.kind != MoveKind::EnPassant {
+        out.push(san.replacen('x', "", 1));
+    }
+    out.iter().map(|s| normalise(s)).collect()
+}
+
+/// Finds the legal move a text names, in coordinates or SAN.
+///
+/// # Errors
+/// [`MoveTextError`] when the text is empty, ambiguous, illegal (with the reason) or unknown.
+///
+/// # Examples
+/// ```
+/// let catalog = rules::Catalog::builtin();
+/// let chess = catalog.get("chess").unwrap();
+/// let pos = rules::Position::start(&chess);
+/// let m = rules::notation::parse_move(&pos, "e2-e4").unwrap();
+/// assert_eq!(rules::notation::san(&pos, m), "e4");
+/// assert_eq!(rules::notation::parse_move(&pos, "Nf3").unwrap(),
+///            rules::notation::parse_move(&pos, "g1f3").unwrap());
+/// ```
+pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
+    let wanted = normalise(text.trim());
+    if wanted.is_empty() {
+        return Err(MoveTextError::Empty);
+    }
+    let legal = pos.legal_moves();
+    let mut exact: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| spellings(pos, *m, &legal).contains(&wanted))
+        .collect();
+    exact.dedup();
+    match exact.len() {
+        1 => return Ok(exact[0]),
+        0 => {}
+        _ => {
+            return Err(MoveTextError::Ambiguous {
+                text: text.trim().to_string(),
+                candidates: exact.iter().map(|m| san(pos, *m)).collect(),
+            });
+        }
+    }
+    // Not legal: if it names two cells, explain why that move is refused.
+    if let Some((from, to)) = split_cells(pos, text.trim()) {
+        let m = Move::new(from, to, MoveKind::Quiet);
+        return Err(MoveTextError::Illegal {
+            text: text.trim().to_string(),
+            reason: crate::explain::explain(pos, m),
+        });
+    }
+    Err(MoveTextError::Unknown {
+        text: text.trim().to_string(),
+    })
+}
+
+/// Splits coordinate-looking text into two cells, if it can.
+fn split_cells(pos: &Position, text: &str) -> Option<(crate::Cell, crate::Cell)> {
+    let g = &pos.variant().geometry;
+    let t: String = text
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '+' | '#'))
+        .collect::<String>()
+        .to_lowercase();
+    if let Some((a, b)) = t.split_once('-') {
+        return Some((
+            g.parse(a)?,
+            g.parse(b.trim_end_matches(|c: char| c == '=' || c.is_ascii_uppercase()))?,
+        ));
+    }
+    (1..t.len()).find_map(|i| {
+        let (a, b) = t.split_at(i);
+        Some((g.parse(a)?, g.parse(b)?))
+    })
+}

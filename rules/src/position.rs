@@ -1,0 +1,1143 @@
+//! Positions: an unvalidated [`Setup`] and a validated, playable [`Position`].
+
+use std::sync::Arc;
+
+use crate::{
+    tables::{
+        F_CAPTURE, F_DOUBLE, F_EP, F_MOVE, HOP, LEAPS, OP_NEED_EMPTY, OP_ORIGIN, Path, Tables,
+    },
+    types::{Cell, CellSet, Kind, MAX_KINDS, MAX_SIDES, Move, MoveKind, MoveList, Piece, Side},
+    variant::{CastlingRule, Variant},
+};
+
+/// A position that has not been checked: public fields, structural equality. Turn it into a
+/// [`Position`] with [`Position::from_setup`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setup {
+    /// The piece on each cell.
+    pub board: Vec<Option<Piece>>,
+    /// The side to move.
+    pub turn: Side,
+    /// Cells of castling partners that still have their right (the King must not have moved).
+    pub castling: Vec<Cell>,
+    /// The en-passant target: the cell a pawn just skipped.
+    pub ep: Option<Cell>,
+    /// Plies since the last capture or pawn move.
+    pub halfmoves: u32,
+    /// The move number, starting at 1, incremented after the second side moves.
+    pub fullmoves: u32,
+}
+
+/// Why a setup is not a legal position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// The board does not have one entry per cell.
+    #[error("the board has {found} cells, this variant has {expected}")]
+    BoardSize {
+        /// Cells of the variant.
+        expected: usize,
+        /// Entries in the setup.
+        found: usize,
+    },
+    /// A side has the wrong number of royal pieces.
+    #[error("{side} has {count} royal pieces; it needs exactly one")]
+    Royals {
+        /// The side's name.
+        side: String,
+        /// How many it has.
+        count: usize,
+    },
+    /// The side that just moved left its King attacked.
+    #[error("the side not to move ({side}) is in check, which cannot happen in a game")]
+    OppositeCheck {
+        /// The side's name.
+        side: String,
+    },
+    /// A castling right that cannot exist.
+    #[error("castling right on {cell}: {problem}")]
+    Castling {
+        /// The partner cell.
+        cell: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// An en-passant cell that cannot exist.
+    #[error("en-passant cell {cell}: {problem}")]
+    EnPassant {
+        /// The cell.
+        cell: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A piece that must have promoted.
+    #[error("the {piece} on {cell} stands where it must promote")]
+    Unpromoted {
+        /// Piece name.
+        piece: String,
+        /// Its cell.
+        cell: String,
+    },
+}
+
+/// A castling slot: one King and one partner with a right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CastleSlot {
+    pub side: Side,
+    pub king: Cell,
+    pub partner: Cell,
+}
+
+/// What `play` must remember to undo a move.
+#[derive(Debug, Clone, Copy)]
+struct Undo {
+    mv: Move,
+    moved: u8,
+    captured: u8,
+    rights: u16,
+    ep: Option<(Cell, Cell)>,
+    halfmoves: u32,
+    hash: u64,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A side won.
+    Win {
+        /// The winner.
+        winner: Side,
+        /// Why.
+        reason: WinReason,
+    },
+    /// A draw.
+    Draw(DrawReason),
+}
+
+/// Why a side won.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WinReason {
+    /// The loser's royal piece is attacked and it has no legal move.
+    Checkmate,
+}
+
+/// Why the game is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawReason {
+    /// No legal move, not in check.
+    Stalemate,
+    /// The same position occurred the variant's number of times.
+    Repetition,
+    /// 100 plies without a capture or a pawn move.
+    FiftyMoves,
+    /// Neither side can mate.
+    InsufficientMaterial,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Win { reason, .. } => match reason {
+                WinReason::Checkmate => write!(f, "checkmate"),
+            },
+            Outcome::Draw(r) => match r {
+                DrawReason::Stalemate => write!(f, "stalemate"),
+                DrawReason::Repetition => write!(f, "repetition"),
+                DrawReason::FiftyMoves => write!(f, "the fifty-move rule"),
+                DrawReason::InsufficientMaterial => write!(f, "insufficient material"),
+            },
+        }
+    }
+}
+
+/// A legal position of a variant, ready to generate and play moves.
+#[derive(Debug, Clone)]
+pub struct Position {
+    variant: Arc<Variant>,
+    board: Vec<u8>,
+    turn: Side,
+    slots: Arc<[CastleSlot]>,
+    rights_clear: Arc<[u16]>,
+    rights: u16,
+    ep: Option<(Cell, Cell)>,
+    halfmoves: u32,
+    fullmoves: u32,
+    royal: [Option<Cell>; MAX_SIDES],
+    counts: [[u8; MAX_KINDS + 1]; MAX_SIDES],
+    hash: u64,
+    history: Vec<Undo>,
+}
+
+impl PartialEq for Position {
+    /// Positions are equal when they are the same for the repetition rule: same pieces on the
+    /// same cells, same side to move, same castling rights and en-passant right.
+    fn eq(&self, other: &Self) -> bool {
+        self.board == other.board
+            && self.turn == other.turn
+            && self.castling_cells() == other.castling_cells()
+            && self.ep == other.ep
+    }
+}
+
+impl Position {
+    /// The variant's start position.
+    ///
+    /// # Panics
+    /// Never for a variant built by [`Variant::from_spec`], which validates its start.
+    pub fn start(variant: &Arc<Variant>) -> Position {
+        let setup = crate::fen::parse(variant, &variant.start).expect("validated start FEN");
+        Position::from_setup(variant, setup).expect("validated start position")
+    }
+
+    /// Validates a setup.
+    ///
+    /// # Errors
+    /// A [`PositionError`] saying what is impossible about it.
+    pub fn from_setup(variant: &Arc<Variant>, setup: Setup) -> Result<Position, PositionError> {
+        let g = &variant.geometry;
+        if setup.board.len() != g.len() {
+            return Err(PositionError::BoardSize {
+                expected: g.len(),
+                found: setup.board.len(),
+            });
+        }
+        let mut pos = Position {
+            variant: variant.clone(),
+            board: vec![0; g.len()],
+            turn: setup.turn,
+            slots: Arc::from(Vec::new()),
+            rights_clear: Arc::from(vec![0u16; g.len()]),
+            rights: 0,
+            ep: None,
+            halfmoves: setup.halfmoves,
+            fullmoves: setup.fullmoves.max(1),
+            royal: [None; MAX_SIDES],
+            counts: [[0; MAX_KINDS + 1]; MAX_SIDES],
+            hash: 0,
+            history: Vec::new(),
+        };
+        let sides = variant.sides as usize;
+        let mut royals = vec![0usize; sides];
+        for (i, p) in setup.board.iter().enumerate() {
+            if let Some(p) = p {
+                let cell = Cell(i as u8);
+                pos.board[i] = p.code();
+                pos.counts[p.side.index()][p.kind.index()] += 1;
+                if variant.piece(p.kind).royal {
+                    royals[p.side.index()] += 1;
+                    pos.royal[p.side.index()] = Some(cell);
+                }
+                let zone = &variant.promotion.compulsory[p.side.index()];
+                if variant.piece(p.kind).pawn && zone.contains(cell) {
+                    return Err(PositionError::Unpromoted {
+                        piece: variant.piece(p.kind).name.clone(),
+                        cell: g.name(cell).to_string(),
+                    });
+                }
+            }
+        }
+        if variant.pieces.iter().any(|p| p.royal) {
+            for (s, count) in royals.iter().enumerate() {
+                if *count != 1 {
+                    return Err(PositionError::Royals {
+                        side: Side(s as u8).name(sides).to_string(),
+                        count: *count,
+                    });
+                }
+            }
+        }
+        pos.set_castling(&setup.castling)?;
+        if let Some(ep) = setup.ep {
+            pos.ep = Some((ep, pos.ep_victim(ep)?));
+        }
+        // The side that just moved may not have left its royal piece attacked.
+        let prev = Side(((setup.turn.0 as usize + sides - 1) % sides) as u8);
+        if let Some(k) = pos.royal[prev.index()] {
+            if pos.attacked_by_any_enemy(&pos.board, prev, k) {
+                return Err(PositionError::OppositeCheck {
+                    side: prev.name(sides).to_string(),
+                });
+            }
+        }
+        pos.hash = pos.compute_hash();
+        Ok(pos)
+    }
+
+    fn set_castling(&mut self, partners: &[Cell]) -> Result<(), PositionError> {
+        let v = self.variant.clone();
+        let g = &v.geometry;
+        let mut slots = Vec::new();
+        let mut clear = vec![0u16; g.len()];
+        for &pc in partners {
+            let bad = |problem: &str| PositionError::Castling {
+                cell: g.name(pc).to_string(),
+                problem: problem.to_string(),
+            };
+            if v.castling == CastlingRule::None {
+                return Err(bad("this variant has no castling"));
+            }
+            let p =
+                Piece::from_code(self.board[pc.index()]).ok_or_else(|| bad("the cell is empty"))?;
+            if !v.piece(p.kind).castles {
+                return Err(bad("the piece there cannot castle"));
+            }
+            let k = self.royal[p.side.index()].ok_or_else(|| bad("its side has no King"))?;
+            let (ki, pi) = (g.info(k), g.info(pc));
+            if ki.board != pi.board || ki.rank != pi.rank {
+                return Err(bad("the King is not on the partner's rank"));
+            }
+            if slots.len() >= 16 {
+                return Err(bad("too many castling rights"));
+            }
+            if slots.iter().any(|s: &CastleSlot| s.partner == pc) {
+                continue;
+            }
+            let bit = 1u16 << slots.len();
+            clear[pc.index()] |= bit;
+            clear[k.index()] |= bit;
+            slots.push(CastleSlot {
+                side: p.side,
+                king: k,
+                partner: pc,
+            });
+            self.rights |= bit;
+        }
+        self.slots = Arc::from(slots);
+        self.rights_clear = Arc::from(clear);
+        Ok(())
+    }
+
+    /// The cell of the pawn that can be taken en passant on `target`.
+    fn ep_victim(&self, target: Cell) -> Result<Cell, PositionError> {
+        let g = &self.variant.geometry;
+        let bad = |problem: &str| PositionError::EnPassant {
+            cell: g.name(target).to_string(),
+            problem: problem.to_string(),
+        };
+        if self.board[target.index()] != 0 {
+            return Err(bad("it is occupied"));
+        }
+        let sides = self.variant.sides as usize;
+        let mover = Side(((self.turn.0 as usize + sides - 1) % sides) as u8);
+        let (fwd, _) = crate::tables::frame(mover);
+        let i = g.info(target);
+        let victim = g
+            .canon(i.board, i.file as i32 + fwd.0, i.rank as i32 + fwd.1)
+            .ok_or_else(|| bad("there is no cell beyond it"))?;
+        match Piece::from_code(self.board[victim.index()]) {
+            Some(p) if p.side == mover && self.variant.piece(p.kind).pawn => Ok(victim),
+            _ => Err(bad("no pawn of the side that just moved stands beyond it")),
+        }
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let z = &self.variant.zobrist;
+        let mut h = z.turn[self.turn.index()] ^ z.castling_mask(self.rights);
+        for (i, c) in self.board.iter().enumerate() {
+            if *c != 0 {
+                h ^= z.piece(*c, i);
+            }
+        }
+        if let Some((t, _)) = self.ep {
+            h ^= z.ep[t.index()];
+        }
+        h
+    }
+
+    /// Turns the position back into a setup.
+    pub fn to_setup(&self) -> Setup {
+        Setup {
+            board: self.board.iter().map(|c| Piece::from_code(*c)).collect(),
+            turn: self.turn,
+            castling: self.castling_cells(),
+            ep: self.ep.map(|e| e.0),
+            halfmoves: self.halfmoves,
+            fullmoves: self.fullmoves,
+        }
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    /// The piece on a cell.
+    pub fn piece_at(&self, cell: Cell) -> Option<Piece> {
+        Piece::from_code(self.board[cell.index()])
+    }
+
+    /// The side to move.
+    pub fn turn(&self) -> Side {
+        self.turn
+    }
+
+    /// Plies since the last capture or pawn move.
+    pub fn halfmoves(&self) -> u32 {
+        self.halfmoves
+    }
+
+    /// The move number.
+    pub fn fullmoves(&self) -> u32 {
+        self.fullmoves
+    }
+
+    /// The en-passant target cell, if the last move was a pawn's multi-step.
+    pub fn ep_target(&self) -> Option<Cell> {
+        self.ep.map(|e| e.0)
+    }
+
+    /// The partner cells that still have a castling right, in increasing order.
+    pub fn castling_cells(&self) -> Vec<Cell> {
+        let mut v: Vec<Cell> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.rights >> i & 1 != 0)
+            .map(|(_, s)| s.partner)
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// The royal piece's cell of a side.
+    pub fn royal(&self, side: Side) -> Option<Cell> {
+        self.royal[side.index()]
+    }
+
+    /// The repetition key (Zobrist hash of the whole state).
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// How many pieces of a kind a side has.
+    pub fn count(&self, side: Side, kind: Kind) -> u8 {
+        self.counts[side.index()][kind.index()]
+    }
+
+    /// The moves played since this position was set up, oldest first.
+    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+        self.history.iter().map(|u| u.mv)
+    }
+
+    /// The sides other than `side`.
+    fn enemies(&self, side: Side) -> impl Iterator<Item = u8> {
+        let sides = self.variant.sides;
+        (0..sides).filter(move |s| *s != side.0)
+    }
+
+    fn attacked_by_any_enemy(&self, board: &[u8], side: Side, cell: Cell) -> bool {
+        self.enemies(side)
+            .any(|e| attacked(&self.variant.tables, board, e, cell.index()))
+    }
+
+    /// Whether the side to move's royal piece is attacked.
+    pub fn is_check(&self) -> bool {
+        match self.royal[self.turn.index()] {
+            Some(k) => self.attacked_by_any_enemy(&self.board, self.turn, k),
+            None => false,
+        }
+    }
+
+    /// Whether `cell` is attacked by `by` in this position.
+    pub fn is_attacked(&self, cell: Cell, by: Side) -> bool {
+        attacked(&self.variant.tables, &self.board, by.0, cell.index())
+    }
+
+    /// The cells of `by`'s pieces that attack `cell`.
+    pub fn attackers(&self, cell: Cell, by: Side) -> Vec<Cell> {
+        attackers_on(&self.variant.tables, &self.board, by.0, cell.index())
+    }
+
+    /// The cells of enemy pieces that would attack the mover's royal piece after `m`
+    /// (empty if the move does not expose it). Used to explain refused moves.
+    pub fn attackers_after(&self, m: Move) -> Vec<Cell> {
+        let Some(mut king) = self.royal[self.turn.index()] else {
+            return Vec::new();
+        };
+        let mut scratch = self.board.clone();
+        apply_to_board(&mut scratch, m);
+        if m.from == king {
+            king = m.to;
+        }
+        self.enemies(self.turn)
+            .flat_map(|e| attackers_on(&self.variant.tables, &scratch, e, king.index()))
+            .collect()
+    }
+
+    // ----- move generation -------------------------------------------------------------
+
+    /// Every legal move.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut out = MoveList::with_capacity(64);
+        self.legal_moves_into(&mut out);
+        out
+    }
+
+    /// Every legal move, written into a reusable list (cleared first).
+    pub fn legal_moves_into(&self, out: &mut MoveList) {
+        out.clear();
+        let us = self.turn;
+        self.pseudo_moves(out);
+        let Some(king) = self.royal[us.index()] else {
+            return;
+        };
+        let t = &self.variant.tables;
+        // Which moves need a full test: in check, every move; otherwise King moves, special
+        // moves, and moves from (or, with hoppers, to) cells that shield the King.
+        let (in_check, risky) = if t.has_hoppers {
+            (
+                self.attacked_by_any_enemy(&self.board, us, king),
+                self.enemies(us).fold(CellSet::EMPTY, |mut acc, e| {
+                    let infl = &t.influence[e as usize * t.ncells + king.index()];
+                    for i in 0..4 {
+                        acc.0[i] |= infl.0[i];
+                    }
+                    acc
+                }),
+            )
+        } else {
+            let mut check = false;
+            let mut pinned = CellSet::EMPTY;
+            for e in self.enemies(us) {
+                check |= xray(t, &self.board, e, us.0, king.index(), &mut pinned);
+            }
+            (check, pinned)
+        };
+        let hoppers = t.has_hoppers;
+        let mut scratch = self.board.clone();
+        out.retain(|m| {
+            let needs_test = in_check
+                || m.from == king
+                || matches!(m.kind, MoveKind::EnPassant | MoveKind::Castle)
+                || risky.contains(m.from)
+                || (hoppers && risky.contains(m.to));
+            if !needs_test {
+                return true;
+            }
+            let saved = save_cells(&scratch, *m);
+            apply_to_board(&mut scratch, *m);
+            let k = if m.from == king { m.to } else { king };
+            let ok = !self
+                .enemies(us)
+                .any(|e| attacked(t, &scratch, e, k.index()));
+            restore_cells(&mut scratch, saved);
+            ok
+        });
+    }
+
+    /// The number of legal moves (what perft counts at its last ply).
+    pub fn count_legal(&self, buf: &mut MoveList) -> usize {
+        self.legal_moves_into(buf);
+        buf.len()
+    }
+
+    /// Pseudo-legal moves: every move by the rules of movement, ignoring own-King safety
+    /// (castling's own attack conditions are already applied).
+    pub(crate) fn pseudo_moves(&self, out: &mut MoveList) {
+        let v = &*self.variant;
+        let t = &v.tables;
+        let us = self.turn.0;
+        let board = &self.board[..];
+        let ep = self.ep;
+        for (from, &code) in board.iter().enumerate() {
+            if code == 0 || code >> 5 != us {
+                continue;
+            }
+            let kind = (code & 31) as usize;
+            let slot = t.slot(kind, us as usize, from);
+            let (a, b) = t.index[slot];
+            let paths = &t.paths[a as usize..b as usize];
+            let promotes = v.pieces[kind].pawn;
+            let start = out.len();
+            for p in paths {
+                gen_path(t, board, us, from as u8, p, ep, out);
+            }
+            if t.dedupe[slot] {
+                dedupe(out, start);
+            }
+            if promotes {
+                self.expand_promotions(out, start);
+            }
+        }
+        if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
+            self.castling_moves(out);
+        }
+    }
+
+    fn expand_promotions(&self, out: &mut MoveList, start: usize) {
+        let v = &*self.variant;
+        let us = self.turn.index();
+        let comp = &v.promotion.compulsory[us];
+        let opt = &v.promotion.optional[us];
+        let mut i = start;
+        while i < out.len() {
+            let m = out[i];
+            let must = comp.contains(m.to);
+            if !must && !opt.contains(m.to) {
+                i += 1;
+                continue;
+            }
+            let choices: Vec<Kind> = v
+                .promotion
+                .choices
+                .iter()
+                .copied()
+                .filter(|k| {
+                    !v.promotion.limit_to_start_counts
+                        || self.counts[us][k.index()] < v.start_counts[us][k.index()]
+                })
+                .collect();
+            let mut expanded: Vec<Move> = Vec::with_capacity(choices.len() + 1);
+            if !must {
+                expanded.push(m);
+            }
+            for k in choices {
+                let mut pm = m;
+                pm.promotion = Some(k);
+                if pm.kind == MoveKind::DoubleStep {
+                    // A promoted piece is no pawn: no en-passant right.
+                    pm.kind = MoveKind::Quiet;
+                }
+                expanded.push(pm);
+            }
+            let n = expanded.len();
+            out.splice(i..i + 1, expanded);
+            i += n;
+        }
+    }
+
+    fn castling_moves(&self, out: &mut MoveList) {
+        let v = &*self.variant;
+        let g = &v.geometry;
+        let t = &v.tables;
+        let us = self.turn;
+        for (i, slot) in self.slots.iter().enumerate() {
+            if self.rights >> i & 1 == 0 || slot.side != us {
+                continue;
+            }
+            let (kc, pc) = (slot.king, slot.partner);
+            let (ki, pi) = (g.info(kc), g.info(pc));
+            let (board_id, rank) = (ki.board, ki.rank as i32);
+            let (kf, pf) = (ki.file as i32, pi.file as i32);
+            let dir = if pf > kf { 1 } else { -1 };
+            let wing = if dir > 0 { 0 } else { 1 };
+            let (kt_file, pt_file) = match v.castling {
+                CastlingRule::None => continue,
+                CastlingRule::Fixed {
+                    king_files,
+                    partner_files,
+                } => (king_files[wing] as i32, partner_files[wing] as i32),
+                CastlingRule::Slide { steps } => {
+                    let steps = steps as i32;
+                    if (pf - kf).abs() <= steps {
+                        continue;
+                    }
+                    (kf + dir * steps, kf + dir * (steps - 1))
+                }
+            };
+            let (Some(kt), Some(pt)) =
+                (g.at(board_id, kt_file, rank), g.at(board_id, pt_file, rank))
+            else {
+                continue;
+            };
+            // Chess960 emptiness: both paths empty but for the King and the partner.
+            let span = |a: i32, b: i32| (a.min(b)..=a.max(b));
+            let blocked = span(kf, kt_file)
+                .chain(span(pf, pt_file))
+                .filter_map(|f| g.at(board_id, f, rank))
+                .any(|c| c != kc && c != pc && self.board[c.index()] != 0);
+            if blocked {
+                continue;
+            }
+            // Not out of, through or into check: each route cell with the King standing on it
+            // (start vacated, partner in place unless the King stands on its cell).
+            let mut scratch = self.board.clone();
+            let king_code = scratch[kc.index()];
+            let partner_code = scratch[pc.index()];
+            let mut safe = !self.attacked_by_any_enemy(&scratch, us, kc);
+            scratch[kc.index()] = 0;
+            let step = if kt_file >= kf { 1 } else { -1 };
+            let mut f = kf;
+            while safe && f != kt_file {
+                f += step;
+                let Some(r) = g.at(board_id, f, rank) else {
+                    safe = false;
+                    break;
+                };
+                let old = scratch[r.index()];
+                if r == pc {
+                    scratch[pc.index()] = 0;
+                }
+                scratch[r.index()] = king_code;
+                safe = !self
+                    .enemies(us)
+                    .any(|e| attacked(t, &scratch, e, r.index()));
+                scratch[r.index()] = old;
+                scratch[pc.index()] = partner_code;
+            }
+            if !safe {
+                continue;
+            }
+            out.push(Move {
+                from: kc,
+                to: kt,
+                kind: MoveKind::Castle,
+                promotion: None,
+                aux: pc,
+                aux2: pt,
+            });
+        }
+    }
+
+    // ----- playing moves ---------------------------------------------------------------
+
+    /// Plays a move that must come from [`Position::legal_moves`] of this position.
+    /// Cheap, unchecked: use [`Position::play`] for moves from outside.
+    pub fn play_unchecked(&mut self, m: Move) {
+        let v = self.variant.clone();
+        let z = &v.zobrist;
+        let us = self.turn;
+        let moved = self.board[m.from.index()];
+        let mut undo = Undo {
+            mv: m,
+            moved,
+            captured: 0,
+            rights: self.rights,
+            ep: self.ep,
+            halfmoves: self.halfmoves,
+            hash: self.hash,
+        };
+        let mut h = self.hash ^ z.turn[us.index()] ^ z.castling_mask(self.rights);
+        if let Some((t, _)) = self.ep {
+            h ^= z.ep[t.index()];
+        }
+        let mut reset = v.pieces[(moved & 31) as usize].pawn;
+        match m.kind {
+            MoveKind::Castle => {
+                let partner = self.board[m.aux.index()];
+                h ^= z.piece(moved, m.from.index()) ^ z.piece(partner, m.aux.index());
+                self.board[m.from.index()] = 0;
+                self.board[m.aux.index()] = 0;
+                self.board[m.to.index()] = moved;
+                self.board[m.aux2.index()] = partner;
+                h ^= z.piece(moved, m.to.index()) ^ z.piece(partner, m.aux2.index());
+                self.royal[us.index()] = Some(m.to);
+            }
+            _ => {
+                let victim_cell = if m.kind == MoveKind::EnPassant {
+                    m.aux
+                } else {
+                    m.to
+                };
+                let captured = self.board[victim_cell.index()];
+                if captured != 0 {
+                    h ^= z.piece(captured, victim_cell.index());
+                    self.board[victim_cell.index()] = 0;
+                    self.counts[(captured >> 5) as usize][(captured & 31) as usize] -= 1;
+                    undo.captured = captured;
+                    reset = true;
+                }
+                h ^= z.piece(moved, m.from.index());
+                self.board[m.from.index()] = 0;
+                let placed = match m.promotion {
+                    Some(k) => {
+                        self.counts[us.index()][(moved & 31) as usize] -= 1;
+                        self.counts[us.index()][k.index()] += 1;
+                        (us.0 << 5) | k.0
+                    }
+                    None => moved,
+                };
+                self.board[m.to.index()] = placed;
+                h ^= z.piece(placed, m.to.index());
+                if self.royal[us.index()] == Some(m.from) {
+                    self.royal[us.index()] = Some(m.to);
+                }
+            }
+        }
+        self.rights &= !(self.rights_clear[m.from.index()] | self.rights_clear[m.to.index()]);
+        if m.kind == MoveKind::Castle {
+            self.rights &= !self.rights_clear[m.aux.index()];
+        }
+        self.ep = if m.kind == MoveKind::DoubleStep {
+            Some((m.aux, m.to))
+        } else {
+            None
+        };
+        self.halfmoves = if reset { 0 } else { self.halfmoves + 1 };
+        let sides = v.sides;
+        if us.0 == sides - 1 {
+            self.fullmoves += 1;
+        }
+        self.turn = Side((us.0 + 1) % sides);
+        h ^= z.turn[self.turn.index()] ^ z.castling_mask(self.rights);
+        if let Some((t, _)) = self.ep {
+            h ^= z.ep[t.index()];
+        }
+        self.hash = h;
+        self.history.push(undo);
+    }
+
+    /// Takes back the last move played. Returns it, or `None` if nothing was played since the
+    /// position was set up.
+    pub fn undo(&mut self) -> Option<Move> {
+        let u = self.history.pop()?;
+        let m = u.mv;
+        let sides = self.variant.sides;
+        self.turn = Side((self.turn.0 + sides - 1) % sides);
+        let us = self.turn;
+        if us.0 == sides - 1 {
+            self.fullmoves -= 1;
+        }
+        match m.kind {
+            MoveKind::Castle => {
+                let partner = self.board[m.aux2.index()];
+                self.board[m.to.index()] = 0;
+                self.board[m.aux2.index()] = 0;
+                self.board[m.from.index()] = u.moved;
+                self.board[m.aux.index()] = partner;
+                self.royal[us.index()] = Some(m.from);
+            }
+            _ => {
+                if let Some(k) = m.promotion {
+                    self.counts[us.index()][k.index()] -= 1;
+                    self.counts[us.index()][(u.moved & 31) as usize] += 1;
+                }
+                self.board[m.to.index()] = 0;
+                self.board[m.from.index()] = u.moved;
+                if u.captured != 0 {
+                    let cell = if m.kind == MoveKind::EnPassant {
+                        m.aux
+                    } else {
+                        m.to
+                    };
+                    self.board[cell.index()] = u.captured;
+                    self.counts[(u.captured >> 5) as usize][(u.captured & 31) as usize] += 1;
+                }
+                if self.royal[us.index()] == Some(m.to) {
+                    self.royal[us.index()] = Some(m.from);
+                }
+            }
+        }
+        self.rights = u.rights;
+        self.ep = u.ep;
+        self.halfmoves = u.halfmoves;
+        self.hash = u.hash;
+        Some(m)
+    }
+
+    /// Plays a move after checking that it is legal here.
+    ///
+    /// # Errors
+    /// [`crate::IllegalMove`] with the reason the move is refused.
+    pub fn play(&mut self, m: Move) -> Result<(), crate::IllegalMove> {
+        if self.legal_moves().contains(&m) {
+            self.play_unchecked(m);
+            Ok(())
+        } else {
+            Err(crate::explain::explain(self, m))
+        }
+    }
+
+    // ----- game end --------------------------------------------------------------------
+
+    /// How the game stands: `None` while it goes on.
+    pub fn outcome(&self) -> Option<Outcome> {
+        let v = &*self.variant;
+        let mut buf = MoveList::new();
+        if self.count_legal(&mut buf) == 0 {
+            return Some(if self.is_check() {
+                let sides = v.sides;
+                Outcome::Win {
+                    winner: Side((self.turn.0 + sides - 1) % sides),
+                    reason: WinReason::Checkmate,
+                }
+            } else {
+                Outcome::Draw(DrawReason::Stalemate)
+            });
+        }
+        if v.draws.repetitions > 0 && self.repetitions() >= v.draws.repetitions as usize {
+            return Some(Outcome::Draw(DrawReason::Repetition));
+        }
+        if v.draws.fifty_moves && self.halfmoves >= 100 {
+            return Some(Outcome::Draw(DrawReason::FiftyMoves));
+        }
+        if v.draws.fide_insufficient_material && self.fide_insufficient() {
+            return Some(Outcome::Draw(DrawReason::InsufficientMaterial));
+        }
+        None
+    }
+
+    /// How many times the current position has occurred (this one included), looking back
+    /// over the moves played since the last irreversible move.
+    pub fn repetitions(&self) -> usize {
+        let mut n = 1;
+        let back = (self.halfmoves as usize).min(self.history.len());
+        for u in self.history.iter().rev().take(back) {
+            if u.hash == self.hash {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// FIDE's dead positions: only Kings, plus at most one minor piece, or bishops that all
+    /// stand on one colour.
+    fn fide_insufficient(&self) -> bool {
+        let v = &*self.variant;
+        let g = &v.geometry;
+        let mut minors = 0;
+        let mut bishop_colours = [false; 2];
+        let mut only_bishops = true;
+        for (i, c) in self.board.iter().enumerate() {
+            let Some(p) = Piece::from_code(*c) else {
+                continue;
+            };
+            let pt = v.piece(p.kind);
+            if pt.royal {
+                continue;
+            }
+            match pt.letter {
+                'N' => {
+                    minors += 1;
+                    only_bishops = false;
+                }
+                'B' => {
+                    minors += 1;
+                    bishop_colours[g.colour(Cell(i as u8)) as usize] = true;
+                }
+                _ => return false,
+            }
+        }
+        minors <= 1 || (only_bishops && !(bishop_colours[0] && bishop_colours[1]))
+    }
+}
+
+/// Whether `target` is attacked by a piece of side `by` on `board`.
+#[inline]
+pub(crate) fn attacked(t: &Tables, board: &[u8], by: u8, target: usize) -> bool {
+    let ops = t.trie(by as usize, target);
+    let mut i = 0;
+    while i < ops.len() {
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+                return true;
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    false
+}
+
+/// Every origin of `by` that attacks `target`.
+fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> Vec<Cell> {
+    let ops = t.trie(by as usize, target);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ops.len() {
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0
+                && p >> 5 == by
+                && (op.mask >> (p & 31)) & 1 != 0
+                && !out.contains(&Cell(op.cell))
+            {
+                out.push(Cell(op.cell));
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    out
+}
+
+/// Traverses `by`'s attack trie on the King's cell allowing one of `us`'s pieces to be looked
+/// through: an attack with no piece in the way is a check; an attack through exactly one of
+/// our pieces pins that piece. Exact for variants without hoppers (a move can then only
+/// expose the King by vacating a cell).
+fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut CellSet) -> bool {
+    let ops = t.trie(by as usize, target);
+    let mut check = false;
+    let mut blocker: Option<(u8, usize)> = None;
+    let mut i = 0;
+    while i < ops.len() {
+        if let Some((_, end)) = blocker {
+            if i >= end {
+                blocker = None;
+            }
+        }
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+                match blocker {
+                    None => check = true,
+                    Some((b, _)) => pinned.insert(Cell(b)),
+                }
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else if op.tag == OP_NEED_EMPTY && blocker.is_none() && p >> 5 == us {
+            blocker = Some((op.cell, i + op.skip as usize));
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    check
+}
+
+/// Generates the moves along one path.
+#[inline]
+fn gen_path(
+    t: &Tables,
+    board: &[u8],
+    us: u8,
+    from: u8,
+    p: &Path,
+    ep: Option<(Cell, Cell)>,
+    out: &mut MoveList,
+) {
+    let s = p.start as usize;
+    let pre = &t.cells[s..s + p.pre as usize];
+    if pre.iter().any(|c| board[*c as usize] != 0) {
+        return;
+    }
+    let land = &t.cells[s + p.pre as usize..s + p.pre as usize + p.len as usize];
+    let can_move = p.flags & F_MOVE != 0;
+    let can_capture = p.flags & F_CAPTURE != 0;
+    let from = Cell(from);
+    let enemy = |code: u8| code != 0 && code >> 5 != us;
+    match p.kind {
+        LEAPS => {
+            for &c in land {
+                let code = board[c as usize];
+                if code == 0 {
+                    if can_move {
+                        if p.flags & F_DOUBLE != 0 {
+                            let mut m = Move::new(from, Cell(c), MoveKind::DoubleStep);
+                            m.aux = Cell(pre[pre.len() - 1]);
+                            out.push(m);
+                        } else {
+                            out.push(Move::new(from, Cell(c), MoveKind::Quiet));
+                        }
+                    }
+                    if can_capture && p.flags & F_EP != 0 {
+                        push_ep(from, c, ep, out);
+                    }
+                } else if can_capture && enemy(code) {
+                    out.push(Move::new(from, Cell(c), MoveKind::Capture));
+                }
+            }
+        }
+        HOP => {
+            let mut screened = false;
+            for &c in land {
+                let code = board[c as usize];
+                if !screened {
+                    if code != 0 {
+                        screened = true;
+                    }
+                    continue;
+                }
+                if code == 0 {
+                    if can_move {
+                        out.push(Move::new(from, Cell(c), MoveKind::Quiet));
+                    }
+                } else {
+                    if can_capture && enemy(code) {
+                        out.push(Move::new(from, Cell(c), MoveKind::Capture));
+                    }
+                    break;
+                }
+            }
+        }
+        _ => {
+            for &c in land {
+                let code = board[c as usize];
+                if code == 0 {
+                    if can_move {
+                        out.push(Move::new(from, Cell(c), MoveKind::Quiet));
+                    }
+                    if can_capture && p.flags & F_EP != 0 {
+                        push_ep(from, c, ep, out);
+                    }
+                } else {
+                    if can_capture && enemy(code) {
+                        out.push(Move::new(from, Cell(c), MoveKind::Capture));
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[inline]
+fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut MoveList) {
+    if let Some((target, victim)) = ep {
+        if target.0 == c {
+            let mut m = Move::new(from, target, MoveKind::EnPassant);
+            m.aux = victim;
+            out.push(m);
+        }
+    }
+}
+
+/// Removes moves from `out[start..]` that repeat an earlier one (same destination, kind and
+/// auxiliary cell): on looped boards two paths can reach one cell, and that is one move.
+fn dedupe(out: &mut MoveList, start: usize) {
+    let mut i = start;
+    while i < out.len() {
+        if out[start..i].contains(&out[i]) {
+            out.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+type Saved = [(u8, u8); 4];
+
+fn save_cells(board: &[u8], m: Move) -> Saved {
+    [m.from.0, m.to.0, m.aux.0, m.aux2.0].map(|c| (c, board[c as usize]))
+}
+
+fn restore_cells(board: &mut [u8], saved: Saved) {
+    for (c, v) in saved.iter().rev() {
+        board[*c as usize] = *v;
+    }
+}
+
+/// Applies a move's effect on occupancy to a bare board (promotion is irrelevant to whether
+/// the mover's own King is attacked).
+fn apply_to_board(board: &mut [u8], m: Move) {
+    let moved = board[m.from.index()];
+    match m.kind {
+        MoveKind::Castle => {
+            let partner = board[m.aux.index()];
+            board[m.from.index()] = 0;
+            board[m.aux.index()] = 0;
+            board[m.to.index()] = moved;
+            board[m.aux2.index()] = partner;
+        }
+        MoveKind::EnPassant => {
+            board[m.aux.index()] = 0;
+            board[m.from.index()] = 0;
+            board[m.to.index()] = moved;
+        }
+        _ => {
+            board[m.from.index()] = 0;
+            board[m.to.index()] = moved;
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! The variant file schema: what a `variants/*.toml` file may say, and how `extends` merges a
+//! file over its parent.
+//!
+//! Every field is optional in a single file so that a child can override one key of its
+//! parent; the resolve step ([`crate::Variant::from_spec`]) then says which required keys the
+//! merged result still lacks. Unknown keys are rejected with the file and key named, because a
+//! misspelt key that is silently ignored changes the rules without anyone noticing.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// A variant as written in a TOML file (after `extends` merging, the whole variant).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    /// The short name players type (`toulousain`).
+    pub name: Option<String>,
+    /// The parent variant whose keys this file overrides.
+    pub extends: Option<String>,
+    /// The name shown to players (`Toulousain Chess`).
+    pub display_name: Option<String>,
+    /// Where the rules come from (a page, a book, our rulebook section).
+    pub source: Option<String>,
+    /// A short description for the rules help.
+    pub description: Option<String>,
+    /// What is reconstructed or decided by us rather than given by the source.
+    pub reconstructed: Option<String>,
+    /// The number of sides (2 or 4). Default 2.
+    pub sides: Option<u8>,
+    /// The board.
+    pub board: Option<BoardSpec>,
+    /// The pieces, keyed by their letter (uppercase; the second side writes it lowercase).
+    pub pieces: Option<BTreeMap<String, PieceSpec>>,
+    /// The start position, FEN-like.
+    pub start: Option<String>,
+    /// Castling, if the variant has it.
+    pub castling: Option<CastlingSpec>,
+    /// Promotion rules for the pieces marked `promotes`.
+    pub promotion: Option<PromotionSpec>,
+    /// Which draws apply.
+    pub draws: Option<DrawSpec>,
+}
+
+/// The board's shape and topology.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardSpec {
+    /// Number of files.
+    pub files: Option<u8>,
+    /// Number of ranks.
+    pub ranks: Option<u8>,
+    /// File names left to right (default `a`, `b`, ...).
+    pub file_names: Option<Vec<String>>,
+    /// Rank names bottom to top (default `1`, `2`, ...).
+    pub rank_names: Option<Vec<String>>,
+    /// Cells that do not exist, by name.
+    pub holes: Option<Vec<String>>,
+    /// How the left and right edges are glued.
+    pub wrap_files: Option<JoinSpec>,
+    /// How the bottom and top edges are glued.
+    pub wrap_ranks: Option<JoinSpec>,
+    /// Diagonal steps and Knight leaps must stay inside solid blocks of cells.
+    pub solid_blocks: Option<bool>,
+    /// Several boards of this shape, each with a name prefix (`["R:", "M:"]`).
+    pub boards: Option<Vec<String>>,
+}
+
+/// One glued pair of edges.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinSpec {
+    /// Offset along the other axis when crossing (skewed torus).
+    #[serde(default)]
+    pub shift: i32,
+    /// Reflect the other axis when crossing (Moebius).
+    #[serde(default)]
+    pub mirror: bool,
+}
+
+/// One piece kind.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSpec {
+    /// Its name (`Gryphon`).
+    pub name: Option<String>,
+    /// Its movement in fairybot's Betza dialect (see `variants/README.md`).
+    pub moves: Option<String>,
+    /// Losing it (checkmate) loses the game; it may not move into check.
+    #[serde(default)]
+    pub royal: bool,
+    /// Pawn-like: may be taken and may take en passant, resets the 50-move clock, promotes.
+    #[serde(default)]
+    pub pawn: bool,
+    /// May be a castling partner.
+    #[serde(default)]
+    pub castles: bool,
+    /// Value in pawns, for the AI and material counts.
+    pub value: Option<f32>,
+    /// The picture the renderer draws (defaults to the name).
+    pub glyph: Option<String>,
+}
+
+/// How castling works.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CastlingSpec {
+    /// `fixed`: the King and partner go to fixed files (FIDE, Chess960, Capablanca);
+    /// `slide`: the King moves `steps` cells towards the partner, which lands on the last cell
+    /// the King crossed (Toulousain, Northern EC); `none`.
+    pub style: Option<String>,
+    /// `fixed`: the King's destination files, kingside then queenside.
+    pub king_files: Option<[String; 2]>,
+    /// `fixed`: the partner's destination files, kingside then queenside.
+    pub partner_files: Option<[String; 2]>,
+    /// `slide`: how far the King moves.
+    pub steps: Option<u8>,
+}
+
+/// Promotion.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromotionSpec {
+    /// Ranks (counted from the promoting side's own first rank, 1-based) where promotion is
+    /// compulsory.
+    pub ranks: Option<Vec<u8>>,
+    /// Ranks where a piece may promote or stay as it is (Grand Chess).
+    pub optional_ranks: Option<Vec<u8>>,
+    /// Letters of the pieces a promoting piece may become.
+    pub choices: Option<Vec<String>>,
+    /// A piece may only be chosen while its side has fewer of it than the start position
+    /// (Grand Chess: only captured pieces come back).
+    pub limit_to_start_counts: Option<bool>,
+}
+
+/// Which draws apply.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawSpec {
+    /// The 50-move rule (100 plies without a capture or a pawn move). Default on.
+    pub fifty_moves: Option<bool>,
+    /// How many times a position must occur to draw. Default 3; 0 turns it off.
+    pub repetitions: Option<u8>,
+    /// `fide` (K v K, K+minor v K, bishops all on one colour) or `none` (default).
+    pub insufficient_material: Option<String>,
+}
+
+/// An error in a variant file: which file, which key, what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {key}: {problem}")]
+pub struct SpecError {
+    /// The file (or built-in variant) the error is in.
+    pub file: String,
+    /// The key, as a dotted path (`pieces.G.moves`), or `(file)` for the file as a whole.
+    pub key: String,
+    /// What is wrong and what to do instead.
+    pub problem: String,
+}
+
+impl SpecError {
+    pub(crate) fn new(file: &str, key: impl Into<String>, problem: impl Into<String>) -> Self {
+        SpecError {
+            file: file.to_string(),
+            key: key.into(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// Parses one file's text, checking every key and type, and returns it as a TOML table for
+/// merging.
+///
+/// # Errors
+/// On TOML syntax errors, unknown keys and wrong types, naming the file and the key.
+pub fn parse_file(file: &str, text: &str) -> Result<toml::Table, SpecError> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        SpecError::new(file, key_at(text, &e), e.message().to_string())
+    })?;
+    // Deserialising the text (not the table) keeps spans, so the error can point at the key.
+    toml::from_str::<VariantSpec>(text)
+        .map_err(|e| SpecError::new(file, key_at(text, &e), e.message().to_string()))?;
+    Ok(table)
+}
+
+fn key_at(text: &str, e: &toml::de::Error) -> String {
+    match e.span() {
+        Some(span) => {
+            let snippet = text.get(span.clone()).unwrap_or("").trim();
+            let line = text[..span.start.min(text.len())].lines().count().max(1);
+            if snippet.is_empty() || snippet.len() > 40 || snippet.contains('\n') {
+                format!("line {line}")
+            } else {
+                format!("{snippet} (line {line})")
+            }
+        }
+        None => "(file)".to_string(),
+    }
+}
+
+/// Merges `child` over `parent`: tables merge key by key, everything else is replaced.
+pub fn merge(parent: &mut toml::Table, child: toml::Table) {
+    for (key, value) in child {
+        match (parent.get_mut(&key), value) {
+            (Some(toml::Value::Table(p)), toml::Value::Table(c)) => merge(p, c),
+            (_, v) => {
+                parent.insert(key, v);
+            }
+        }
+    }
+}
+
+/// Turns a merged table into a spec.
+///
+/// # Errors
+/// When the merged table does not fit the schema (cannot happen for tables that each passed
+/// [`parse_file`], but the error is kept typed rather than unwrapped).
+pub fn from_table(file: &str, table: toml::Table) -> Result<VariantSpec, SpecError> {
+    toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| SpecError::new(file, "(merged)", e.message().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let e = parse_file("x.toml", "name = \"x\"\ncolour = 3\n").unwrap_err();
+        assert_eq!(e.file, "x.toml");
+        assert!(e.key.contains("colour"), "{e}");
+        assert!(e.problem.contains("unknown field"), "{e}");
+    }
+
+    #[test]
+    fn nested_unknown_keys_are_named() {
+        let e = parse_file("x.toml", "[board]\nfiles = 8\nwidth = 8\n").unwrap_err();
+        assert!(e.key.contains("width"), "{e}");
+    }
+
+    #[test]
+    fn wrong_types_are_named() {
+        let e = parse_file("x.toml", "[board]\nfiles = \"eight\"\n").unwrap_err();
+        assert!(e.to_string().contains("x.toml"), "{e}");
+        assert!(e.key.contains("eight") || e.key.contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn syntax_errors_are_typed() {
+        assert!(parse_file("x.toml", "name = ").is_err());
+    }
+
+    #[test]
+    fn merge_overrides_keys_and_merges_tables() {
+        let mut parent = parse_file("p", "name = \"p\"\n[board]\nfiles = 8\nranks = 8\n").unwrap();
+        let child = parse_file("c", "name = \"c\"\n[board]\nfiles = 10\n").unwrap();
+        merge(&mut parent, child);
+        let spec = from_table("c", parent).unwrap();
+        assert_eq!(spec.name.as_deref(), Some("c"));
+        let board = spec.board.unwrap();
+        assert_eq!((board.files, board.ranks), (Some(10), Some(8)));
+    }
+}

@@ -1,0 +1,495 @@
+//! A resolved, validated variant: geometry, piece kinds, rules, and the precomputed tables
+//! that move generation runs on.
+
+use std::collections::BTreeMap;
+
+use crate::{
+    betza::{self, Atom},
+    fen,
+    geometry::{Geometry, Join, Shape},
+    spec::{SpecError, VariantSpec},
+    tables::Tables,
+    types::{Cell, CellSet, Kind, MAX_KINDS, MAX_SIDES, Side},
+    zobrist::Zobrist,
+};
+
+/// One piece kind of a variant.
+#[derive(Debug, Clone)]
+pub struct PieceType {
+    /// Its letter (uppercase).
+    pub letter: char,
+    /// Its name.
+    pub name: String,
+    /// Its movement string, as written in the variant file.
+    pub moves: String,
+    /// The parsed movement.
+    pub atoms: Vec<Atom>,
+    /// Checkmating it wins; it may not move into check.
+    pub royal: bool,
+    /// Pawn-like (en passant, 50-move clock, promotion).
+    pub pawn: bool,
+    /// May be a castling partner.
+    pub castles: bool,
+    /// Value in pawns.
+    pub value: f32,
+    /// The renderer's picture name.
+    pub glyph: String,
+}
+
+/// How castling moves the King and its partner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CastlingRule {
+    /// No castling.
+    None,
+    /// King and partner go to fixed files, kingside then queenside (FIDE, Chess960, Capablanca).
+    Fixed {
+        /// The King's destination files.
+        king_files: [u8; 2],
+        /// The partner's destination files.
+        partner_files: [u8; 2],
+    },
+    /// The King moves `steps` cells towards the partner; the partner lands on the last cell the
+    /// King crossed (Toulousain: 3). The partner must stand more than `steps` cells away.
+    Slide {
+        /// How far the King moves.
+        steps: u8,
+    },
+}
+
+/// Promotion rules.
+#[derive(Debug, Clone, Default)]
+pub struct Promotion {
+    /// Per side: cells where a promoting piece must promote.
+    pub compulsory: Vec<CellSet>,
+    /// Per side: cells where it may promote or stay.
+    pub optional: Vec<CellSet>,
+    /// The kinds it may become.
+    pub choices: Vec<Kind>,
+    /// Only while the side has fewer of that kind than at the start.
+    pub limit_to_start_counts: bool,
+}
+
+/// Which draws apply.
+#[derive(Debug, Clone)]
+pub struct Draws {
+    /// 100 plies without a capture or a pawn move draw.
+    pub fifty_moves: bool,
+    /// This many occurrences of a position draw (0 = off).
+    pub repetitions: u8,
+    /// The FIDE dead-position material rule.
+    pub fide_insufficient_material: bool,
+}
+
+/// A playable variant. Build one with [`crate::Catalog`] or [`Variant::from_spec`]; share it
+/// behind an `Arc` between positions.
+#[derive(Debug)]
+pub struct Variant {
+    /// Short name (`toulousain`).
+    pub name: String,
+    /// Display name (`Toulousain Chess`).
+    pub display_name: String,
+    /// Where the rules come from.
+    pub source: String,
+    /// A short description.
+    pub description: String,
+    /// What is reconstructed or decided by us (shown in the rules help).
+    pub reconstructed: Option<String>,
+    /// The board(s).
+    pub geometry: Geometry,
+    /// Number of sides.
+    pub sides: u8,
+    /// Piece kinds; index 0 is unused so that kinds start at 1.
+    pub pieces: Vec<PieceType>,
+    /// The start position, FEN-like.
+    pub start: String,
+    /// Castling.
+    pub castling: CastlingRule,
+    /// Promotion.
+    pub promotion: Promotion,
+    /// Draw rules.
+    pub draws: Draws,
+    /// How many of each kind each side has at the start (`[side][kind]`).
+    pub start_counts: Vec<[u8; MAX_KINDS + 1]>,
+    pub(crate) tables: Tables,
+    pub(crate) zobrist: Zobrist,
+}
+
+impl Variant {
+    /// The kind with this letter (either case).
+    pub fn kind_by_letter(&self, letter: char) -> Option<Kind> {
+        let up = letter.to_ascii_uppercase();
+        (1..self.pieces.len())
+            .find(|i| self.pieces[*i].letter == up)
+            .map(|i| Kind(i as u8))
+    }
+
+    /// A piece kind's description.
+    pub fn piece(&self, kind: Kind) -> &PieceType {
+        &self.pieces[kind.index()]
+    }
+
+    /// The kinds, in letter order of the variant file.
+    pub fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
+        (1..self.pieces.len()).map(|i| Kind(i as u8))
+    }
+
+    /// All sides in turn order.
+    pub fn all_sides(&self) -> impl Iterator<Item = Side> {
+        (0..self.sides).map(Side)
+    }
+
+    /// The letter of a piece as written in FEN (uppercase for the first side).
+    pub fn letter(&self, side: Side, kind: Kind) -> char {
+        let l = self.pieces[kind.index()].letter;
+        if side == Side::WHITE {
+            l
+        } else {
+            l.to_ascii_lowercase()
+        }
+    }
+
+    /// Resolves a merged spec into a variant, validating everything and building the tables.
+    ///
+    /// # Errors
+    /// A [`SpecError`] naming `file`, the key and the problem.
+    pub fn from_spec(file: &str, spec: VariantSpec) -> Result<Variant, SpecError> {
+        let err = |key: &str, problem: String| SpecError::new(file, key, problem);
+        let name = spec
+            .name
+            .clone()
+            .ok_or_else(|| err("name", "missing; every variant needs a short name".into()))?;
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(err(
+                "name",
+                format!("{name:?}: use lowercase letters, digits and '-' only"),
+            ));
+        }
+        let sides = spec.sides.unwrap_or(2);
+        if sides != 2 {
+            return Err(err(
+                "sides",
+                format!("{sides}: only 2-sided variants are supported so far"),
+            ));
+        }
+        let geometry = build_geometry(file, spec.board.as_ref())?;
+
+        // Pieces.
+        let piece_specs = spec.pieces.as_ref().ok_or_else(|| {
+            err(
+                "pieces",
+                "missing; a variant needs at least a [pieces] table".into(),
+            )
+        })?;
+        if piece_specs.len() > MAX_KINDS {
+            return Err(err(
+                "pieces",
+                format!("{} kinds: at most {MAX_KINDS}", piece_specs.len()),
+            ));
+        }
+        let mut pieces = vec![PieceType {
+            letter: '?',
+            name: String::new(),
+            moves: String::new(),
+            atoms: Vec::new(),
+            royal: false,
+            pawn: false,
+            castles: false,
+            value: 0.0,
+            glyph: String::new(),
+        }];
+        for (letter, p) in piece_specs {
+            let key = format!("pieces.{letter}");
+            let mut chars = letter.chars();
+            let (Some(c), None) = (chars.next(), chars.next()) else {
+                return Err(err(&key, "a piece letter is one character".into()));
+            };
+            if !c.is_ascii_uppercase() {
+                return Err(err(
+                    &key,
+                    "write piece letters in uppercase; the second side uses the lowercase".into(),
+                ));
+            }
+            let moves = p
+                .moves
+                .clone()
+                .ok_or_else(|| err(&format!("{key}.moves"), "missing".into()))?;
+            let atoms =
+                betza::parse(&moves).map_err(|e| err(&format!("{key}.moves"), e.to_string()))?;
+            let pname = p.name.clone().unwrap_or_else(|| c.to_string());
+            pieces.push(PieceType {
+                letter: c,
+                glyph: p.glyph.clone().unwrap_or_else(|| pname.to_lowercase()),
+                name: pname,
+                moves,
+                atoms,
+                royal: p.royal,
+                pawn: p.pawn,
+                castles: p.castles,
+                value: p.value.unwrap_or(0.0),
+            });
+        }
+        let letter_kind = |l: &str| -> Option<Kind> {
+            let mut cs = l.chars();
+            let c = cs.next()?;
+            if cs.next().is_some() {
+                return None;
+            }
+            (1..pieces.len())
+                .find(|i| pieces[*i].letter == c.to_ascii_uppercase())
+                .map(|i| Kind(i as u8))
+        };
+
+        // Start position.
+        let start = spec
+            .start
+            .clone()
+            .ok_or_else(|| err("start", "missing; give the start position FEN-like".into()))?;
+        let board_field = start.split_whitespace().next().unwrap_or("");
+        let start_board = fen::parse_board(&geometry, &pieces, board_field)
+            .map_err(|e| err("start", e.to_string()))?;
+        let mut start_counts = vec![[0u8; MAX_KINDS + 1]; MAX_SIDES];
+        let mut initial = vec![CellSet::EMPTY; pieces.len() * sides as usize];
+        for (i, code) in start_board.iter().enumerate() {
+            if *code != 0 {
+                let (s, k) = ((code >> 5) as usize, (code & 31) as usize);
+                start_counts[s][k] = start_counts[s][k].saturating_add(1);
+                initial[k * sides as usize + s].insert(Cell(i as u8));
+            }
+        }
+        for s in 0..sides as usize {
+            let royals: u32 = (1..pieces.len())
+                .filter(|k| pieces[*k].royal)
+                .map(|k| start_counts[s][k] as u32)
+                .sum();
+            if royals > 1 {
+                return Err(err(
+                    "start",
+                    format!("side {s} has {royals} royal pieces; at most one is supported"),
+                ));
+            }
+        }
+
+        // Castling.
+        let castling = match &spec.castling {
+            None => CastlingRule::None,
+            Some(c) => match c.style.as_deref().unwrap_or("none") {
+                "none" => CastlingRule::None,
+                "fixed" => {
+                    let file_of =
+                        |key: &str, f: &Option<[String; 2]>| -> Result<[u8; 2], SpecError> {
+                            let f = f.as_ref().ok_or_else(|| {
+                                err(
+                                    key,
+                                    "missing; `fixed` castling needs [kingside, queenside] files"
+                                        .into(),
+                                )
+                            })?;
+                            let idx = |n: &str| {
+                                geometry
+                                    .shape()
+                                    .file_names
+                                    .iter()
+                                    .position(|x| x == n)
+                                    .map(|i| i as u8)
+                                    .ok_or_else(|| {
+                                        err(key, format!("{n:?} is not a file of the board"))
+                                    })
+                            };
+                            Ok([idx(&f[0])?, idx(&f[1])?])
+                        };
+                    CastlingRule::Fixed {
+                        king_files: file_of("castling.king_files", &c.king_files)?,
+                        partner_files: file_of("castling.partner_files", &c.partner_files)?,
+                    }
+                }
+                "slide" => CastlingRule::Slide {
+                    steps: c.steps.filter(|s| *s >= 1).ok_or_else(|| {
+                        err(
+                            "castling.steps",
+                            "missing; `slide` castling needs steps >= 1".into(),
+                        )
+                    })?,
+                },
+                other => {
+                    return Err(err(
+                        "castling.style",
+                        format!("{other:?}: use \"fixed\", \"slide\" or \"none\""),
+                    ));
+                }
+            },
+        };
+        if castling != CastlingRule::None {
+            if !pieces.iter().any(|p| p.castles) {
+                return Err(err(
+                    "castling",
+                    "no piece has `castles = true`, so nothing can castle".into(),
+                ));
+            }
+            if !pieces.iter().any(|p| p.royal) {
+                return Err(err("castling", "castling needs a royal piece".into()));
+            }
+        }
+
+        // Promotion.
+        let h = geometry.shape().height;
+        let mut promotion = Promotion {
+            compulsory: vec![CellSet::EMPTY; sides as usize],
+            optional: vec![CellSet::EMPTY; sides as usize],
+            ..Promotion::default()
+        };
+        if let Some(p) = &spec.promotion {
+            for l in p.choices.as_deref().unwrap_or(&[]) {
+                let k = letter_kind(l).ok_or_else(|| {
+                    err(
+                        "promotion.choices",
+                        format!("{l:?} is not a piece of this variant"),
+                    )
+                })?;
+                if pieces[k.index()].royal {
+                    return Err(err(
+                        "promotion.choices",
+                        format!("{l:?} is royal; a pawn cannot promote to it"),
+                    ));
+                }
+                promotion.choices.push(k);
+            }
+            promotion.limit_to_start_counts = p.limit_to_start_counts.unwrap_or(false);
+            for (key, ranks, sets) in [
+                ("promotion.ranks", &p.ranks, &mut promotion.compulsory),
+                (
+                    "promotion.optional_ranks",
+                    &p.optional_ranks,
+                    &mut promotion.optional,
+                ),
+            ] {
+                for r in ranks.as_deref().unwrap_or(&[]) {
+                    if *r == 0 || *r > h {
+                        return Err(err(key, format!("rank {r} is not between 1 and {h}")));
+                    }
+                    for cell in geometry.cells() {
+                        let rank = geometry.info(cell).rank;
+                        if rank + 1 == *r {
+                            sets[0].insert(cell);
+                        }
+                        if h - rank == *r {
+                            sets[1].insert(cell);
+                        }
+                    }
+                }
+            }
+        }
+        if pieces.iter().any(|p| p.pawn) && promotion.choices.is_empty() {
+            return Err(err(
+                "promotion.choices",
+                "missing; pawn-like pieces need promotion choices".into(),
+            ));
+        }
+
+        let draws_spec = spec.draws.clone().unwrap_or_default();
+        let fide = match draws_spec
+            .insufficient_material
+            .as_deref()
+            .unwrap_or("none")
+        {
+            "none" => false,
+            "fide" => true,
+            other => {
+                return Err(err(
+                    "draws.insufficient_material",
+                    format!("{other:?}: use \"fide\" or \"none\""),
+                ));
+            }
+        };
+        let draws = Draws {
+            fifty_moves: draws_spec.fifty_moves.unwrap_or(true),
+            repetitions: draws_spec.repetitions.unwrap_or(3),
+            fide_insufficient_material: fide,
+        };
+
+        let tables = Tables::build(&geometry, &pieces, sides, &initial);
+        let zobrist = Zobrist::new(geometry.len(), sides as usize);
+        Ok(Variant {
+            display_name: spec.display_name.clone().unwrap_or_else(|| name.clone()),
+            name,
+            source: spec.source.clone().unwrap_or_default(),
+            description: spec.description.clone().unwrap_or_default(),
+            reconstructed: spec.reconstructed.clone(),
+            geometry,
+            sides,
+            pieces,
+            start,
+            castling,
+            promotion,
+            draws,
+            start_counts,
+            tables,
+            zobrist,
+        })
+    }
+}
+
+fn build_geometry(
+    file: &str,
+    board: Option<&crate::spec::BoardSpec>,
+) -> Result<Geometry, SpecError> {
+    let err = |key: &str, problem: String| SpecError::new(file, key, problem);
+    let b = board.ok_or_else(|| {
+        err(
+            "board",
+            "missing; a variant needs [board] files and ranks".into(),
+        )
+    })?;
+    let files = b
+        .files
+        .ok_or_else(|| err("board.files", "missing".into()))?;
+    let ranks = b
+        .ranks
+        .ok_or_else(|| err("board.ranks", "missing".into()))?;
+    if files == 0 || ranks == 0 || files > 26 || ranks > 26 {
+        return Err(err(
+            "board",
+            format!("{files}x{ranks}: files and ranks must each be between 1 and 26"),
+        ));
+    }
+    let mut shape = Shape::rectangle(files, ranks);
+    if let Some(n) = &b.file_names {
+        shape.file_names = n.clone();
+    }
+    if let Some(n) = &b.rank_names {
+        shape.rank_names = n.clone();
+    }
+    let join = |j: &Option<crate::spec::JoinSpec>| {
+        j.map(|j| Join {
+            shift: j.shift,
+            mirror: j.mirror,
+        })
+    };
+    shape.wrap_x = join(&b.wrap_files);
+    shape.wrap_y = join(&b.wrap_ranks);
+    shape.solid_blocks = b.solid_blocks.unwrap_or(false);
+    // Holes are named with the plain file+rank names of the shape (before board prefixes).
+    if let Some(holes) = &b.holes {
+        let names: BTreeMap<String, (usize, usize)> = (0..ranks as usize)
+            .flat_map(|y| (0..files as usize).map(move |x| (x, y)))
+            .filter(|(x, y)| *x < shape.file_names.len() && *y < shape.rank_names.len())
+            .map(|(x, y)| {
+                (
+                    format!("{}{}", shape.file_names[x], shape.rank_names[y]),
+                    (x, y),
+                )
+            })
+            .collect();
+        for h in holes {
+            let (x, y) = names
+                .get(h)
+                .ok_or_else(|| err("board.holes", format!("{h:?} is not a cell of the board")))?;
+            shape.present[*y][*x] = false;
+        }
+    }
+    let copies = b.boards.clone().unwrap_or_default();
+    Geometry::new(shape, &copies).map_err(|e| err("board", e.to_string()))
+}
