@@ -145,3 +145,73 @@ impl Catalog {
         c.get(&name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_resolves() {
+        let c = Catalog::builtin();
+        for name in c.names() {
+            let v = c.get(&name).unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                !v.source.is_empty(),
+                "{name} must say where its rules come from"
+            );
+        }
+        assert!(c.get("toulousain").unwrap().reconstructed.is_some());
+    }
+
+    #[test]
+    fn unknown_variant_lists_the_known_ones() {
+        let e = Catalog::builtin().get("chesss").unwrap_err();
+        assert!(e.problem.contains("toulousain"), "{e}");
+    }
+
+    #[test]
+    fn a_user_file_extends_a_builtin() {
+        let v = Catalog::check_file(
+            "mine.toml",
+            "name = \"knightless\"\nextends = \"chess\"\nstart = \"r1bqkb1r/pppppppp/8/8/8/8/PPPPPPPP/R1BQKB1R w KQkq - 0 1\"\n",
+        )
+        .unwrap();
+        assert_eq!(v.geometry.len(), 64);
+        assert_eq!(crate::Position::start(&v).legal_moves().len(), 16 + 2);
+    }
+
+    #[test]
+    fn errors_name_file_and_key() {
+        let e = Catalog::check_file(
+            "mine.toml",
+            "name = \"x\"\nextends = \"chess\"\n[pieces.N]\nname = \"Knight\"\nmoves = \"Nx\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.file, "mine.toml");
+        assert_eq!(e.key, "pieces.N.moves");
+        let e =
+            Catalog::check_file("mine.toml", "name = \"x\"\nextends = \"nothing\"\n").unwrap_err();
+        assert_eq!(e.key, "extends");
+        let e = Catalog::check_file(
+            "mine.toml",
+            "name = \"x\"\nextends = \"chess\"\n[promotion]\nchoices = [\"K\"]\n",
+        )
+        .unwrap_err();
+        assert!(e.problem.contains("royal"), "{e}");
+        let e = Catalog::check_file(
+            "mine.toml",
+            "name = \"x\"\nextends = \"chess\"\nstart = \"8/8 w\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "start");
+    }
+
+    #[test]
+    fn extends_cycles_are_reported() {
+        let mut c = Catalog::default();
+        c.add("a.toml", "name = \"a\"\nextends = \"b\"\n").unwrap();
+        c.add("b.toml", "name = \"b\"\nextends = \"a\"\n").unwrap();
+        let e = c.get("a").unwrap_err();
+        assert!(e.problem.contains("cycle"), "{e}");
+    }
+}

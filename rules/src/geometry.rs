@@ -245,7 +245,7 @@ impl Geometry {
     /// colour of the *cover* point changes across the twist; this is the canonical colour.
     pub fn colour(&self, cell: Cell) -> u8 {
         let i = self.info(cell);
-        ((i.file + i.rank) & 1) as u8
+        (i.file + i.rank) & 1
     }
 
     /// Whether a step from the canonical point of `from` by `(dx, dy)` stays inside a solid
@@ -256,7 +256,7 @@ impl Geometry {
             return true;
         }
         let (ax, ay) = (dx.abs(), dy.abs());
-        let covered = (ax == 1 && ay == 1) || (ax == 2 && ay == 1) || (ax == 1 && ay == 2);
+        let covered = matches!((ax, ay), (1, 1) | (2, 1) | (1, 2));
         if !covered {
             return true;
         }

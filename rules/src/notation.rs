@@ -182,22 +182,23 @@ fn san_plain(pos: &Position, m: Move, legal: &[Move]) -> String {
     s
 }
 
-/// Lowercases and drops what never distinguishes moves: separators, check marks, annotations.
-fn normalise(text: &str) -> String {
-    text.chars()
+/// Drops what never distinguishes moves: separators, check marks, annotations. With
+/// `fold_case`, also lowercases (SAN's `Axb4` and `axb4` differ, so case is tried first).
+fn normalise(text: &str, fold_case: bool) -> String {
+    let s: String = text
+        .chars()
         .filter(|c| {
             !matches!(
                 c,
                 '-' | '=' | ' ' | '+' | '#' | '!' | '?' | '(' | ')' | '.' | ':'
             )
         })
-        .collect::<String>()
-        .to_lowercase()
-        .replace("0o", "oo")
+        .collect();
+    if fold_case { s.to_lowercase() } else { s }
 }
 
 /// Every accepted spelling of a legal move.
-fn spellings(pos: &Position, m: Move, legal: &[Move]) -> Vec<String> {
+fn spellings(pos: &Position, m: Move, legal: &[Move], fold_case: bool) -> Vec<String> {
     let v = &**pos.variant();
     let g = &v.geometry;
     let c = coord_with(pos, m, legal);
@@ -222,6 +223,7 @@ fn spellings(pos: &Position, m: Move, legal: &[Move]) -> Vec<String> {
             out.push(format!("{from}{}", g.name(m.to)));
         }
         out.push(san.replace('O', "0"));
+        out.push(san.replace('O', "o"));
     }
     if m.kind == MoveKind::EnPassant {
         out.push(format!("{from}{}ep", g.name(m.to)));
@@ -231,7 +233,18 @@ fn spellings(pos: &Position, m: Move, legal: &[Move]) -> Vec<String> {
     if m.is_capture() && m.kind != MoveKind::EnPassant {
         out.push(san.replacen('x', "", 1));
     }
-    out.iter().map(|s| normalise(s)).collect()
+    // Promotion letters in either case: e7e8q, e7e8Q, e8=q.
+    if let Some(k) = m.promotion {
+        let l = v.piece(k).letter;
+        out.push(format!("{from}{}{}", g.name(m.to), l.to_ascii_uppercase()));
+        out.push(format!("{from}{}{}", g.name(m.to), l.to_ascii_lowercase()));
+        out.push(format!(
+            "{}{}",
+            &san[..san.len() - 1],
+            l.to_ascii_lowercase()
+        ));
+    }
+    out.iter().map(|s| normalise(s, fold_case)).collect()
 }
 
 /// Finds the legal move a text names, in coordinates or SAN.
@@ -250,17 +263,24 @@ fn spellings(pos: &Position, m: Move, legal: &[Move]) -> Vec<String> {
 ///            rules::notation::parse_move(&pos, "g1f3").unwrap());
 /// ```
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
-    let wanted = normalise(text.trim());
-    if wanted.is_empty() {
+    if normalise(text.trim(), true).is_empty() {
         return Err(MoveTextError::Empty);
     }
     let legal = pos.legal_moves();
-    let mut exact: Vec<Move> = legal
-        .iter()
-        .copied()
-        .filter(|m| spellings(pos, *m, &legal).contains(&wanted))
-        .collect();
-    exact.dedup();
+    let matching = |fold_case: bool| -> Vec<Move> {
+        let wanted = normalise(text.trim(), fold_case);
+        let mut found: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| spellings(pos, *m, &legal, fold_case).contains(&wanted))
+            .collect();
+        found.dedup();
+        found
+    };
+    let mut exact = matching(false);
+    if exact.is_empty() {
+        exact = matching(true);
+    }
     match exact.len() {
         1 => return Ok(exact[0]),
         0 => {}
@@ -298,7 +318,7 @@ fn split_cells(pos: &Position, text: &str) -> Option<(crate::Cell, crate::Cell)>
             g.parse(b.trim_end_matches(|c: char| c == '=' || c.is_ascii_uppercase()))?,
         ));
     }
-    (1..t.len()).find_map(|i| {
+    t.char_indices().skip(1).find_map(|(i, _)| {
         let (a, b) = t.split_at(i);
         Some((g.parse(a)?, g.parse(b)?))
     })

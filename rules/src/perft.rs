@@ -22,8 +22,7 @@ fn perft_with(pos: &mut Position, depth: u32, bufs: &mut [MoveList]) -> u64 {
         return buf.len() as u64;
     }
     let mut n = 0;
-    for i in 0..buf.len() {
-        let m = buf[i];
+    for &m in buf.iter() {
         pos.play_unchecked(m);
         n += perft_with(pos, depth - 1, rest);
         pos.undo();

@@ -163,6 +163,8 @@ pub struct Position {
     fullmoves: u32,
     royal: [Option<Cell>; MAX_SIDES],
     counts: [[u8; MAX_KINDS + 1]; MAX_SIDES],
+    /// The cells of each side's pieces, so generation visits pieces rather than cells.
+    occupied: [CellSet; MAX_SIDES],
     hash: u64,
     history: Vec<Undo>,
 }
@@ -212,6 +214,7 @@ impl Position {
             fullmoves: setup.fullmoves.max(1),
             royal: [None; MAX_SIDES],
             counts: [[0; MAX_KINDS + 1]; MAX_SIDES],
+            occupied: [CellSet::EMPTY; MAX_SIDES],
             hash: 0,
             history: Vec::new(),
         };
@@ -221,6 +224,7 @@ impl Position {
             if let Some(p) = p {
                 let cell = Cell(i as u8);
                 pos.board[i] = p.code();
+                pos.occupied[p.side.index()].insert(cell);
                 pos.counts[p.side.index()][p.kind.index()] += 1;
                 if variant.piece(p.kind).royal {
                     royals[p.side.index()] += 1;
@@ -251,12 +255,12 @@ impl Position {
         }
         // The side that just moved may not have left its royal piece attacked.
         let prev = Side(((setup.turn.0 as usize + sides - 1) % sides) as u8);
-        if let Some(k) = pos.royal[prev.index()] {
-            if pos.attacked_by_any_enemy(&pos.board, prev, k) {
-                return Err(PositionError::OppositeCheck {
-                    side: prev.name(sides).to_string(),
-                });
-            }
+        if let Some(k) = pos.royal[prev.index()]
+            && pos.attacked_by_any_enemy(&pos.board, prev, k)
+        {
+            return Err(PositionError::OppositeCheck {
+                side: prev.name(sides).to_string(),
+            });
         }
         pos.hash = pos.compute_hash();
         Ok(pos)
@@ -329,9 +333,19 @@ impl Position {
         }
     }
 
+    /// The hash key of a set of castling rights: one key per partner cell.
+    fn castling_key(&self, mask: u16) -> u64 {
+        let z = &self.variant.zobrist;
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask >> i & 1 != 0)
+            .fold(0, |h, (_, s)| h ^ z.castling[s.partner.index()])
+    }
+
     fn compute_hash(&self) -> u64 {
         let z = &self.variant.zobrist;
-        let mut h = z.turn[self.turn.index()] ^ z.castling_mask(self.rights);
+        let mut h = z.turn[self.turn.index()] ^ self.castling_key(self.rights);
         for (i, c) in self.board.iter().enumerate() {
             if *c != 0 {
                 h ^= z.piece(*c, i);
@@ -503,7 +517,8 @@ impl Position {
             (check, pinned)
         };
         let hoppers = t.has_hoppers;
-        let mut scratch = self.board.clone();
+        let mut scratch = [0u8; crate::types::MAX_CELLS];
+        let mut copied = false;
         out.retain(|m| {
             let needs_test = in_check
                 || m.from == king
@@ -512,6 +527,10 @@ impl Position {
                 || (hoppers && risky.contains(m.to));
             if !needs_test {
                 return true;
+            }
+            if !copied {
+                scratch[..self.board.len()].copy_from_slice(&self.board);
+                copied = true;
             }
             let saved = save_cells(&scratch, *m);
             apply_to_board(&mut scratch, *m);
@@ -522,6 +541,15 @@ impl Position {
             restore_cells(&mut scratch, saved);
             ok
         });
+    }
+
+    /// Pseudo-legal moves (own-King safety not checked). For tests that check the legal
+    /// generator against an independent oracle.
+    #[doc(hidden)]
+    pub fn pseudo_legal_moves(&self) -> MoveList {
+        let mut out = MoveList::new();
+        self.pseudo_moves(&mut out);
+        out
     }
 
     /// The number of legal moves (what perft counts at its last ply).
@@ -538,10 +566,9 @@ impl Position {
         let us = self.turn.0;
         let board = &self.board[..];
         let ep = self.ep;
-        for (from, &code) in board.iter().enumerate() {
-            if code == 0 || code >> 5 != us {
-                continue;
-            }
+        for from in self.occupied[us as usize].iter() {
+            let from = from.index();
+            let code = board[from];
             let kind = (code & 31) as usize;
             let slot = t.slot(kind, us as usize, from);
             let (a, b) = t.index[slot];
@@ -640,7 +667,7 @@ impl Position {
                 continue;
             };
             // Chess960 emptiness: both paths empty but for the King and the partner.
-            let span = |a: i32, b: i32| (a.min(b)..=a.max(b));
+            let span = |a: i32, b: i32| a.min(b)..=a.max(b);
             let blocked = span(kf, kt_file)
                 .chain(span(pf, pt_file))
                 .filter_map(|f| g.at(board_id, f, rank))
@@ -706,7 +733,7 @@ impl Position {
             halfmoves: self.halfmoves,
             hash: self.hash,
         };
-        let mut h = self.hash ^ z.turn[us.index()] ^ z.castling_mask(self.rights);
+        let mut h = self.hash ^ z.turn[us.index()] ^ self.castling_key(self.rights);
         if let Some((t, _)) = self.ep {
             h ^= z.ep[t.index()];
         }
@@ -721,6 +748,11 @@ impl Position {
                 self.board[m.aux2.index()] = partner;
                 h ^= z.piece(moved, m.to.index()) ^ z.piece(partner, m.aux2.index());
                 self.royal[us.index()] = Some(m.to);
+                let occ = &mut self.occupied[us.index()];
+                occ.remove(m.from);
+                occ.remove(m.aux);
+                occ.insert(m.to);
+                occ.insert(m.aux2);
             }
             _ => {
                 let victim_cell = if m.kind == MoveKind::EnPassant {
@@ -733,11 +765,14 @@ impl Position {
                     h ^= z.piece(captured, victim_cell.index());
                     self.board[victim_cell.index()] = 0;
                     self.counts[(captured >> 5) as usize][(captured & 31) as usize] -= 1;
+                    self.occupied[(captured >> 5) as usize].remove(victim_cell);
                     undo.captured = captured;
                     reset = true;
                 }
                 h ^= z.piece(moved, m.from.index());
                 self.board[m.from.index()] = 0;
+                self.occupied[us.index()].remove(m.from);
+                self.occupied[us.index()].insert(m.to);
                 let placed = match m.promotion {
                     Some(k) => {
                         self.counts[us.index()][(moved & 31) as usize] -= 1;
@@ -768,7 +803,7 @@ impl Position {
             self.fullmoves += 1;
         }
         self.turn = Side((us.0 + 1) % sides);
-        h ^= z.turn[self.turn.index()] ^ z.castling_mask(self.rights);
+        h ^= z.turn[self.turn.index()] ^ self.castling_key(self.rights);
         if let Some((t, _)) = self.ep {
             h ^= z.ep[t.index()];
         }
@@ -795,6 +830,11 @@ impl Position {
                 self.board[m.from.index()] = u.moved;
                 self.board[m.aux.index()] = partner;
                 self.royal[us.index()] = Some(m.from);
+                let occ = &mut self.occupied[us.index()];
+                occ.remove(m.to);
+                occ.remove(m.aux2);
+                occ.insert(m.from);
+                occ.insert(m.aux);
             }
             _ => {
                 if let Some(k) = m.promotion {
@@ -803,6 +843,8 @@ impl Position {
                 }
                 self.board[m.to.index()] = 0;
                 self.board[m.from.index()] = u.moved;
+                self.occupied[us.index()].remove(m.to);
+                self.occupied[us.index()].insert(m.from);
                 if u.captured != 0 {
                     let cell = if m.kind == MoveKind::EnPassant {
                         m.aux
@@ -810,6 +852,7 @@ impl Position {
                         m.to
                     };
                     self.board[cell.index()] = u.captured;
+                    self.occupied[(u.captured >> 5) as usize].insert(cell);
                     self.counts[(u.captured >> 5) as usize][(u.captured & 31) as usize] += 1;
                 }
                 if self.royal[us.index()] == Some(m.to) {
@@ -969,10 +1012,10 @@ fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut Ce
     let mut blocker: Option<(u8, usize)> = None;
     let mut i = 0;
     while i < ops.len() {
-        if let Some((_, end)) = blocker {
-            if i >= end {
-                blocker = None;
-            }
+        if let Some((_, end)) = blocker
+            && i >= end
+        {
+            blocker = None;
         }
         let op = ops[i];
         let p = board[op.cell as usize];
@@ -1084,12 +1127,12 @@ fn gen_path(
 
 #[inline]
 fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut MoveList) {
-    if let Some((target, victim)) = ep {
-        if target.0 == c {
-            let mut m = Move::new(from, target, MoveKind::EnPassant);
-            m.aux = victim;
-            out.push(m);
-        }
+    if let Some((target, victim)) = ep
+        && target.0 == c
+    {
+        let mut m = Move::new(from, target, MoveKind::EnPassant);
+        m.aux = victim;
+        out.push(m);
     }
 }
 

@@ -186,7 +186,12 @@ fn key_at(text: &str, e: &toml::de::Error) -> String {
     match e.span() {
         Some(span) => {
             let snippet = text.get(span.clone()).unwrap_or("").trim();
-            let line = text[..span.start.min(text.len())].lines().count().max(1);
+            let line = text
+                .get(..span.start)
+                .unwrap_or(text)
+                .lines()
+                .count()
+                .max(1);
             if snippet.is_empty() || snippet.len() > 40 || snippet.contains('\n') {
                 format!("line {line}")
             } else {

@@ -95,13 +95,6 @@ impl Tables {
         (kind * self.sides + side) * self.ncells + cell
     }
 
-    /// The paths of a piece on a cell.
-    #[inline]
-    pub fn paths_of(&self, kind: usize, side: usize, cell: usize) -> &[Path] {
-        let (a, b) = self.index[self.slot(kind, side, cell)];
-        &self.paths[a as usize..b as usize]
-    }
-
     /// The attack trie of `side` on `cell`.
     #[inline]
     pub fn trie(&self, side: usize, cell: usize) -> &[AttackOp] {

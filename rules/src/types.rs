@@ -203,10 +203,36 @@ impl CellSet {
     }
 
     /// The cells in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = Cell> + '_ {
-        (0..256usize)
-            .filter(move |i| (self.0[i >> 6] >> (i & 63)) & 1 != 0)
-            .map(|i| Cell(i as u8))
+    #[inline]
+    pub fn iter(&self) -> CellSetIter {
+        CellSetIter {
+            words: self.0,
+            word: 0,
+        }
+    }
+}
+
+/// The cells of a [`CellSet`], in increasing order.
+#[derive(Debug, Clone)]
+pub struct CellSetIter {
+    words: [u64; 4],
+    word: usize,
+}
+
+impl Iterator for CellSetIter {
+    type Item = Cell;
+
+    #[inline]
+    fn next(&mut self) -> Option<Cell> {
+        while self.word < 4 {
+            let w = self.words[self.word];
+            if w != 0 {
+                self.words[self.word] = w & (w - 1);
+                return Some(Cell((self.word * 64 + w.trailing_zeros() as usize) as u8));
+            }
+            self.word += 1;
+        }
+        None
     }
 }
 

@@ -260,10 +260,10 @@ impl Variant {
                 initial[k * sides as usize + s].insert(Cell(i as u8));
             }
         }
-        for s in 0..sides as usize {
+        for (s, counts) in start_counts.iter().enumerate().take(sides as usize) {
             let royals: u32 = (1..pieces.len())
                 .filter(|k| pieces[*k].royal)
-                .map(|k| start_counts[s][k] as u32)
+                .map(|k| counts[k] as u32)
                 .sum();
             if royals > 1 {
                 return Err(err(

@@ -9,7 +9,8 @@ pub(crate) struct Zobrist {
     ncells: usize,
     pieces: Vec<u64>,
     pub turn: [u64; 4],
-    pub castling: [u64; 16],
+    /// Per partner cell, so the key does not depend on the order castling slots were made.
+    pub castling: Vec<u64>,
     pub ep: Vec<u64>,
 }
 
@@ -32,10 +33,7 @@ impl Zobrist {
         for t in turn.iter_mut().skip(1) {
             *t = next(&mut s);
         }
-        let mut castling = [0; 16];
-        for c in castling.iter_mut() {
-            *c = next(&mut s);
-        }
+        let castling = (0..ncells).map(|_| next(&mut s)).collect();
         let ep = (0..ncells).map(|_| next(&mut s)).collect();
         Zobrist {
             ncells,
@@ -50,12 +48,5 @@ impl Zobrist {
     #[inline]
     pub fn piece(&self, code: u8, cell: usize) -> u64 {
         self.pieces[code as usize * self.ncells + cell]
-    }
-
-    /// The key of a castling-rights mask.
-    pub fn castling_mask(&self, mask: u16) -> u64 {
-        (0..16)
-            .filter(|i| mask >> i & 1 != 0)
-            .fold(0, |h, i| h ^ self.castling[i])
     }
 }

@@ -1,0 +1,98 @@
+//! Data-driven perft: every `tests/data/*.perft` file (`variant`, then `id` / `epd` /
+//! `perft DEPTH NODES` blocks; sources in each file's header).
+//!
+//! A node limit keeps CI fast: depths whose expected count exceeds `PERFT_LIMIT` (default
+//! 10,000,000) are skipped and reported. `PERFT_LIMIT=0` runs every depth (the long mode).
+
+use std::{fs, path::Path};
+
+use rules::{Catalog, fen, perft::perft};
+
+struct Case {
+    file: String,
+    variant: String,
+    id: String,
+    epd: String,
+    depths: Vec<(u32, u64)>,
+}
+
+fn load() -> Vec<Case> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut files: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "perft"))
+        .collect();
+    files.sort();
+    let mut cases: Vec<Case> = Vec::new();
+    for path in files {
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        let mut variant = String::new();
+        for (n, line) in fs::read_to_string(&path).unwrap().lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+            match key {
+                "variant" => variant = rest.trim().to_string(),
+                "id" => cases.push(Case {
+                    file: file.clone(),
+                    variant: variant.clone(),
+                    id: rest.trim().to_string(),
+                    epd: String::new(),
+                    depths: Vec::new(),
+                }),
+                "epd" => cases.last_mut().unwrap().epd = rest.trim().to_string(),
+                "perft" => {
+                    let mut it = rest.split_whitespace();
+                    let d = it.next().unwrap().parse().unwrap();
+                    let nodes = it.next().unwrap().parse().unwrap();
+                    cases.last_mut().unwrap().depths.push((d, nodes));
+                }
+                other => panic!("{file}:{}: unknown key {other:?}", n + 1),
+            }
+        }
+    }
+    cases
+}
+
+#[test]
+fn perft_tables() {
+    let limit: u64 = std::env::var("PERFT_LIMIT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000_000);
+    let catalog = Catalog::builtin();
+    let cases = load();
+    assert!(cases.len() >= 10, "the perft tables went missing");
+    let (mut run, mut skipped) = (0, 0);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let variant = catalog.get(&case.variant).unwrap();
+        let mut pos = fen::position(&variant, &case.epd)
+            .unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id));
+        assert!(
+            !case.depths.is_empty(),
+            "{} {} has no perft lines",
+            case.file,
+            case.id
+        );
+        for &(depth, expected) in &case.depths {
+            if limit != 0 && expected > limit {
+                skipped += 1;
+                continue;
+            }
+            run += 1;
+            let got = perft(&mut pos, depth);
+            if got != expected {
+                failures.push(format!(
+                    "{} {} depth {depth}: expected {expected}, got {got}",
+                    case.file, case.id
+                ));
+            }
+        }
+    }
+    println!("perft: {run} counts checked, {skipped} skipped above {limit} nodes");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
