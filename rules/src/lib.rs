@@ -18,6 +18,7 @@
 
 pub mod betza;
 mod catalog;
+pub mod chess960;
 mod explain;
 pub mod fen;
 pub mod geometry;

@@ -182,6 +182,28 @@ fn san_plain(pos: &Position, m: Move, legal: &[Move]) -> String {
     s
 }
 
+/// A piece move written without disambiguation (`Rd1`, `Rxd1`), for the ambiguity message.
+fn bare_san(pos: &Position, m: Move) -> Vec<String> {
+    let v = &**pos.variant();
+    let g = &v.geometry;
+    let Some(p) = pos.piece_at(m.from) else {
+        return Vec::new();
+    };
+    let letter = v.piece(p.kind).letter;
+    if m.kind == MoveKind::Castle || letter == 'P' {
+        return Vec::new();
+    }
+    let to = g.name(m.to);
+    let promo = m
+        .promotion
+        .map(|k| format!("={}", v.piece(k).letter))
+        .unwrap_or_default();
+    vec![
+        format!("{letter}{to}{promo}"),
+        format!("{letter}x{to}{promo}"),
+    ]
+}
+
 /// Drops what never distinguishes moves: separators, check marks, annotations. With
 /// `fold_case`, also lowercases (SAN's `Axb4` and `axb4` differ, so case is tried first).
 fn normalise(text: &str, fold_case: bool) -> String {
@@ -280,6 +302,22 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     let mut exact = matching(false);
     if exact.is_empty() {
         exact = matching(true);
+    }
+    if exact.is_empty() {
+        // SAN that leaves out a needed disambiguation: name every move it could mean.
+        let wanted = normalise(text.trim(), false);
+        exact = legal
+            .iter()
+            .copied()
+            .filter(|m| {
+                bare_san(pos, *m)
+                    .iter()
+                    .any(|b| normalise(b, false) == wanted)
+            })
+            .collect();
+        if exact.len() == 1 {
+            exact.clear();
+        }
     }
     match exact.len() {
         1 => return Ok(exact[0]),

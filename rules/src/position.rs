@@ -489,6 +489,7 @@ impl Position {
     /// Every legal move, written into a reusable list (cleared first).
     pub fn legal_moves_into(&self, out: &mut MoveList) {
         out.clear();
+        out.reserve(256);
         let us = self.turn;
         self.pseudo_moves(out);
         let Some(king) = self.royal[us.index()] else {
@@ -677,10 +678,12 @@ impl Position {
             }
             // Not out of, through or into check: each route cell with the King standing on it
             // (start vacated, partner in place unless the King stands on its cell).
-            let mut scratch = self.board.clone();
+            let mut scratch = [0u8; crate::types::MAX_CELLS];
+            scratch[..self.board.len()].copy_from_slice(&self.board);
+            let scratch = &mut scratch[..self.board.len()];
             let king_code = scratch[kc.index()];
             let partner_code = scratch[pc.index()];
-            let mut safe = !self.attacked_by_any_enemy(&scratch, us, kc);
+            let mut safe = !self.attacked_by_any_enemy(scratch, us, kc);
             scratch[kc.index()] = 0;
             let step = if kt_file >= kf { 1 } else { -1 };
             let mut f = kf;
@@ -695,9 +698,7 @@ impl Position {
                     scratch[pc.index()] = 0;
                 }
                 scratch[r.index()] = king_code;
-                safe = !self
-                    .enemies(us)
-                    .any(|e| attacked(t, &scratch, e, r.index()));
+                safe = !self.enemies(us).any(|e| attacked(t, scratch, e, r.index()));
                 scratch[r.index()] = old;
                 scratch[pc.index()] = partner_code;
             }
