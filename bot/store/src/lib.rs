@@ -1,1 +1,20 @@
-//! The sqlx store (work in progress).
+//! fairybot's SQL game store: the [`GameStore`](bot_core::store::GameStore) port over
+//! `sqlx::AnyPool`, so one set of portable queries serves SQLite (the default, a file under the
+//! data directory) and PostgreSQL (when one machine is not enough).
+//!
+//! Why `Any` rather than two typed pools: the store is small, and one query text per operation
+//! keeps both backends identical by construction; the schema is the only part written twice
+//! (`migrations/sqlite`, `migrations/postgres`), and a test compares the two. Consequences of
+//! `Any` (see the design notes): no `bool` (flags are integers), no chrono/json (times are unix
+//! seconds, enums are text), and `$n` placeholders everywhere.
+//!
+//! Durability: on SQLite every write transaction is committed in WAL mode with
+//! `synchronous=FULL`, so a write whose future resolved `Ok` is on disk (fsynced) and survives a
+//! crash of the process or the machine; on PostgreSQL the server's own settings govern
+//! (`synchronous_commit=on` by default gives the same guarantee).
+
+mod codec;
+mod open;
+mod store;
+
+pub use open::{Backend, OpenError, SqlStore};

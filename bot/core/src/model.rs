@@ -1,0 +1,445 @@
+//! Plain records that the game service keeps in a [`GameStore`](crate::store::GameStore).
+//!
+//! They know nothing of the rules engine on purpose: variant names, options, start states and
+//! moves are the strings the engine writes and reads back. The store can then stay unchanged
+//! when a variant or a notation is added, and a game is replayed from `start_state` + `moves`,
+//! which are the source of truth (a cached position could drift from them; the moves cannot).
+//!
+//! Times are unix seconds chosen by the caller (the service's clock), never read by the store,
+//! so tests are deterministic and every backend stores the same number.
+
+use std::{fmt, str::FromStr};
+
+/// The chat platform a player or a room belongs to.
+///
+/// User and room ids are only unique within one platform, so every id carries it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Platform {
+    /// Discord (users and channels are snowflakes).
+    Discord,
+    /// Matrix (`@user:server`, `!room:server`).
+    Matrix,
+    /// The local console frontend.
+    Console,
+}
+
+impl Platform {
+    /// Every platform, for exhaustive tests and help texts.
+    pub const ALL: [Platform; 3] = [Platform::Discord, Platform::Matrix, Platform::Console];
+
+    /// The stable lowercase name used in storage and configuration.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Platform::Discord => "discord",
+            Platform::Matrix => "matrix",
+            Platform::Console => "console",
+        }
+    }
+}
+
+impl fmt::Display for Platform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A platform name that is not one of [`Platform::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown platform {0:?} (expected discord, matrix or console)")]
+pub struct UnknownPlatform(pub String);
+
+impl FromStr for Platform {
+    type Err = UnknownPlatform;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Platform::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| UnknownPlatform(s.to_owned()))
+    }
+}
+
+/// Who a player is: a user id on one platform. Display names live in [`PlayerRecord`],
+/// because they change while the id does not.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PlayerId {
+    /// The platform the user id belongs to.
+    pub platform: Platform,
+    /// The platform's own user id (a Discord snowflake, a Matrix `@user:server`, a console name).
+    pub user: String,
+}
+
+impl PlayerId {
+    /// A player id from its parts.
+    pub fn new(platform: Platform, user: impl Into<String>) -> Self {
+        PlayerId {
+            platform,
+            user: user.into(),
+        }
+    }
+}
+
+impl fmt::Display for PlayerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.platform, self.user)
+    }
+}
+
+/// Where a game or a challenge lives: a room (Discord channel, Matrix room, console session),
+/// optionally a thread inside it, so that several games can share a room.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// The platform the room belongs to.
+    pub platform: Platform,
+    /// The platform's room or channel id.
+    pub room: String,
+    /// A thread inside the room, when the game has its own.
+    pub thread: Option<String>,
+}
+
+impl Place {
+    /// A place for a whole room (no thread).
+    pub fn room(platform: Platform, room: impl Into<String>) -> Self {
+        Place {
+            platform,
+            room: room.into(),
+            thread: None,
+        }
+    }
+
+    /// The same room, narrowed to one thread.
+    pub fn in_thread(mut self, thread: impl Into<String>) -> Self {
+        self.thread = Some(thread.into());
+        self
+    }
+
+    /// Whether `other` lies within `self` when `self` is used as a filter: a place without a
+    /// thread covers the whole room including its threads; with a thread, only that thread.
+    /// This is how the store's listings match places.
+    pub fn covers(&self, other: &Place) -> bool {
+        self.platform == other.platform
+            && self.room == other.room
+            && (self.thread.is_none() || self.thread == other.thread)
+    }
+}
+
+/// A game's id, assigned by the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameId(pub i64);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A challenge's id, assigned by the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChallengeId(pub i64);
+
+impl fmt::Display for ChallengeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Where a game is in its lifecycle.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum GameStatus {
+    /// Being played.
+    Active,
+    /// Over, with a result and the reason the engine or a player gave.
+    Finished {
+        /// The result as the service writes it (for example `1-0`, `1/2-1/2`, or a seat list
+        /// for four-player games).
+        result: String,
+        /// Why it ended (for example `checkmate`, `resignation`, `agreement`).
+        reason: String,
+    },
+    /// Called off before it really started; counts for nobody.
+    Aborted,
+}
+
+impl GameStatus {
+    /// Whether moves may still be played.
+    pub fn is_active(&self) -> bool {
+        matches!(self, GameStatus::Active)
+    }
+}
+
+/// What a pending offer asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OfferKind {
+    /// End the game as a draw.
+    Draw,
+    /// Undo the last move (or the last full round, as the service decides).
+    Takeback,
+}
+
+impl OfferKind {
+    /// The stable lowercase name used in storage.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OfferKind::Draw => "draw",
+            OfferKind::Takeback => "takeback",
+        }
+    }
+}
+
+/// An offer one seat has made and the others have not answered yet. At most one is pending per
+/// game; a move normally withdraws it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Offer {
+    /// What is offered.
+    pub kind: OfferKind,
+    /// The index into [`GameRecord::seats`] of the seat that made the offer.
+    pub by_seat: u8,
+}
+
+/// One game as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRecord {
+    /// The store's id.
+    pub id: GameId,
+    /// The variant's name as the engine knows it.
+    pub variant: String,
+    /// Variant options (TOML or JSON text), opaque to the store.
+    pub options: String,
+    /// The engine's text for the starting position.
+    pub start_state: String,
+    /// Every move played, in order, in the engine's coordinate notation: the source of truth.
+    pub moves: Vec<String>,
+    /// The players, in turn order (2 or 4 for the current variants).
+    pub seats: Vec<PlayerId>,
+    /// Where the game is played.
+    pub place: Place,
+    /// Lifecycle state.
+    pub status: GameStatus,
+    /// The offer waiting for an answer, if any.
+    pub pending_offer: Option<Offer>,
+    /// Bumped by every change; writers pass the version they read (optimistic concurrency).
+    pub version: i64,
+    /// Unix seconds when the game was created.
+    pub created_at: i64,
+    /// Unix seconds of the last change.
+    pub updated_at: i64,
+}
+
+impl GameRecord {
+    /// Number of half-moves played.
+    pub fn ply(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// The seat index of `player`, if they play in this game (the first seat if they hold
+    /// several, as in a game against oneself).
+    pub fn seat_of(&self, player: &PlayerId) -> Option<u8> {
+        self.seats
+            .iter()
+            .position(|p| p == player)
+            .and_then(|i| u8::try_from(i).ok())
+    }
+}
+
+/// What the service supplies to create a game; the store adds the id, an empty move list,
+/// [`GameStatus::Active`], no offer and version 0.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewGame {
+    /// See [`GameRecord::variant`].
+    pub variant: String,
+    /// See [`GameRecord::options`].
+    pub options: String,
+    /// See [`GameRecord::start_state`].
+    pub start_state: String,
+    /// See [`GameRecord::seats`]; must not be empty.
+    pub seats: Vec<PlayerId>,
+    /// See [`GameRecord::place`].
+    pub place: Place,
+    /// Unix seconds; also the first `updated_at`.
+    pub created_at: i64,
+}
+
+/// The state a versioned write leaves the game in. Both fields are always written, so the
+/// service states the whole outcome of a command (for example: the move mated, so the status
+/// is finished and the pending draw offer is gone) and nothing is left half-updated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameUpdate {
+    /// The status after the write.
+    pub status: GameStatus,
+    /// The offer pending after the write.
+    pub pending_offer: Option<Offer>,
+}
+
+impl GameUpdate {
+    /// Still active, no offer pending: what most moves leave behind.
+    pub fn active() -> Self {
+        GameUpdate {
+            status: GameStatus::Active,
+            pending_offer: None,
+        }
+    }
+}
+
+/// Where a challenge is in its lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChallengeStatus {
+    /// Waiting for an answer.
+    Pending,
+    /// Accepted; the game it started.
+    Accepted(GameId),
+    /// Turned down by the challenged player.
+    Declined,
+    /// Withdrawn by the challenger.
+    Cancelled,
+    /// Not answered in time.
+    Expired,
+}
+
+impl fmt::Display for ChallengeStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ChallengeStatus::Pending => f.write_str("pending"),
+            ChallengeStatus::Accepted(game) => write!(f, "accepted (game {game})"),
+            ChallengeStatus::Declined => f.write_str("declined"),
+            ChallengeStatus::Cancelled => f.write_str("cancelled"),
+            ChallengeStatus::Expired => f.write_str("expired"),
+        }
+    }
+}
+
+/// The ways a pending challenge can end without a game; acceptance goes through
+/// [`GameStore::accept_challenge`](crate::store::GameStore::accept_challenge) instead, because
+/// it must create the game in the same transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChallengeResolution {
+    /// See [`ChallengeStatus::Declined`].
+    Declined,
+    /// See [`ChallengeStatus::Cancelled`].
+    Cancelled,
+    /// See [`ChallengeStatus::Expired`].
+    Expired,
+}
+
+impl From<ChallengeResolution> for ChallengeStatus {
+    fn from(r: ChallengeResolution) -> Self {
+        match r {
+            ChallengeResolution::Declined => ChallengeStatus::Declined,
+            ChallengeResolution::Cancelled => ChallengeStatus::Cancelled,
+            ChallengeResolution::Expired => ChallengeStatus::Expired,
+        }
+    }
+}
+
+/// One challenge as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChallengeRecord {
+    /// The store's id.
+    pub id: ChallengeId,
+    /// Who challenged.
+    pub challenger: PlayerId,
+    /// Who is challenged; `None` for an open challenge that anyone in the place may accept.
+    /// Acceptance fills it in with the accepting player.
+    pub challenged: Option<PlayerId>,
+    /// The variant's name as the engine knows it.
+    pub variant: String,
+    /// Variant options (TOML or JSON text), opaque to the store.
+    pub options: String,
+    /// Where the challenge was made, and where its game will live.
+    pub place: Place,
+    /// Lifecycle state.
+    pub status: ChallengeStatus,
+    /// Unix seconds when the challenge was made.
+    pub created_at: i64,
+    /// Unix seconds of the last change (the resolution, once resolved).
+    pub updated_at: i64,
+}
+
+/// What the service supplies to create a challenge; the store adds the id and
+/// [`ChallengeStatus::Pending`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewChallenge {
+    /// See [`ChallengeRecord::challenger`].
+    pub challenger: PlayerId,
+    /// See [`ChallengeRecord::challenged`].
+    pub challenged: Option<PlayerId>,
+    /// See [`ChallengeRecord::variant`].
+    pub variant: String,
+    /// See [`ChallengeRecord::options`].
+    pub options: String,
+    /// See [`ChallengeRecord::place`].
+    pub place: Place,
+    /// Unix seconds; also the first `updated_at`.
+    pub created_at: i64,
+}
+
+/// How a player likes moves written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Notation {
+    /// Standard algebraic notation (`Nf3`), extended for fairy pieces.
+    #[default]
+    San,
+    /// Coordinates (`g1f3`).
+    Coordinate,
+}
+
+impl Notation {
+    /// The stable lowercase name used in storage.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Notation::San => "san",
+            Notation::Coordinate => "coordinate",
+        }
+    }
+}
+
+/// A player's display preferences. Small and typed on purpose: each field is a column, so a
+/// new preference is a migration, not a silent schema-less blob.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Preferences {
+    /// The board theme's name, or `None` for the default theme.
+    pub theme: Option<String>,
+    /// How moves are written to this player.
+    pub notation: Notation,
+    /// Whether to add a text board to image boards (for screen readers and bad connections).
+    pub text_board: bool,
+}
+
+/// One player as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerRecord {
+    /// Who the player is.
+    pub id: PlayerId,
+    /// The name last seen on the platform.
+    pub display_name: String,
+    /// Display preferences.
+    pub preferences: Preferences,
+    /// Unix seconds when the player was first seen.
+    pub created_at: i64,
+    /// Unix seconds of the last change.
+    pub updated_at: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_names_round_trip() {
+        for p in Platform::ALL {
+            assert_eq!(p.as_str().parse::<Platform>(), Ok(p));
+        }
+        assert!("irc".parse::<Platform>().is_err());
+    }
+
+    #[test]
+    fn room_place_covers_its_threads_but_not_other_rooms() {
+        let room = Place::room(Platform::Discord, "1");
+        let thread = room.clone().in_thread("9");
+        assert!(room.covers(&room));
+        assert!(room.covers(&thread));
+        assert!(thread.covers(&thread));
+        assert!(!thread.covers(&room));
+        assert!(!room.covers(&Place::room(Platform::Discord, "2")));
+        assert!(!room.covers(&Place::room(Platform::Matrix, "1")));
+    }
+}

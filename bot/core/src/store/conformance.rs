@@ -1,0 +1,1028 @@
+//! The conformance suite every [`GameStore`] backend runs: written once, so that the memory
+//! store the service is tested on and the SQL stores it runs on cannot drift apart.
+//!
+//! A backend's test calls [`run_all`] with a factory that returns a fresh, empty store for each
+//! check (a new `sqlite::memory:` pool, a new file in a temp dir, a new Postgres schema). The
+//! checks are also public one by one, for a backend that wants to run a single one while
+//! debugging. They panic on failure, naming what differed; [`run_all`] prints each check's
+//! name first, so a failure shows which check it was.
+//!
+//! Available with the `conformance` cargo feature (and in the core's own tests). Needs a tokio
+//! runtime: the race checks spawn tasks; give it a multi-threaded one so they really race.
+
+use std::{future::Future, sync::Arc};
+
+use tokio::sync::Barrier;
+
+use super::{ChallengeFilter, GameFilter, GameStore, Missing, StoreError};
+use crate::model::{
+    ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate,
+    NewChallenge, NewGame, Notation, Offer, OfferKind, Place, Platform, PlayerId, Preferences,
+};
+
+/// The name and the function of one check.
+type Check<S> = (&'static str, fn(S) -> BoxedCheck);
+type BoxedCheck = std::pin::Pin<Box<dyn Future<Output = ()> + Send>>;
+
+macro_rules! checks {
+    ($($name:ident),* $(,)?) => {
+        /// The names of all checks, in the order [`run_all`] runs them.
+        pub const CHECKS: &[&str] = &[$(stringify!($name)),*];
+
+        fn all_checks<S: GameStore + Clone + 'static>() -> Vec<Check<S>> {
+            vec![$((stringify!($name), |s: S| Box::pin(async move { $name(&s).await }))),*]
+        }
+    };
+}
+
+checks!(
+    players_round_trip,
+    challenge_round_trip,
+    challenge_listing_filters,
+    resolving_a_challenge,
+    accepting_creates_the_game_atomically,
+    racing_accepts_create_one_game,
+    game_round_trip,
+    moves_keep_their_order,
+    append_sets_status_and_offer,
+    stale_versions_conflict_and_change_nothing,
+    racing_appends_apply_once,
+    update_game_leaves_moves_alone,
+    takeback_truncates,
+    game_listing_filters,
+    unknown_ids_are_not_found,
+    invalid_requests_are_rejected,
+);
+
+/// Run every check, each on a fresh store from `make`.
+///
+/// # Panics
+///
+/// On the first failing check, after printing its name.
+pub async fn run_all<S, F, Fut>(mut make: F)
+where
+    S: GameStore + Clone + 'static,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = S>,
+{
+    for (name, check) in all_checks::<S>() {
+        println!("conformance: {name}");
+        let store = make().await;
+        check(store).await;
+    }
+    println!("conformance: all {} checks passed", CHECKS.len());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+const T0: i64 = 1_780_000_000;
+
+fn alice() -> PlayerId {
+    PlayerId::new(Platform::Matrix, "@alice:example.org")
+}
+
+fn bob() -> PlayerId {
+    PlayerId::new(Platform::Matrix, "@bob:example.org")
+}
+
+fn carol() -> PlayerId {
+    PlayerId::new(Platform::Discord, "112233445566778899")
+}
+
+fn dave() -> PlayerId {
+    PlayerId::new(Platform::Discord, "998877665544332211")
+}
+
+fn room_a() -> Place {
+    Place::room(Platform::Matrix, "!a:example.org")
+}
+
+fn room_b() -> Place {
+    Place::room(Platform::Matrix, "!b:example.org")
+}
+
+fn new_challenge(
+    challenger: PlayerId,
+    challenged: Option<PlayerId>,
+    place: Place,
+    at: i64,
+) -> NewChallenge {
+    NewChallenge {
+        challenger,
+        challenged,
+        variant: "capablanca".into(),
+        options: "clock = \"none\"\n".into(),
+        place,
+        created_at: at,
+    }
+}
+
+fn new_game(seats: Vec<PlayerId>, place: Place, at: i64) -> NewGame {
+    NewGame {
+        variant: "chess".into(),
+        options: "{\"rated\":false}".into(),
+        start_state: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+        seats,
+        place,
+        created_at: at,
+    }
+}
+
+fn finished(result: &str, reason: &str) -> GameStatus {
+    GameStatus::Finished {
+        result: result.into(),
+        reason: reason.into(),
+    }
+}
+
+fn offer(kind: OfferKind, by_seat: u8) -> GameUpdate {
+    GameUpdate {
+        status: GameStatus::Active,
+        pending_offer: Some(Offer { kind, by_seat }),
+    }
+}
+
+fn expect_not_found<T: std::fmt::Debug>(what: &str, result: super::Result<T>, expected: Missing) {
+    match result {
+        Err(StoreError::NotFound(m)) => assert_eq!(m, expected, "{what}"),
+        other => panic!("{what}: expected NotFound({expected}), got {other:?}"),
+    }
+}
+
+fn expect_conflict<T: std::fmt::Debug>(
+    what: &str,
+    result: super::Result<T>,
+    game: GameId,
+    expected: i64,
+    actual: i64,
+) {
+    match result {
+        Err(StoreError::Conflict {
+            game: g,
+            expected: e,
+            actual: a,
+        }) => assert_eq!((g, e, a), (game, expected, actual), "{what}"),
+        other => panic!("{what}: expected Conflict {{ {expected} vs {actual} }}, got {other:?}"),
+    }
+}
+
+fn ids<T, I: Ord + Copy>(items: &[T], id: impl Fn(&T) -> I) -> Vec<I> {
+    items.iter().map(id).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Players
+
+/// Upsert creates with default preferences, then renames while keeping `created_at` and the
+/// preferences; the same user id on two platforms is two players.
+pub async fn players_round_trip<S: GameStore>(store: &S) {
+    let created = store.upsert_player(&alice(), "Alice", T0).await.unwrap();
+    assert_eq!(created.id, alice());
+    assert_eq!(created.display_name, "Alice");
+    assert_eq!(created.preferences, Preferences::default());
+    assert_eq!((created.created_at, created.updated_at), (T0, T0));
+    assert_eq!(store.get_player(&alice()).await.unwrap(), created);
+
+    let prefs = Preferences {
+        theme: Some("walnut ♞".into()),
+        notation: Notation::Coordinate,
+        text_board: true,
+    };
+    let updated = store
+        .set_preferences(&alice(), &prefs, T0 + 5)
+        .await
+        .unwrap();
+    assert_eq!(updated.preferences, prefs);
+    assert_eq!(updated.updated_at, T0 + 5);
+
+    let renamed = store
+        .upsert_player(&alice(), "Alice Ł.", T0 + 9)
+        .await
+        .unwrap();
+    assert_eq!(renamed.display_name, "Alice Ł.");
+    assert_eq!(renamed.preferences, prefs, "a rename keeps preferences");
+    assert_eq!((renamed.created_at, renamed.updated_at), (T0, T0 + 9));
+    assert_eq!(store.get_player(&alice()).await.unwrap(), renamed);
+
+    // Same user string, other platform: a different player.
+    let twin = PlayerId::new(Platform::Console, "@alice:example.org");
+    let other = store
+        .upsert_player(&twin, "console alice", T0)
+        .await
+        .unwrap();
+    assert_eq!(other.preferences, Preferences::default());
+    assert_eq!(store.get_player(&alice()).await.unwrap(), renamed);
+
+    // Default preferences can be written back too.
+    let reset = store
+        .set_preferences(&alice(), &Preferences::default(), T0 + 10)
+        .await
+        .unwrap();
+    assert_eq!(reset.preferences, Preferences::default());
+    assert_eq!(store.get_player(&alice()).await.unwrap(), reset);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Challenges
+
+/// Every field of a challenge survives storage, directed and open, with and without a thread.
+pub async fn challenge_round_trip<S: GameStore>(store: &S) {
+    let directed = store
+        .create_challenge(new_challenge(
+            alice(),
+            Some(bob()),
+            room_a().in_thread("$thread:example.org"),
+            T0,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(directed.challenger, alice());
+    assert_eq!(directed.challenged, Some(bob()));
+    assert_eq!(directed.variant, "capablanca");
+    assert_eq!(directed.options, "clock = \"none\"\n");
+    assert_eq!(directed.place, room_a().in_thread("$thread:example.org"));
+    assert_eq!(directed.status, ChallengeStatus::Pending);
+    assert_eq!((directed.created_at, directed.updated_at), (T0, T0));
+    assert_eq!(store.get_challenge(directed.id).await.unwrap(), directed);
+
+    let open = store
+        .create_challenge(new_challenge(carol(), None, room_b(), T0 + 1))
+        .await
+        .unwrap();
+    assert_ne!(open.id, directed.id);
+    assert_eq!(open.challenged, None);
+    assert_eq!(open.place.thread, None);
+    assert_eq!(store.get_challenge(open.id).await.unwrap(), open);
+}
+
+/// Listing by place (a room covers its threads), by player (made or received), pending only,
+/// and combinations; newest first.
+pub async fn challenge_listing_filters<S: GameStore>(store: &S) {
+    let in_thread = room_a().in_thread("t1");
+    let c1 = store
+        .create_challenge(new_challenge(alice(), Some(bob()), room_a(), T0))
+        .await
+        .unwrap();
+    let c2 = store
+        .create_challenge(new_challenge(carol(), None, in_thread.clone(), T0 + 1))
+        .await
+        .unwrap();
+    let c3 = store
+        .create_challenge(new_challenge(bob(), Some(carol()), room_b(), T0 + 2))
+        .await
+        .unwrap();
+    let c4 = store
+        .create_challenge(new_challenge(dave(), Some(alice()), room_a(), T0 + 3))
+        .await
+        .unwrap();
+    store
+        .resolve_challenge(c4.id, ChallengeResolution::Declined, T0 + 4)
+        .await
+        .unwrap();
+
+    let list = |f: ChallengeFilter| async move {
+        let found = store.list_challenges(&f).await.unwrap();
+        ids(&found, |c| c.id)
+    };
+    assert_eq!(
+        list(ChallengeFilter::default()).await,
+        vec![c4.id, c3.id, c2.id, c1.id]
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().at(room_a())).await,
+        vec![c4.id, c2.id, c1.id]
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().at(in_thread.clone())).await,
+        vec![c2.id]
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().at(Place::room(Platform::Discord, "!a:example.org"))).await,
+        Vec::<ChallengeId>::new(),
+        "the same room id on another platform is another room"
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().of(alice())).await,
+        vec![c4.id, c1.id]
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().of(carol())).await,
+        vec![c3.id, c2.id]
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().pending()).await,
+        vec![c3.id, c2.id, c1.id]
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().of(alice()).pending()).await,
+        vec![c1.id]
+    );
+    assert_eq!(
+        list(ChallengeFilter::default().at(room_a()).of(bob()).pending()).await,
+        vec![c1.id]
+    );
+    // Listed records are whole records.
+    let listed = store
+        .list_challenges(&ChallengeFilter::default().of(dave()))
+        .await
+        .unwrap();
+    assert_eq!(listed, vec![store.get_challenge(c4.id).await.unwrap()]);
+}
+
+/// A pending challenge can be declined, cancelled or expired exactly once.
+pub async fn resolving_a_challenge<S: GameStore>(store: &S) {
+    for (i, resolution) in [
+        ChallengeResolution::Declined,
+        ChallengeResolution::Cancelled,
+        ChallengeResolution::Expired,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let c = store
+            .create_challenge(new_challenge(alice(), Some(bob()), room_a(), T0))
+            .await
+            .unwrap();
+        let at = T0 + 10 + i as i64;
+        let resolved = store.resolve_challenge(c.id, resolution, at).await.unwrap();
+        assert_eq!(resolved.status, ChallengeStatus::from(resolution));
+        assert_eq!((resolved.created_at, resolved.updated_at), (T0, at));
+        assert_eq!(store.get_challenge(c.id).await.unwrap(), resolved);
+
+        match store
+            .resolve_challenge(c.id, ChallengeResolution::Cancelled, at + 1)
+            .await
+        {
+            Err(StoreError::ChallengeClosed { id, status }) => {
+                assert_eq!((id, status), (c.id, resolution.into()));
+            }
+            other => panic!("resolving twice: expected ChallengeClosed, got {other:?}"),
+        }
+        match store
+            .accept_challenge(c.id, &bob(), new_game(vec![alice(), bob()], room_a(), at))
+            .await
+        {
+            Err(StoreError::ChallengeClosed { .. }) => {}
+            other => panic!("accepting a resolved challenge: got {other:?}"),
+        }
+        assert_eq!(store.get_challenge(c.id).await.unwrap(), resolved);
+    }
+    assert!(
+        store
+            .list_games(&GameFilter::default())
+            .await
+            .unwrap()
+            .is_empty(),
+        "no game from resolved challenges"
+    );
+}
+
+/// Accepting marks the challenge and creates its game together; an open challenge records who
+/// accepted it; a second accept fails and creates nothing.
+pub async fn accepting_creates_the_game_atomically<S: GameStore>(store: &S) {
+    let open = store
+        .create_challenge(new_challenge(alice(), None, room_a().in_thread("t"), T0))
+        .await
+        .unwrap();
+    let seats = vec![bob(), alice()];
+    let (challenge, game) = store
+        .accept_challenge(
+            open.id,
+            &bob(),
+            new_game(seats.clone(), open.place.clone(), T0 + 7),
+        )
+        .await
+        .unwrap();
+    assert_eq!(challenge.status, ChallengeStatus::Accepted(game.id));
+    assert_eq!(
+        challenge.challenged,
+        Some(bob()),
+        "open challenge filled in"
+    );
+    assert_eq!(challenge.updated_at, T0 + 7);
+    assert_eq!(store.get_challenge(open.id).await.unwrap(), challenge);
+    assert_eq!(game.seats, seats);
+    assert_eq!(game.place, open.place);
+    assert_eq!(game.status, GameStatus::Active);
+    assert_eq!((game.version, game.created_at), (0, T0 + 7));
+    assert!(game.moves.is_empty());
+    assert_eq!(store.get_game(game.id).await.unwrap(), game);
+
+    match store
+        .accept_challenge(
+            open.id,
+            &carol(),
+            new_game(vec![carol(), alice()], room_a(), T0 + 8),
+        )
+        .await
+    {
+        Err(StoreError::ChallengeClosed { id, status }) => {
+            assert_eq!((id, status), (open.id, ChallengeStatus::Accepted(game.id)));
+        }
+        other => panic!("second accept: expected ChallengeClosed, got {other:?}"),
+    }
+    let games = store.list_games(&GameFilter::default()).await.unwrap();
+    assert_eq!(ids(&games, |g| g.id), vec![game.id]);
+
+    // A directed challenge keeps its challenged player.
+    let directed = store
+        .create_challenge(new_challenge(carol(), Some(dave()), room_b(), T0))
+        .await
+        .unwrap();
+    let (challenge, _) = store
+        .accept_challenge(
+            directed.id,
+            &dave(),
+            new_game(vec![carol(), dave()], room_b(), T0 + 1),
+        )
+        .await
+        .unwrap();
+    assert_eq!(challenge.challenged, Some(dave()));
+
+    // A failing game creation (no seats) leaves the challenge pending.
+    let third = store
+        .create_challenge(new_challenge(alice(), Some(bob()), room_b(), T0))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .accept_challenge(third.id, &bob(), new_game(vec![], room_b(), T0 + 1))
+            .await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.get_challenge(third.id).await.unwrap(), third);
+    assert_eq!(
+        store
+            .list_games(&GameFilter::default())
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+/// Several tasks accept one open challenge at once: exactly one wins, one game exists.
+pub async fn racing_accepts_create_one_game<S: GameStore + Clone + 'static>(store: &S) {
+    const RACERS: usize = 6;
+    let c = store
+        .create_challenge(new_challenge(alice(), None, room_a(), T0))
+        .await
+        .unwrap();
+    let barrier = Arc::new(Barrier::new(RACERS));
+    let tasks: Vec<_> = (0..RACERS)
+        .map(|i| {
+            let store = store.clone();
+            let barrier = barrier.clone();
+            tokio::spawn(async move {
+                let by = PlayerId::new(Platform::Console, format!("racer{i}"));
+                barrier.wait().await;
+                store
+                    .accept_challenge(c.id, &by, new_game(vec![alice(), by.clone()], room_a(), T0))
+                    .await
+            })
+        })
+        .collect();
+    let mut winners = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok((challenge, game)) => winners.push((challenge, game)),
+            Err(StoreError::ChallengeClosed { .. }) => {}
+            Err(e) => panic!("racing accept failed unexpectedly: {e}"),
+        }
+    }
+    assert_eq!(winners.len(), 1, "exactly one accept wins");
+    let (challenge, game) = &winners[0];
+    assert_eq!(store.get_challenge(c.id).await.unwrap(), *challenge);
+    assert_eq!(challenge.challenged.as_ref(), game.seats.get(1));
+    let games = store.list_games(&GameFilter::default()).await.unwrap();
+    assert_eq!(ids(&games, |g| g.id), vec![game.id], "exactly one game");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Games
+
+/// Every field of a new game survives storage, including four seats in order.
+pub async fn game_round_trip<S: GameStore>(store: &S) {
+    let seats = vec![dave(), alice(), carol(), bob()];
+    let mut new = new_game(seats.clone(), room_b().in_thread("⚔ thread"), T0);
+    new.variant = "four-player".into();
+    new.options = "teams = true\nname = \"Ünïcödé 🐉\"\n".into();
+    new.start_state = "x".repeat(600);
+    let game = store.create_game(new.clone()).await.unwrap();
+    assert_eq!(game.variant, new.variant);
+    assert_eq!(game.options, new.options);
+    assert_eq!(game.start_state, new.start_state);
+    assert_eq!(game.seats, seats);
+    assert_eq!(game.place, new.place);
+    assert!(game.moves.is_empty());
+    assert_eq!(game.status, GameStatus::Active);
+    assert_eq!(game.pending_offer, None);
+    assert_eq!(game.version, 0);
+    assert_eq!((game.created_at, game.updated_at), (T0, T0));
+    assert_eq!(store.get_game(game.id).await.unwrap(), game);
+    assert_eq!(game.seat_of(&carol()), Some(2));
+
+    let second = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    assert_ne!(second.id, game.id);
+    assert_eq!(store.get_game(game.id).await.unwrap(), game);
+}
+
+/// Moves come back in the order they were appended, each append bumps the version by one, and
+/// moves of different games stay apart.
+pub async fn moves_keep_their_order<S: GameStore>(store: &S) {
+    let a = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let b = store
+        .create_game(new_game(vec![carol(), dave()], room_a(), T0))
+        .await
+        .unwrap();
+    let mut expected = Vec::new();
+    for ply in 0..120_i64 {
+        // Moves whose text order differs from their ply order, and multi-digit ranks.
+        let mv = format!(
+            "{}{}-z{}",
+            char::from(b'a' + (ply % 26) as u8),
+            120 - ply,
+            ply
+        );
+        let version = store
+            .append_move(a.id, ply, &mv, &GameUpdate::active(), T0 + ply)
+            .await
+            .unwrap();
+        assert_eq!(version, ply + 1);
+        expected.push(mv);
+        if ply % 10 == 0 {
+            let v = ply / 10;
+            store
+                .append_move(b.id, v, &format!("b{v}"), &GameUpdate::active(), T0)
+                .await
+                .unwrap();
+        }
+    }
+    let got = store.get_game(a.id).await.unwrap();
+    assert_eq!(got.moves, expected);
+    assert_eq!(got.version, 120);
+    assert_eq!(got.updated_at, T0 + 119);
+    assert_eq!(got.created_at, T0);
+    let got_b = store.get_game(b.id).await.unwrap();
+    assert_eq!(
+        got_b.moves,
+        (0..12).map(|v| format!("b{v}")).collect::<Vec<_>>()
+    );
+    assert_eq!(got_b.version, 12);
+}
+
+/// The update passed with a move is stored with it: offers, a finished game.
+pub async fn append_sets_status_and_offer<S: GameStore>(store: &S) {
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let with_offer = offer(OfferKind::Draw, 1);
+    store
+        .append_move(g.id, 0, "e2e4", &with_offer, T0 + 1)
+        .await
+        .unwrap();
+    let got = store.get_game(g.id).await.unwrap();
+    assert_eq!(got.pending_offer, with_offer.pending_offer);
+    assert_eq!(got.status, GameStatus::Active);
+
+    let mate = GameUpdate {
+        status: finished("1-0", "checkmate"),
+        pending_offer: None,
+    };
+    let v = store
+        .append_move(g.id, 1, "f7f6", &mate, T0 + 2)
+        .await
+        .unwrap();
+    assert_eq!(v, 2);
+    let got = store.get_game(g.id).await.unwrap();
+    assert_eq!(got.status, finished("1-0", "checkmate"));
+    assert_eq!(got.pending_offer, None);
+    assert_eq!(got.moves, vec!["e2e4", "f7f6"]);
+    assert_eq!(got.updated_at, T0 + 2);
+}
+
+/// A write against a stale version fails with the versions involved and changes nothing.
+pub async fn stale_versions_conflict_and_change_nothing<S: GameStore>(store: &S) {
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    store
+        .append_move(g.id, 0, "e2e4", &GameUpdate::active(), T0 + 1)
+        .await
+        .unwrap();
+    store
+        .append_move(g.id, 1, "e7e5", &GameUpdate::active(), T0 + 2)
+        .await
+        .unwrap();
+    let before = store.get_game(g.id).await.unwrap();
+    let resign = GameUpdate {
+        status: finished("0-1", "resignation"),
+        pending_offer: None,
+    };
+    for stale in [0, 1, 3, -1] {
+        expect_conflict(
+            "append",
+            store
+                .append_move(g.id, stale, "d2d4", &resign, T0 + 9)
+                .await,
+            g.id,
+            stale,
+            2,
+        );
+        expect_conflict(
+            "update",
+            store.update_game(g.id, stale, &resign, T0 + 9).await,
+            g.id,
+            stale,
+            2,
+        );
+        expect_conflict(
+            "truncate",
+            store.truncate_moves(g.id, stale, 0, &resign, T0 + 9).await,
+            g.id,
+            stale,
+            2,
+        );
+    }
+    assert_eq!(store.get_game(g.id).await.unwrap(), before);
+}
+
+/// Several tasks append with the same expected version at once: exactly one applies, the others
+/// get `Conflict`, and the game holds one move per round.
+pub async fn racing_appends_apply_once<S: GameStore + Clone + 'static>(store: &S) {
+    const RACERS: usize = 8;
+    const ROUNDS: i64 = 5;
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let mut winners = Vec::new();
+    for round in 0..ROUNDS {
+        let barrier = Arc::new(Barrier::new(RACERS));
+        let tasks: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let store = store.clone();
+                let barrier = barrier.clone();
+                tokio::spawn(async move {
+                    let mv = format!("r{round}m{i}");
+                    barrier.wait().await;
+                    let result = store
+                        .append_move(g.id, round, &mv, &GameUpdate::active(), T0 + round)
+                        .await;
+                    (mv, result)
+                })
+            })
+            .collect();
+        let mut won = Vec::new();
+        for task in tasks {
+            match task.await.unwrap() {
+                (mv, Ok(version)) => {
+                    assert_eq!(version, round + 1);
+                    won.push(mv);
+                }
+                (
+                    _,
+                    Err(StoreError::Conflict {
+                        expected, actual, ..
+                    }),
+                ) => {
+                    assert_eq!((expected, actual), (round, round + 1));
+                }
+                (_, Err(e)) => panic!("racing append failed unexpectedly: {e}"),
+            }
+        }
+        assert_eq!(won.len(), 1, "round {round}: exactly one append wins");
+        winners.extend(won);
+    }
+    let got = store.get_game(g.id).await.unwrap();
+    assert_eq!(got.moves, winners);
+    assert_eq!(got.version, ROUNDS);
+}
+
+/// Status and offer changes are versioned and leave the moves alone.
+pub async fn update_game_leaves_moves_alone<S: GameStore>(store: &S) {
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    store
+        .append_move(g.id, 0, "e2e4", &GameUpdate::active(), T0 + 1)
+        .await
+        .unwrap();
+    let steps = [
+        offer(OfferKind::Draw, 0),
+        GameUpdate::active(),
+        offer(OfferKind::Takeback, 1),
+        GameUpdate {
+            status: finished("½-½", "agreement"),
+            pending_offer: None,
+        },
+        GameUpdate {
+            status: GameStatus::Aborted,
+            pending_offer: Some(Offer {
+                kind: OfferKind::Draw,
+                by_seat: 3,
+            }),
+        },
+    ];
+    for (i, update) in steps.iter().enumerate() {
+        let expected = 1 + i as i64;
+        let v = store
+            .update_game(g.id, expected, update, T0 + 10 + i as i64)
+            .await
+            .unwrap();
+        assert_eq!(v, expected + 1);
+        let got = store.get_game(g.id).await.unwrap();
+        assert_eq!(got.status, update.status);
+        assert_eq!(got.pending_offer, update.pending_offer);
+        assert_eq!(got.moves, vec!["e2e4"]);
+        assert_eq!(got.version, v);
+        assert_eq!(got.updated_at, T0 + 10 + i as i64);
+    }
+}
+
+/// A takeback keeps a prefix of the moves; later moves continue from there; keeping all is a
+/// plain versioned update; keeping more than exist is invalid and changes nothing.
+pub async fn takeback_truncates<S: GameStore>(store: &S) {
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let moves: Vec<String> = (0..10).map(|i| format!("m{i}")).collect();
+    for (i, mv) in moves.iter().enumerate() {
+        store
+            .append_move(g.id, i as i64, mv, &offer(OfferKind::Takeback, 0), T0)
+            .await
+            .unwrap();
+    }
+    let v = store
+        .truncate_moves(g.id, 10, 8, &GameUpdate::active(), T0 + 1)
+        .await
+        .unwrap();
+    assert_eq!(v, 11);
+    let got = store.get_game(g.id).await.unwrap();
+    assert_eq!(got.moves, moves[..8]);
+    assert_eq!(got.pending_offer, None);
+
+    let v = store
+        .append_move(g.id, v, "new8", &GameUpdate::active(), T0 + 2)
+        .await
+        .unwrap();
+    let got = store.get_game(g.id).await.unwrap();
+    assert_eq!(got.moves.len(), 9);
+    assert_eq!(got.moves[8], "new8");
+
+    let v2 = store
+        .truncate_moves(g.id, v, 9, &offer(OfferKind::Draw, 1), T0 + 3)
+        .await
+        .unwrap();
+    assert_eq!(v2, v + 1);
+    assert_eq!(store.get_game(g.id).await.unwrap().moves.len(), 9);
+
+    let before = store.get_game(g.id).await.unwrap();
+    assert!(matches!(
+        store
+            .truncate_moves(g.id, v2, 10, &GameUpdate::active(), T0 + 4)
+            .await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.get_game(g.id).await.unwrap(), before);
+
+    let v3 = store
+        .truncate_moves(g.id, v2, 0, &GameUpdate::active(), T0 + 5)
+        .await
+        .unwrap();
+    let got = store.get_game(g.id).await.unwrap();
+    assert!(got.moves.is_empty());
+    store
+        .append_move(g.id, v3, "again", &GameUpdate::active(), T0 + 6)
+        .await
+        .unwrap();
+    assert_eq!(store.get_game(g.id).await.unwrap().moves, vec!["again"]);
+}
+
+/// Listing by place (a room covers its threads), by player (any seat), active only, with a
+/// limit, and combinations; newest first, whole records with their moves.
+pub async fn game_listing_filters<S: GameStore>(store: &S) {
+    let thread = room_a().in_thread("t1");
+    let g1 = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let g2 = store
+        .create_game(new_game(vec![carol(), alice()], thread.clone(), T0 + 1))
+        .await
+        .unwrap();
+    let g3 = store
+        .create_game(new_game(
+            vec![bob(), carol(), dave(), bob()],
+            room_b(),
+            T0 + 2,
+        ))
+        .await
+        .unwrap();
+    let g4 = store
+        .create_game(new_game(vec![dave(), carol()], room_a(), T0 + 3))
+        .await
+        .unwrap();
+    store
+        .append_move(g1.id, 0, "e2e4", &GameUpdate::active(), T0 + 4)
+        .await
+        .unwrap();
+    store
+        .append_move(g2.id, 0, "d2d4", &GameUpdate::active(), T0 + 4)
+        .await
+        .unwrap();
+    store
+        .append_move(g2.id, 1, "d7d5", &GameUpdate::active(), T0 + 4)
+        .await
+        .unwrap();
+    store
+        .update_game(
+            g4.id,
+            0,
+            &GameUpdate {
+                status: GameStatus::Aborted,
+                pending_offer: None,
+            },
+            T0 + 5,
+        )
+        .await
+        .unwrap();
+    store
+        .update_game(
+            g1.id,
+            1,
+            &GameUpdate {
+                status: finished("0-1", "resignation"),
+                pending_offer: None,
+            },
+            T0 + 6,
+        )
+        .await
+        .unwrap();
+
+    let list = |f: GameFilter| async move {
+        let found = store.list_games(&f).await.unwrap();
+        ids(&found, |g| g.id)
+    };
+    assert_eq!(
+        list(GameFilter::default()).await,
+        vec![g4.id, g3.id, g2.id, g1.id]
+    );
+    assert_eq!(
+        list(GameFilter::default().at(room_a())).await,
+        vec![g4.id, g2.id, g1.id]
+    );
+    assert_eq!(list(GameFilter::default().at(thread)).await, vec![g2.id]);
+    assert_eq!(
+        list(GameFilter::default().of(alice())).await,
+        vec![g2.id, g1.id]
+    );
+    assert_eq!(
+        list(GameFilter::default().of(bob())).await,
+        vec![g3.id, g1.id],
+        "a player in two seats is listed once"
+    );
+    assert_eq!(
+        list(GameFilter::default().active()).await,
+        vec![g3.id, g2.id]
+    );
+    assert_eq!(
+        list(GameFilter::default().of(carol()).active()).await,
+        vec![g3.id, g2.id]
+    );
+    assert_eq!(
+        list(GameFilter::default().at(room_a()).of(carol()).active()).await,
+        vec![g2.id]
+    );
+    assert_eq!(
+        list(GameFilter::default().limit(2)).await,
+        vec![g4.id, g3.id]
+    );
+    assert_eq!(
+        list(GameFilter::default().of(alice()).limit(1)).await,
+        vec![g2.id]
+    );
+    assert_eq!(
+        list(GameFilter::default().limit(0)).await,
+        Vec::<GameId>::new()
+    );
+    assert_eq!(
+        list(GameFilter::default().of(PlayerId::new(Platform::Console, "nobody"))).await,
+        Vec::<GameId>::new()
+    );
+
+    let listed = store.list_games(&GameFilter::default()).await.unwrap();
+    for game in &listed {
+        assert_eq!(*game, store.get_game(game.id).await.unwrap());
+    }
+    assert_eq!(listed[2].moves, vec!["d2d4", "d7d5"]);
+}
+
+/// Every operation on an unknown id reports which record is missing.
+pub async fn unknown_ids_are_not_found<S: GameStore>(store: &S) {
+    let real = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let game = GameId(real.id.0 + 1000);
+    let challenge = ChallengeId(4242);
+    let up = GameUpdate::active();
+    let missing_game = || Missing::Game(game);
+    expect_not_found("get_game", store.get_game(game).await, missing_game());
+    expect_not_found(
+        "append_move",
+        store.append_move(game, 0, "e2e4", &up, T0).await,
+        missing_game(),
+    );
+    expect_not_found(
+        "update_game",
+        store.update_game(game, 0, &up, T0).await,
+        missing_game(),
+    );
+    expect_not_found(
+        "truncate_moves",
+        store.truncate_moves(game, 0, 0, &up, T0).await,
+        missing_game(),
+    );
+    expect_not_found(
+        "get_challenge",
+        store.get_challenge(challenge).await,
+        Missing::Challenge(challenge),
+    );
+    expect_not_found(
+        "resolve_challenge",
+        store
+            .resolve_challenge(challenge, ChallengeResolution::Declined, T0)
+            .await,
+        Missing::Challenge(challenge),
+    );
+    expect_not_found(
+        "accept_challenge",
+        store
+            .accept_challenge(
+                challenge,
+                &bob(),
+                new_game(vec![alice(), bob()], room_a(), T0),
+            )
+            .await,
+        Missing::Challenge(challenge),
+    );
+    expect_not_found(
+        "get_player",
+        store.get_player(&dave()).await,
+        Missing::Player(dave()),
+    );
+    expect_not_found(
+        "set_preferences",
+        store
+            .set_preferences(&dave(), &Preferences::default(), T0)
+            .await,
+        Missing::Player(dave()),
+    );
+    assert_eq!(
+        store
+            .list_games(&GameFilter::default())
+            .await
+            .unwrap()
+            .len(),
+        1,
+        "the failed accept created no game"
+    );
+}
+
+/// Requests no backend can store are refused the same way everywhere.
+pub async fn invalid_requests_are_rejected<S: GameStore>(store: &S) {
+    assert!(matches!(
+        store.create_game(new_game(vec![], room_a(), T0)).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert!(
+        store
+            .list_games(&GameFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let g = store
+        .create_game(new_game(vec![alice()], room_a(), T0))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .truncate_moves(g.id, 0, 1, &GameUpdate::active(), T0)
+            .await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.get_game(g.id).await.unwrap(), g);
+}

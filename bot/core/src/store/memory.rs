@@ -1,0 +1,316 @@
+//! An in-memory [`GameStore`] for fast tests of the core: no I/O, no persistence.
+//!
+//! It implements the same semantics as the SQL store (it passes the same conformance suite),
+//! so the service's tests on it are meaningful. A std `Mutex` is enough because no lock is
+//! ever held across an `await`.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::{Arc, Mutex, MutexGuard},
+};
+
+use super::{
+    ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_new_game,
+};
+use crate::model::{
+    ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
+    GameStatus, GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord, Preferences,
+};
+
+/// The in-memory store. Clones share the same data.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryStore {
+    inner: Arc<Mutex<Inner>>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    games: BTreeMap<i64, GameRecord>,
+    challenges: BTreeMap<i64, ChallengeRecord>,
+    players: HashMap<PlayerId, PlayerRecord>,
+    last_game_id: i64,
+    last_challenge_id: i64,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Inner>> {
+        // A poisoned lock means a panic inside one of the methods below, all of which check
+        // before they mutate; report it rather than hide it.
+        self.inner
+            .lock()
+            .map_err(|e| StoreError::Backend(e.to_string().into()))
+    }
+}
+
+impl Inner {
+    fn new_game(&mut self, new: NewGame) -> Result<GameRecord> {
+        validate_new_game(&new)?;
+        self.last_game_id += 1;
+        let game = GameRecord {
+            id: GameId(self.last_game_id),
+            variant: new.variant,
+            options: new.options,
+            start_state: new.start_state,
+            moves: Vec::new(),
+            seats: new.seats,
+            place: new.place,
+            status: GameStatus::Active,
+            pending_offer: None,
+            version: 0,
+            created_at: new.created_at,
+            updated_at: new.created_at,
+        };
+        self.games.insert(game.id.0, game.clone());
+        Ok(game)
+    }
+
+    /// The game at `expected` version, for a versioned write.
+    fn game_at(&mut self, id: GameId, expected: i64) -> Result<&mut GameRecord> {
+        let game = self
+            .games
+            .get_mut(&id.0)
+            .ok_or(StoreError::NotFound(Missing::Game(id)))?;
+        if game.version != expected {
+            return Err(StoreError::Conflict {
+                game: id,
+                expected,
+                actual: game.version,
+            });
+        }
+        Ok(game)
+    }
+
+    fn pending_challenge(&mut self, id: ChallengeId) -> Result<&mut ChallengeRecord> {
+        let challenge = self
+            .challenges
+            .get_mut(&id.0)
+            .ok_or(StoreError::NotFound(Missing::Challenge(id)))?;
+        if challenge.status != ChallengeStatus::Pending {
+            return Err(StoreError::ChallengeClosed {
+                id,
+                status: challenge.status,
+            });
+        }
+        Ok(challenge)
+    }
+}
+
+fn apply(game: &mut GameRecord, update: &GameUpdate, at: i64) -> i64 {
+    game.status = update.status.clone();
+    game.pending_offer = update.pending_offer;
+    game.version += 1;
+    game.updated_at = at;
+    game.version
+}
+
+impl GameStore for MemoryStore {
+    async fn create_challenge(&self, new: NewChallenge) -> Result<ChallengeRecord> {
+        let mut inner = self.lock()?;
+        inner.last_challenge_id += 1;
+        let challenge = ChallengeRecord {
+            id: ChallengeId(inner.last_challenge_id),
+            challenger: new.challenger,
+            challenged: new.challenged,
+            variant: new.variant,
+            options: new.options,
+            place: new.place,
+            status: ChallengeStatus::Pending,
+            created_at: new.created_at,
+            updated_at: new.created_at,
+        };
+        inner.challenges.insert(challenge.id.0, challenge.clone());
+        Ok(challenge)
+    }
+
+    async fn get_challenge(&self, id: ChallengeId) -> Result<ChallengeRecord> {
+        self.lock()?
+            .challenges
+            .get(&id.0)
+            .cloned()
+            .ok_or(StoreError::NotFound(Missing::Challenge(id)))
+    }
+
+    async fn list_challenges(&self, filter: &ChallengeFilter) -> Result<Vec<ChallengeRecord>> {
+        let inner = self.lock()?;
+        Ok(inner
+            .challenges
+            .values()
+            .rev()
+            .filter(|c| filter.place.as_ref().is_none_or(|p| p.covers(&c.place)))
+            .filter(|c| {
+                filter.player.as_ref().is_none_or(|p| {
+                    c.challenger == *p || c.challenged.as_ref().is_some_and(|d| d == p)
+                })
+            })
+            .filter(|c| !filter.pending_only || c.status == ChallengeStatus::Pending)
+            .cloned()
+            .collect())
+    }
+
+    async fn resolve_challenge(
+        &self,
+        id: ChallengeId,
+        resolution: ChallengeResolution,
+        at: i64,
+    ) -> Result<ChallengeRecord> {
+        let mut inner = self.lock()?;
+        let challenge = inner.pending_challenge(id)?;
+        challenge.status = resolution.into();
+        challenge.updated_at = at;
+        Ok(challenge.clone())
+    }
+
+    async fn accept_challenge(
+        &self,
+        id: ChallengeId,
+        by: &PlayerId,
+        game: NewGame,
+    ) -> Result<(ChallengeRecord, GameRecord)> {
+        let mut inner = self.lock()?;
+        // Check everything before the first mutation, so a failure leaves nothing behind.
+        inner.pending_challenge(id)?;
+        let at = game.created_at;
+        let game = inner.new_game(game)?;
+        let challenge = inner.pending_challenge(id)?;
+        challenge.status = ChallengeStatus::Accepted(game.id);
+        challenge.challenged.get_or_insert_with(|| by.clone());
+        challenge.updated_at = at;
+        Ok((challenge.clone(), game))
+    }
+
+    async fn create_game(&self, new: NewGame) -> Result<GameRecord> {
+        self.lock()?.new_game(new)
+    }
+
+    async fn get_game(&self, id: GameId) -> Result<GameRecord> {
+        self.lock()?
+            .games
+            .get(&id.0)
+            .cloned()
+            .ok_or(StoreError::NotFound(Missing::Game(id)))
+    }
+
+    async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRecord>> {
+        let inner = self.lock()?;
+        let limit = filter.limit.map_or(usize::MAX, |n| n as usize);
+        Ok(inner
+            .games
+            .values()
+            .rev()
+            .filter(|g| filter.place.as_ref().is_none_or(|p| p.covers(&g.place)))
+            .filter(|g| filter.player.as_ref().is_none_or(|p| g.seats.contains(p)))
+            .filter(|g| !filter.active_only || g.status.is_active())
+            .take(limit)
+            .cloned()
+            .collect())
+    }
+
+    async fn append_move(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        mv: &str,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<i64> {
+        let mut inner = self.lock()?;
+        let game = inner.game_at(id, expected_version)?;
+        game.moves.push(mv.to_owned());
+        Ok(apply(game, update, at))
+    }
+
+    async fn update_game(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<i64> {
+        let mut inner = self.lock()?;
+        let game = inner.game_at(id, expected_version)?;
+        Ok(apply(game, update, at))
+    }
+
+    async fn truncate_moves(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        keep: usize,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<i64> {
+        let mut inner = self.lock()?;
+        let game = inner.game_at(id, expected_version)?;
+        if keep > game.moves.len() {
+            return Err(StoreError::Invalid(format!(
+                "cannot keep {keep} moves of game {id}, which has {}",
+                game.moves.len()
+            )));
+        }
+        game.moves.truncate(keep);
+        Ok(apply(game, update, at))
+    }
+
+    async fn upsert_player(
+        &self,
+        id: &PlayerId,
+        display_name: &str,
+        at: i64,
+    ) -> Result<PlayerRecord> {
+        let mut inner = self.lock()?;
+        let player = inner
+            .players
+            .entry(id.clone())
+            .and_modify(|p| {
+                p.display_name = display_name.to_owned();
+                p.updated_at = at;
+            })
+            .or_insert_with(|| PlayerRecord {
+                id: id.clone(),
+                display_name: display_name.to_owned(),
+                preferences: Preferences::default(),
+                created_at: at,
+                updated_at: at,
+            });
+        Ok(player.clone())
+    }
+
+    async fn get_player(&self, id: &PlayerId) -> Result<PlayerRecord> {
+        self.lock()?
+            .players
+            .get(id)
+            .cloned()
+            .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))
+    }
+
+    async fn set_preferences(
+        &self,
+        id: &PlayerId,
+        preferences: &Preferences,
+        at: i64,
+    ) -> Result<PlayerRecord> {
+        let mut inner = self.lock()?;
+        let player = inner
+            .players
+            .get_mut(id)
+            .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
+        player.preferences = preferences.clone();
+        player.updated_at = at;
+        Ok(player.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MemoryStore;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn memory_store_passes_the_conformance_suite() {
+        crate::store::conformance::run_all(|| async { MemoryStore::new() }).await;
+    }
+}

@@ -1,0 +1,297 @@
+//! The store port: how the game service persists challenges, games and players.
+//!
+//! The core defines the trait and an in-memory implementation ([`memory::MemoryStore`]) for
+//! fast tests; `bot-store` implements it over sqlx. Every implementation must pass the same
+//! conformance suite (`conformance`, behind the `conformance` cargo feature), so the service's
+//! tests on the memory store say something about production.
+//!
+//! # Concurrency
+//!
+//! Games are written with optimistic concurrency: every write names the `version` it read, and
+//! a write against any other version fails with [`StoreError::Conflict`] without changing
+//! anything. Two players (or two adapters) racing on one game therefore never both apply; the
+//! loser reloads and retries or reports. A write that returns `Ok` is durable before it returns
+//! (for the SQL store: committed with `synchronous=FULL`), so the service may acknowledge it.
+
+use std::future::Future;
+
+use crate::model::{
+    ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
+    GameUpdate, NewChallenge, NewGame, Place, PlayerId, PlayerRecord, Preferences,
+};
+
+#[cfg(any(test, feature = "conformance"))]
+pub mod conformance;
+pub mod memory;
+
+/// The error type of every backend's boxed source error.
+pub type BackendError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Shorthand for store results.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// What was looked for and not found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missing {
+    /// No game with this id.
+    Game(GameId),
+    /// No challenge with this id.
+    Challenge(ChallengeId),
+    /// No player with this id.
+    Player(PlayerId),
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Missing::Game(id) => write!(f, "game {id}"),
+            Missing::Challenge(id) => write!(f, "challenge {id}"),
+            Missing::Player(id) => write!(f, "player {id}"),
+        }
+    }
+}
+
+/// Why a store operation failed. The first variants are expected outcomes the service turns
+/// into replies; `Corrupt` and `Backend` are internal errors to log.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The record does not exist.
+    #[error("{0} not found")]
+    NotFound(Missing),
+    /// The game changed since it was read: another write won the race. Nothing was applied.
+    #[error("game {game} changed concurrently: expected version {expected}, found {actual}")]
+    Conflict {
+        /// The game written to.
+        game: GameId,
+        /// The version the writer read.
+        expected: i64,
+        /// The version now stored.
+        actual: i64,
+    },
+    /// The challenge is no longer pending (accepted, declined, cancelled or expired), for
+    /// example because a racing accept won. Nothing was applied.
+    #[error("challenge {id} is already {status}")]
+    ChallengeClosed {
+        /// The challenge.
+        id: ChallengeId,
+        /// Its current status.
+        status: ChallengeStatus,
+    },
+    /// The request itself is impossible (for example truncating beyond the last move, or a
+    /// game without seats). A bug in the caller, reported instead of stored.
+    #[error("invalid store request: {0}")]
+    Invalid(String),
+    /// Stored data cannot be read back into a record (an unknown status text, a ply gap).
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    /// The backend failed (I/O, connection, SQL). Nothing can be assumed about whether a
+    /// write applied only when the failure happened during commit; otherwise it did not.
+    #[error("storage backend failed: {0}")]
+    Backend(#[source] BackendError),
+}
+
+/// Which games to list. The default lists every game; the fields narrow it down and combine
+/// with AND. Listings are ordered newest first (by id, descending).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// Only games whose place this covers (see [`Place::covers`]: a room includes its threads).
+    pub place: Option<Place>,
+    /// Only games in which this player holds a seat.
+    pub player: Option<PlayerId>,
+    /// Only [`GameStatus::Active`](crate::model::GameStatus::Active) games.
+    pub active_only: bool,
+    /// At most this many games (the newest).
+    pub limit: Option<u32>,
+}
+
+impl GameFilter {
+    /// Narrow to a place.
+    pub fn at(mut self, place: Place) -> Self {
+        self.place = Some(place);
+        self
+    }
+
+    /// Narrow to games of a player.
+    pub fn of(mut self, player: PlayerId) -> Self {
+        self.player = Some(player);
+        self
+    }
+
+    /// Narrow to active games.
+    pub fn active(mut self) -> Self {
+        self.active_only = true;
+        self
+    }
+
+    /// Keep only the newest `n`.
+    pub fn limit(mut self, n: u32) -> Self {
+        self.limit = Some(n);
+        self
+    }
+}
+
+/// Which challenges to list. The default lists every challenge; the fields narrow it down and
+/// combine with AND. Listings are ordered newest first (by id, descending).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChallengeFilter {
+    /// Only challenges whose place this covers (see [`Place::covers`]).
+    pub place: Option<Place>,
+    /// Only challenges this player made or received (open challenges are found by place).
+    pub player: Option<PlayerId>,
+    /// Only [`ChallengeStatus::Pending`] challenges.
+    pub pending_only: bool,
+}
+
+impl ChallengeFilter {
+    /// Narrow to a place.
+    pub fn at(mut self, place: Place) -> Self {
+        self.place = Some(place);
+        self
+    }
+
+    /// Narrow to challenges a player made or received.
+    pub fn of(mut self, player: PlayerId) -> Self {
+        self.player = Some(player);
+        self
+    }
+
+    /// Narrow to pending challenges.
+    pub fn pending(mut self) -> Self {
+        self.pending_only = true;
+        self
+    }
+}
+
+/// The persistence port of the game service.
+///
+/// Methods return `impl Future + Send` (rather than being `async fn`) so that a service generic
+/// over the store can run its futures on a multi-threaded runtime. Implementations should be
+/// cheap to clone handles to shared state (a pool, an `Arc`), because the service and tests
+/// clone them into tasks.
+///
+/// Times (`at`, `created_at`) are unix seconds from the caller's clock.
+pub trait GameStore: Send + Sync {
+    /// Record a new pending challenge.
+    fn create_challenge(
+        &self,
+        new: NewChallenge,
+    ) -> impl Future<Output = Result<ChallengeRecord>> + Send;
+
+    /// Load a challenge. [`StoreError::NotFound`] if there is none with this id.
+    fn get_challenge(
+        &self,
+        id: ChallengeId,
+    ) -> impl Future<Output = Result<ChallengeRecord>> + Send;
+
+    /// List challenges matching `filter`, newest first.
+    fn list_challenges(
+        &self,
+        filter: &ChallengeFilter,
+    ) -> impl Future<Output = Result<Vec<ChallengeRecord>>> + Send;
+
+    /// End a pending challenge without a game. [`StoreError::ChallengeClosed`] if it is no
+    /// longer pending.
+    fn resolve_challenge(
+        &self,
+        id: ChallengeId,
+        resolution: ChallengeResolution,
+        at: i64,
+    ) -> impl Future<Output = Result<ChallengeRecord>> + Send;
+
+    /// Accept a pending challenge: in one transaction, mark it accepted by `by` (filling in
+    /// `challenged` for an open challenge) and create `game` (whose seats and start state the
+    /// service chose). Of two racing accepts exactly one succeeds; the other gets
+    /// [`StoreError::ChallengeClosed`] and no game is created for it.
+    fn accept_challenge(
+        &self,
+        id: ChallengeId,
+        by: &PlayerId,
+        game: NewGame,
+    ) -> impl Future<Output = Result<(ChallengeRecord, GameRecord)>> + Send;
+
+    /// Create a game directly (console games, imports). It starts active at version 0.
+    fn create_game(&self, new: NewGame) -> impl Future<Output = Result<GameRecord>> + Send;
+
+    /// Load a game with all its moves, as one consistent snapshot.
+    fn get_game(&self, id: GameId) -> impl Future<Output = Result<GameRecord>> + Send;
+
+    /// List games matching `filter`, newest first, each with all its moves.
+    fn list_games(
+        &self,
+        filter: &GameFilter,
+    ) -> impl Future<Output = Result<Vec<GameRecord>>> + Send;
+
+    /// Append one move and set the resulting status and offer, if the game is still at
+    /// `expected_version`; returns the new version (`expected_version + 1`). The move, the
+    /// update and the version bump are one transaction: on any error nothing is applied, and a
+    /// lost race is [`StoreError::Conflict`].
+    fn append_move(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        mv: &str,
+        update: &GameUpdate,
+        at: i64,
+    ) -> impl Future<Output = Result<i64>> + Send;
+
+    /// Set status and offer (resign, draw offers and answers, abort) if the game is still at
+    /// `expected_version`; returns the new version. Moves are untouched.
+    fn update_game(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        update: &GameUpdate,
+        at: i64,
+    ) -> impl Future<Output = Result<i64>> + Send;
+
+    /// Keep only the first `keep` moves (a takeback) and set status and offer, if the game is
+    /// still at `expected_version`; returns the new version. [`StoreError::Invalid`] if `keep`
+    /// exceeds the number of moves.
+    fn truncate_moves(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        keep: usize,
+        update: &GameUpdate,
+        at: i64,
+    ) -> impl Future<Output = Result<i64>> + Send;
+
+    /// Record that a player was seen with `display_name`: creates them with default
+    /// preferences, or updates the name and keeps everything else. Returns the stored record,
+    /// so one call per command also yields the player's preferences.
+    fn upsert_player(
+        &self,
+        id: &PlayerId,
+        display_name: &str,
+        at: i64,
+    ) -> impl Future<Output = Result<PlayerRecord>> + Send;
+
+    /// Load a player. [`StoreError::NotFound`] if never seen.
+    fn get_player(&self, id: &PlayerId) -> impl Future<Output = Result<PlayerRecord>> + Send;
+
+    /// Replace a known player's preferences. [`StoreError::NotFound`] if never seen.
+    fn set_preferences(
+        &self,
+        id: &PlayerId,
+        preferences: &Preferences,
+        at: i64,
+    ) -> impl Future<Output = Result<PlayerRecord>> + Send;
+}
+
+/// The checks every backend makes on a [`NewGame`] before storing it, shared so that they
+/// cannot drift apart: at least one seat, and few enough that a seat index fits [`Offer`]'s
+/// `u8`.
+///
+/// [`Offer`]: crate::model::Offer
+pub fn validate_new_game(new: &NewGame) -> Result<()> {
+    if new.seats.is_empty() {
+        return Err(StoreError::Invalid("a game needs at least one seat".into()));
+    }
+    if new.seats.len() > usize::from(u8::MAX) + 1 {
+        return Err(StoreError::Invalid(format!(
+            "{} seats do not fit a u8 seat index",
+            new.seats.len()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! Between the core's typed records and the portable column values (text and i64 only, as
+//! sqlx `Any` requires). Unknown text read back is [`StoreError::Corrupt`], never a panic or a
+//! silent default.
+
+use bot_core::{
+    model::{
+        ChallengeId, ChallengeRecord, ChallengeStatus, GameId, GameRecord, GameStatus, Notation,
+        Offer, OfferKind, Place, Platform, PlayerId, PlayerRecord, Preferences,
+    },
+    store::StoreError,
+};
+use sqlx::{Row, any::AnyRow};
+
+/// A backend error, boxed for the port.
+pub(crate) fn backend(e: sqlx::Error) -> StoreError {
+    StoreError::Backend(Box::new(e))
+}
+
+fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+/// Read one column, mapping decode errors to `Backend` (a type mismatch is a schema bug).
+pub(crate) fn get<'r, T>(row: &'r AnyRow, column: &str) -> Result<T, StoreError>
+where
+    T: sqlx::Decode<'r, sqlx::Any> + sqlx::Type<sqlx::Any>,
+{
+    row.try_get(column).map_err(backend)
+}
+
+pub(crate) fn platform(text: &str) -> Result<Platform, StoreError> {
+    text.parse().map_err(corrupt)
+}
+
+/// Status columns: (status, result, reason).
+pub(crate) fn game_status_columns(
+    status: &GameStatus,
+) -> (&'static str, Option<&str>, Option<&str>) {
+    match status {
+        GameStatus::Active => ("active", None, None),
+        GameStatus::Finished { result, reason } => ("finished", Some(result), Some(reason)),
+        GameStatus::Aborted => ("aborted", None, None),
+    }
+}
+
+fn game_status(
+    status: &str,
+    result: Option<String>,
+    reason: Option<String>,
+) -> Result<GameStatus, StoreError> {
+    match (status, result, reason) {
+        ("active", None, None) => Ok(GameStatus::Active),
+        ("finished", Some(result), Some(reason)) => Ok(GameStatus::Finished { result, reason }),
+        ("aborted", None, None) => Ok(GameStatus::Aborted),
+        (status, result, reason) => Err(corrupt(format_args!(
+            "game status {status:?} with result {result:?} and reason {reason:?}"
+        ))),
+    }
+}
+
+/// Offer columns: (offer_kind, offer_seat).
+pub(crate) fn offer_columns(offer: Option<Offer>) -> (Option<&'static str>, Option<i64>) {
+    match offer {
+        Some(o) => (Some(o.kind.as_str()), Some(i64::from(o.by_seat))),
+        None => (None, None),
+    }
+}
+
+fn offer(kind: Option<String>, seat: Option<i64>) -> Result<Option<Offer>, StoreError> {
+    let (kind, seat) = match (kind, seat) {
+        (None, None) => return Ok(None),
+        (Some(kind), Some(seat)) => (kind, seat),
+        (kind, seat) => return Err(corrupt(format_args!("offer {kind:?} by seat {seat:?}"))),
+    };
+    let kind = match kind.as_str() {
+        "draw" => OfferKind::Draw,
+        "takeback" => OfferKind::Takeback,
+        other => return Err(corrupt(format_args!("offer kind {other:?}"))),
+    };
+    let by_seat = u8::try_from(seat).map_err(|_| corrupt(format_args!("offer seat {seat}")))?;
+    Ok(Some(Offer { kind, by_seat }))
+}
+
+/// The columns of a game row without seats and moves, in the aliases `game_columns!` uses.
+pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError> {
+    Ok(GameRecord {
+        id: GameId(get(row, "id")?),
+        variant: get(row, "variant")?,
+        options: get(row, "options")?,
+        start_state: get(row, "start_state")?,
+        moves: Vec::new(),
+        seats: Vec::new(),
+        place: Place {
+            platform: platform(&get::<String>(row, "platform")?)?,
+            room: get(row, "room")?,
+            thread: get(row, "thread")?,
+        },
+        status: game_status(
+            &get::<String>(row, "status")?,
+            get(row, "result")?,
+            get(row, "reason")?,
+        )?,
+        pending_offer: offer(get(row, "offer_kind")?, get(row, "offer_seat")?)?,
+        version: get(row, "version")?,
+        created_at: get(row, "created_at")?,
+        updated_at: get(row, "updated_at")?,
+    })
+}
+
+/// Add the move of a joined `games LEFT JOIN moves` row, checking that plies come without
+/// gaps (a gap would silently change the position replayed from them).
+pub(crate) fn push_move(game: &mut GameRecord, row: &AnyRow) -> Result<(), StoreError> {
+    let ply: Option<i64> = get(row, "ply")?;
+    let Some(ply) = ply else {
+        return Ok(()); // the LEFT JOIN row of a game without moves
+    };
+    if usize::try_from(ply).ok() != Some(game.moves.len()) {
+        return Err(corrupt(format_args!(
+            "game {} has ply {ply} where ply {} was expected",
+            game.id,
+            game.moves.len()
+        )));
+    }
+    game.moves.push(get(row, "mv")?);
+    Ok(())
+}
+
+/// Add a seat row (`seat`, `platform`, `user_id`), checking the seat order.
+pub(crate) fn push_seat(game: &mut GameRecord, row: &AnyRow) -> Result<(), StoreError> {
+    let seat: i64 = get(row, "seat")?;
+    if usize::try_from(seat).ok() != Some(game.seats.len()) {
+        return Err(corrupt(format_args!(
+            "game {} has seat {seat} where seat {} was expected",
+            game.id,
+            game.seats.len()
+        )));
+    }
+    game.seats.push(PlayerId {
+        platform: platform(&get::<String>(row, "platform")?)?,
+        user: get(row, "user_id")?,
+    });
+    Ok(())
+}
+
+pub(crate) fn challenge_status_text(status: ChallengeStatus) -> &'static str {
+    match status {
+        ChallengeStatus::Pending => "pending",
+        ChallengeStatus::Accepted(_) => "accepted",
+        ChallengeStatus::Declined => "declined",
+        ChallengeStatus::Cancelled => "cancelled",
+        ChallengeStatus::Expired => "expired",
+    }
+}
+
+fn challenge_status(status: &str, game: Option<i64>) -> Result<ChallengeStatus, StoreError> {
+    match (status, game) {
+        ("pending", None) => Ok(ChallengeStatus::Pending),
+        ("accepted", Some(id)) => Ok(ChallengeStatus::Accepted(GameId(id))),
+        ("declined", None) => Ok(ChallengeStatus::Declined),
+        ("cancelled", None) => Ok(ChallengeStatus::Cancelled),
+        ("expired", None) => Ok(ChallengeStatus::Expired),
+        (status, game) => Err(corrupt(format_args!(
+            "challenge status {status:?} with game {game:?}"
+        ))),
+    }
+}
+
+/// A challenge row in the aliases `challenge_columns!` uses.
+pub(crate) fn challenge(row: &AnyRow) -> Result<ChallengeRecord, StoreError> {
+    let challenged = match (
+        get::<Option<String>>(row, "challenged_platform")?,
+        get::<Option<String>>(row, "challenged_user")?,
+    ) {
+        (None, None) => None,
+        (Some(p), Some(user)) => Some(PlayerId {
+            platform: platform(&p)?,
+            user,
+        }),
+        (p, u) => return Err(corrupt(format_args!("challenged player {p:?} / {u:?}"))),
+    };
+    Ok(ChallengeRecord {
+        id: ChallengeId(get(row, "id")?),
+        challenger: PlayerId {
+            platform: platform(&get::<String>(row, "challenger_platform")?)?,
+            user: get(row, "challenger_user")?,
+        },
+        challenged,
+        variant: get(row, "variant")?,
+        options: get(row, "options")?,
+        place: Place {
+            platform: platform(&get::<String>(row, "platform")?)?,
+            room: get(row, "room")?,
+            thread: get(row, "thread")?,
+        },
+        status: challenge_status(&get::<String>(row, "status")?, get(row, "game_id")?)?,
+        created_at: get(row, "created_at")?,
+        updated_at: get(row, "updated_at")?,
+    })
+}
+
+/// A player row in the aliases `player_columns!` uses.
+pub(crate) fn player(row: &AnyRow) -> Result<PlayerRecord, StoreError> {
+    let notation = match get::<String>(row, "notation")?.as_str() {
+        "san" => Notation::San,
+        "coordinate" => Notation::Coordinate,
+        other => return Err(corrupt(format_args!("notation {other:?}"))),
+    };
+    let text_board = match get::<i64>(row, "text_board")? {
+        0 => false,
+        1 => true,
+        other => return Err(corrupt(format_args!("text_board flag {other}"))),
+    };
+    Ok(PlayerRecord {
+        id: PlayerId {
+            platform: platform(&get::<String>(row, "platform")?)?,
+            user: get(row, "user_id")?,
+        },
+        display_name: get(row, "display_name")?,
+        preferences: Preferences {
+            theme: get(row, "theme")?,
+            notation,
+            text_board,
+        },
+        created_at: get(row, "created_at")?,
+        updated_at: get(row, "updated_at")?,
+    })
+}

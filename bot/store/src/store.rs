@@ -1,0 +1,644 @@
+//! The [`GameStore`] implementation: portable SQL (`$n` placeholders, `RETURNING`,
+//! `ON CONFLICT`) that runs unchanged on SQLite and PostgreSQL.
+//!
+//! Every versioned write starts with `UPDATE games … WHERE id = $ AND version = $`: the row
+//! lock (PostgreSQL) or the database write lock (SQLite, taken by `BEGIN IMMEDIATE`) makes a
+//! racing writer wait, re-check the version and match nothing, so exactly one of them applies.
+//! When the update matches nothing, a second read tells `NotFound` from `Conflict`.
+
+use bot_core::{
+    model::{
+        ChallengeId, ChallengeRecord, ChallengeResolution, GameId, GameRecord, GameStatus,
+        GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord, Preferences,
+    },
+    store::{
+        ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_new_game,
+    },
+};
+use sqlx::{
+    Any, AnyConnection, AssertSqlSafe, Transaction,
+    any::{AnyArguments, AnyRow},
+    query::Query,
+};
+
+use crate::{
+    codec::{self, backend, get},
+    open::{Backend, SqlStore},
+};
+
+/// The columns of `games g`, aliased to the names [`codec::game_without_seats`] reads.
+macro_rules! game_columns {
+    () => {
+        "g.id AS id, g.variant AS variant, g.options AS options, \
+         g.start_state AS start_state, g.platform AS platform, g.room AS room, \
+         g.thread AS thread, g.status AS status, g.result AS result, g.reason AS reason, \
+         g.offer_kind AS offer_kind, g.offer_seat AS offer_seat, g.version AS version, \
+         g.created_at AS created_at, g.updated_at AS updated_at"
+    };
+}
+
+/// The columns of `challenges`, as [`codec::challenge`] reads them.
+macro_rules! challenge_columns {
+    () => {
+        "id, challenger_platform, challenger_user, challenged_platform, challenged_user, \
+         variant, options, platform, room, thread, status, game_id, created_at, updated_at"
+    };
+}
+
+/// The columns of `players`, as [`codec::player`] reads them.
+macro_rules! player_columns {
+    () => {
+        "platform, user_id, display_name, theme, notation, text_board, created_at, updated_at"
+    };
+}
+
+/// Bumps the version and writes status and offer; binds: status, result, reason, offer_kind,
+/// offer_seat, updated_at, id, expected version.
+const UPDATE_GAME: &str = "UPDATE games SET version = version + 1, status = $1, result = $2, \
+     reason = $3, offer_kind = $4, offer_seat = $5, updated_at = $6 \
+     WHERE id = $7 AND version = $8 RETURNING version";
+
+/// Seats are read in chunks of this many game ids, well below every backend's bind limit.
+const SEAT_CHUNK: usize = 500;
+
+/// A value for a dynamically built query.
+enum Bind {
+    Text(String),
+    Int(i64),
+}
+
+fn bind_all<'q>(
+    mut query: Query<'q, Any, AnyArguments>,
+    binds: Vec<Bind>,
+) -> Query<'q, Any, AnyArguments> {
+    for b in binds {
+        query = match b {
+            Bind::Text(t) => query.bind(t),
+            Bind::Int(i) => query.bind(i),
+        };
+    }
+    query
+}
+
+/// Builds a `WHERE` clause with numbered placeholders from fixed fragments only; values are
+/// always bound, never formatted into the SQL.
+#[derive(Default)]
+struct Where {
+    clauses: Vec<String>,
+    binds: Vec<Bind>,
+}
+
+impl Where {
+    /// A placeholder for `value`.
+    fn param(&mut self, value: Bind) -> String {
+        self.binds.push(value);
+        format!("${}", self.binds.len())
+    }
+
+    fn place(&mut self, alias: &str, place: &bot_core::model::Place) {
+        let platform = self.param(Bind::Text(place.platform.as_str().into()));
+        let room = self.param(Bind::Text(place.room.clone()));
+        self.clauses.push(format!(
+            "{alias}.platform = {platform} AND {alias}.room = {room}"
+        ));
+        if let Some(thread) = &place.thread {
+            let thread = self.param(Bind::Text(thread.clone()));
+            self.clauses.push(format!("{alias}.thread = {thread}"));
+        }
+    }
+
+    fn sql(&self) -> String {
+        if self.clauses.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", self.clauses.join(" AND "))
+        }
+    }
+}
+
+impl SqlStore {
+    /// Begin a write transaction. On SQLite, `BEGIN IMMEDIATE` takes the write lock up front
+    /// (waiting up to the busy timeout), so a transaction never fails half-way for want of
+    /// an upgrade from a read lock.
+    async fn begin_write(&self) -> Result<Transaction<'static, Any>> {
+        match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Backend::Postgres => self.pool.begin().await,
+        }
+        .map_err(backend)
+    }
+
+    /// After a versioned write matched no row: was the game missing or at another version?
+    /// Asked on the writer's own connection (inside its transaction, if any), because the pool
+    /// may have no other: `sqlite::memory:` has exactly one.
+    async fn version_error(conn: &mut AnyConnection, id: GameId, expected: i64) -> StoreError {
+        let found: std::result::Result<Option<i64>, _> =
+            sqlx::query_scalar("SELECT version FROM games WHERE id = $1")
+                .bind(id.0)
+                .fetch_optional(conn)
+                .await;
+        match found {
+            Ok(Some(actual)) => StoreError::Conflict {
+                game: id,
+                expected,
+                actual,
+            },
+            Ok(None) => StoreError::NotFound(Missing::Game(id)),
+            Err(e) => backend(e),
+        }
+    }
+
+    /// After a challenge update matched no row: was it missing or no longer pending?
+    async fn challenge_error(&self, id: ChallengeId) -> StoreError {
+        match self.get_challenge(id).await {
+            Ok(c) => StoreError::ChallengeClosed {
+                id,
+                status: c.status,
+            },
+            Err(e) => e,
+        }
+    }
+
+    /// The versioned `UPDATE games` every game write starts with; `None` if it matched nothing.
+    async fn bump_version(
+        conn: &mut AnyConnection,
+        id: GameId,
+        expected: i64,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<Option<i64>> {
+        let (status, result, reason) = codec::game_status_columns(&update.status);
+        let (offer_kind, offer_seat) = codec::offer_columns(update.pending_offer);
+        sqlx::query_scalar(UPDATE_GAME)
+            .bind(status)
+            .bind(result)
+            .bind(reason)
+            .bind(offer_kind)
+            .bind(offer_seat)
+            .bind(at)
+            .bind(id.0)
+            .bind(expected)
+            .fetch_optional(conn)
+            .await
+            .map_err(backend)
+    }
+
+    /// Insert a game and its seats inside `conn`'s transaction.
+    async fn insert_game(conn: &mut AnyConnection, new: NewGame) -> Result<GameRecord> {
+        validate_new_game(&new)?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO games (variant, options, start_state, platform, room, thread, status, \
+             version, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'active', 0, $7, $8) RETURNING id",
+        )
+        .bind(&new.variant)
+        .bind(&new.options)
+        .bind(&new.start_state)
+        .bind(new.place.platform.as_str())
+        .bind(&new.place.room)
+        .bind(new.place.thread.as_deref())
+        .bind(new.created_at)
+        .bind(new.created_at)
+        .fetch_one(&mut *conn)
+        .await
+        .map_err(backend)?;
+        let mut game = GameRecord {
+            id: GameId(id),
+            variant: new.variant,
+            options: new.options,
+            start_state: new.start_state,
+            moves: Vec::new(),
+            seats: Vec::with_capacity(new.seats.len()),
+            place: new.place,
+            status: GameStatus::Active,
+            pending_offer: None,
+            version: 0,
+            created_at: new.created_at,
+            updated_at: new.created_at,
+        };
+        for (seat, player) in new.seats.into_iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO seats (game_id, seat, platform, user_id) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(game.id.0)
+            .bind(seat as i64)
+            .bind(player.platform.as_str())
+            .bind(&player.user)
+            .execute(&mut *conn)
+            .await
+            .map_err(backend)?;
+            game.seats.push(player);
+        }
+        Ok(game)
+    }
+
+    /// Fill in the seats of `games` (read after the games themselves, so every listed game's
+    /// seats are committed; seats never change afterwards).
+    async fn load_seats(&self, games: &mut [GameRecord]) -> Result<()> {
+        let mut index = std::collections::HashMap::new();
+        for (i, g) in games.iter().enumerate() {
+            index.insert(g.id.0, i);
+        }
+        for chunk in games
+            .iter()
+            .map(|g| g.id.0)
+            .collect::<Vec<_>>()
+            .chunks(SEAT_CHUNK)
+        {
+            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT game_id, seat, platform, user_id FROM seats WHERE game_id IN ({}) \
+                 ORDER BY game_id, seat",
+                placeholders.join(", ")
+            );
+            let binds = chunk.iter().map(|&id| Bind::Int(id)).collect();
+            let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), binds)
+                .fetch_all(&self.pool)
+                .await
+                .map_err(backend)?;
+            for row in &rows {
+                let id: i64 = get(row, "game_id")?;
+                let Some(&i) = index.get(&id) else { continue };
+                codec::push_seat(&mut games[i], row)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Group `games LEFT JOIN moves` rows (ordered by game, then ply) into records.
+fn games_from_rows(rows: &[AnyRow]) -> Result<Vec<GameRecord>> {
+    let mut games: Vec<GameRecord> = Vec::new();
+    for row in rows {
+        let id: i64 = get(row, "id")?;
+        if games.last().is_none_or(|g| g.id.0 != id) {
+            games.push(codec::game_without_seats(row)?);
+        }
+        let game = games.last_mut().expect("pushed above");
+        codec::push_move(game, row)?;
+    }
+    Ok(games)
+}
+
+impl GameStore for SqlStore {
+    async fn create_challenge(&self, new: NewChallenge) -> Result<ChallengeRecord> {
+        let (challenged_platform, challenged_user) = match &new.challenged {
+            Some(p) => (Some(p.platform.as_str()), Some(p.user.as_str())),
+            None => (None, None),
+        };
+        let row = sqlx::query(concat!(
+            "INSERT INTO challenges (challenger_platform, challenger_user, challenged_platform, \
+             challenged_user, variant, options, platform, room, thread, status, created_at, \
+             updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11) \
+             RETURNING ",
+            challenge_columns!()
+        ))
+        .bind(new.challenger.platform.as_str())
+        .bind(&new.challenger.user)
+        .bind(challenged_platform)
+        .bind(challenged_user)
+        .bind(&new.variant)
+        .bind(&new.options)
+        .bind(new.place.platform.as_str())
+        .bind(&new.place.room)
+        .bind(new.place.thread.as_deref())
+        .bind(new.created_at)
+        .bind(new.created_at)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(backend)?;
+        codec::challenge(&row)
+    }
+
+    async fn get_challenge(&self, id: ChallengeId) -> Result<ChallengeRecord> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            challenge_columns!(),
+            " FROM challenges WHERE id = $1"
+        ))
+        .bind(id.0)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?
+        .ok_or(StoreError::NotFound(Missing::Challenge(id)))?;
+        codec::challenge(&row)
+    }
+
+    async fn list_challenges(&self, filter: &ChallengeFilter) -> Result<Vec<ChallengeRecord>> {
+        let mut w = Where::default();
+        if let Some(place) = &filter.place {
+            w.place("c", place);
+        }
+        if let Some(player) = &filter.player {
+            let (p1, u1) = (
+                w.param(Bind::Text(player.platform.as_str().into())),
+                w.param(Bind::Text(player.user.clone())),
+            );
+            let (p2, u2) = (
+                w.param(Bind::Text(player.platform.as_str().into())),
+                w.param(Bind::Text(player.user.clone())),
+            );
+            w.clauses.push(format!(
+                "((c.challenger_platform = {p1} AND c.challenger_user = {u1}) OR \
+                 (c.challenged_platform = {p2} AND c.challenged_user = {u2}))"
+            ));
+        }
+        if filter.pending_only {
+            w.clauses.push("c.status = 'pending'".into());
+        }
+        let sql = format!(
+            "SELECT {} FROM challenges c{} ORDER BY c.id DESC",
+            challenge_columns!(),
+            w.sql()
+        );
+        let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), w.binds)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+        rows.iter().map(codec::challenge).collect()
+    }
+
+    async fn resolve_challenge(
+        &self,
+        id: ChallengeId,
+        resolution: ChallengeResolution,
+        at: i64,
+    ) -> Result<ChallengeRecord> {
+        let row = sqlx::query(concat!(
+            "UPDATE challenges SET status = $1, updated_at = $2 \
+             WHERE id = $3 AND status = 'pending' RETURNING ",
+            challenge_columns!()
+        ))
+        .bind(codec::challenge_status_text(resolution.into()))
+        .bind(at)
+        .bind(id.0)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        match row {
+            Some(row) => codec::challenge(&row),
+            None => Err(self.challenge_error(id).await),
+        }
+    }
+
+    async fn accept_challenge(
+        &self,
+        id: ChallengeId,
+        by: &PlayerId,
+        game: NewGame,
+    ) -> Result<(ChallengeRecord, GameRecord)> {
+        validate_new_game(&game)?;
+        let at = game.created_at;
+        let mut tx = self.begin_write().await?;
+        // The game first: the challenge row may only say 'accepted' with its game id. If the
+        // challenge turns out not to be pending, the rollback removes the game again.
+        let game = Self::insert_game(&mut tx, game).await?;
+        let row = sqlx::query(concat!(
+            "UPDATE challenges SET status = 'accepted', game_id = $1, updated_at = $2, \
+             challenged_platform = COALESCE(challenged_platform, $3), \
+             challenged_user = COALESCE(challenged_user, $4) \
+             WHERE id = $5 AND status = 'pending' RETURNING ",
+            challenge_columns!()
+        ))
+        .bind(game.id.0)
+        .bind(at)
+        .bind(by.platform.as_str())
+        .bind(&by.user)
+        .bind(id.0)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(row) = row else {
+            tx.rollback().await.map_err(backend)?;
+            return Err(self.challenge_error(id).await);
+        };
+        let challenge = codec::challenge(&row)?;
+        tx.commit().await.map_err(backend)?;
+        Ok((challenge, game))
+    }
+
+    async fn create_game(&self, new: NewGame) -> Result<GameRecord> {
+        validate_new_game(&new)?;
+        let mut tx = self.begin_write().await?;
+        let game = Self::insert_game(&mut tx, new).await?;
+        tx.commit().await.map_err(backend)?;
+        Ok(game)
+    }
+
+    async fn get_game(&self, id: GameId) -> Result<GameRecord> {
+        // One statement for the game row and its moves, so version and moves come from the
+        // same snapshot on every backend.
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            game_columns!(),
+            ", m.ply AS ply, m.mv AS mv FROM games g \
+             LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply"
+        ))
+        .bind(id.0)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        let mut games = games_from_rows(&rows)?;
+        let Some(mut game) = games.pop() else {
+            return Err(StoreError::NotFound(Missing::Game(id)));
+        };
+        let seats = sqlx::query(
+            "SELECT seat, platform, user_id FROM seats WHERE game_id = $1 ORDER BY seat",
+        )
+        .bind(id.0)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        for row in &seats {
+            codec::push_seat(&mut game, row)?;
+        }
+        Ok(game)
+    }
+
+    async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRecord>> {
+        let mut w = Where::default();
+        if let Some(place) = &filter.place {
+            w.place("g", place);
+        }
+        if let Some(player) = &filter.player {
+            let platform = w.param(Bind::Text(player.platform.as_str().into()));
+            let user = w.param(Bind::Text(player.user.clone()));
+            w.clauses.push(format!(
+                "EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id \
+                 AND s.platform = {platform} AND s.user_id = {user})"
+            ));
+        }
+        if filter.active_only {
+            w.clauses.push("g.status = 'active'".into());
+        }
+        let limit = match filter.limit {
+            Some(n) => format!(" LIMIT {}", w.param(Bind::Int(i64::from(n)))),
+            None => String::new(),
+        };
+        let sql = format!(
+            "SELECT {}, m.ply AS ply, m.mv AS mv FROM games g \
+             LEFT JOIN moves m ON m.game_id = g.id \
+             WHERE g.id IN (SELECT g.id FROM games g{} ORDER BY g.id DESC{limit}) \
+             ORDER BY g.id DESC, m.ply",
+            game_columns!(),
+            w.sql()
+        );
+        let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), w.binds)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+        let mut games = games_from_rows(&rows)?;
+        self.load_seats(&mut games).await?;
+        Ok(games)
+    }
+
+    async fn append_move(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        mv: &str,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<i64> {
+        let mut tx = self.begin_write().await?;
+        let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
+        else {
+            let error = Self::version_error(&mut tx, id, expected_version).await;
+            tx.rollback().await.map_err(backend)?;
+            return Err(error);
+        };
+        sqlx::query(
+            "INSERT INTO moves (game_id, ply, mv, created_at) \
+             SELECT $1, COALESCE(MAX(ply) + 1, 0), $2, $3 FROM moves WHERE game_id = $4",
+        )
+        .bind(id.0)
+        .bind(mv)
+        .bind(at)
+        .bind(id.0)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(version)
+    }
+
+    async fn update_game(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<i64> {
+        // A single statement is its own transaction.
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        match Self::bump_version(&mut conn, id, expected_version, update, at).await? {
+            Some(version) => Ok(version),
+            None => Err(Self::version_error(&mut conn, id, expected_version).await),
+        }
+    }
+
+    async fn truncate_moves(
+        &self,
+        id: GameId,
+        expected_version: i64,
+        keep: usize,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<i64> {
+        let mut tx = self.begin_write().await?;
+        let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
+        else {
+            let error = Self::version_error(&mut tx, id, expected_version).await;
+            tx.rollback().await.map_err(backend)?;
+            return Err(error);
+        };
+        let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM moves WHERE game_id = $1")
+            .bind(id.0)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(backend)?;
+        let keep_i64 = i64::try_from(keep).unwrap_or(i64::MAX);
+        if keep_i64 > count {
+            tx.rollback().await.map_err(backend)?;
+            return Err(StoreError::Invalid(format!(
+                "cannot keep {keep} moves of game {id}, which has {count}"
+            )));
+        }
+        sqlx::query("DELETE FROM moves WHERE game_id = $1 AND ply >= $2")
+            .bind(id.0)
+            .bind(keep_i64)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+        tx.commit().await.map_err(backend)?;
+        Ok(version)
+    }
+
+    async fn upsert_player(
+        &self,
+        id: &PlayerId,
+        display_name: &str,
+        at: i64,
+    ) -> Result<PlayerRecord> {
+        let defaults = Preferences::default();
+        let row = sqlx::query(concat!(
+            "INSERT INTO players (platform, user_id, display_name, theme, notation, text_board, \
+             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (platform, user_id) DO UPDATE \
+             SET display_name = excluded.display_name, updated_at = excluded.updated_at \
+             RETURNING ",
+            player_columns!()
+        ))
+        .bind(id.platform.as_str())
+        .bind(&id.user)
+        .bind(display_name)
+        .bind(defaults.theme.as_deref())
+        .bind(defaults.notation.as_str())
+        .bind(i64::from(defaults.text_board))
+        .bind(at)
+        .bind(at)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(backend)?;
+        codec::player(&row)
+    }
+
+    async fn get_player(&self, id: &PlayerId) -> Result<PlayerRecord> {
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            player_columns!(),
+            " FROM players WHERE platform = $1 AND user_id = $2"
+        ))
+        .bind(id.platform.as_str())
+        .bind(&id.user)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?
+        .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
+        codec::player(&row)
+    }
+
+    async fn set_preferences(
+        &self,
+        id: &PlayerId,
+        preferences: &Preferences,
+        at: i64,
+    ) -> Result<PlayerRecord> {
+        let row = sqlx::query(concat!(
+            "UPDATE players SET theme = $1, notation = $2, text_board = $3, updated_at = $4 \
+             WHERE platform = $5 AND user_id = $6 RETURNING ",
+            player_columns!()
+        ))
+        .bind(preferences.theme.as_deref())
+        .bind(preferences.notation.as_str())
+        .bind(i64::from(preferences.text_board))
+        .bind(at)
+        .bind(id.platform.as_str())
+        .bind(&id.user)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?
+        .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
+        codec::player(&row)
+    }
+}

@@ -1,0 +1,99 @@
+//! SQLite specifics: the durability settings, files and directories, reopening.
+
+use bot_core::{
+    model::{GameUpdate, NewGame, Place, Platform, PlayerId},
+    store::GameStore,
+};
+use bot_store::{Backend, OpenError, SqlStore};
+
+fn new_game() -> NewGame {
+    NewGame {
+        variant: "chess".into(),
+        options: String::new(),
+        start_state: "startpos".into(),
+        seats: vec![
+            PlayerId::new(Platform::Console, "white"),
+            PlayerId::new(Platform::Console, "black"),
+        ],
+        place: Place::room(Platform::Console, "local"),
+        created_at: 1,
+    }
+}
+
+#[tokio::test]
+async fn file_store_uses_wal_full_sync_and_a_busy_timeout_on_every_connection() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = SqlStore::open_sqlite(dir.path().join("games.db"))
+        .await
+        .unwrap();
+    assert_eq!(store.backend(), Backend::Sqlite);
+    // Hold several connections at once so the check covers more than the first one.
+    let mut conns = Vec::new();
+    for _ in 0..3 {
+        conns.push(store.pool().acquire().await.unwrap());
+    }
+    for conn in &mut conns {
+        let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+            .fetch_one(&mut **conn)
+            .await
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let sync: i64 = sqlx::query_scalar("PRAGMA synchronous")
+            .fetch_one(&mut **conn)
+            .await
+            .unwrap();
+        assert_eq!(sync, 2, "synchronous=FULL");
+        let timeout: i64 = sqlx::query_scalar("PRAGMA busy_timeout")
+            .fetch_one(&mut **conn)
+            .await
+            .unwrap();
+        assert_eq!(timeout, 5000);
+        let fk: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+            .fetch_one(&mut **conn)
+            .await
+            .unwrap();
+        assert_eq!(fk, 1);
+    }
+}
+
+#[tokio::test]
+async fn data_directory_is_created_and_awkward_paths_work() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = dir.path().join("data dir/50% #1?/fairybot é.db");
+    let store = SqlStore::open_sqlite(&path).await.unwrap();
+    store.create_game(new_game()).await.unwrap();
+    store.close().await;
+    assert!(path.is_file(), "the database is exactly at {path:?}");
+}
+
+#[tokio::test]
+async fn reopening_keeps_everything_and_migrations_are_idempotent() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = dir.path().join("games.db");
+    let store = SqlStore::open_sqlite(&path).await.unwrap();
+    let game = store.create_game(new_game()).await.unwrap();
+    let v = store
+        .append_move(game.id, 0, "e2e4", &GameUpdate::active(), 2)
+        .await
+        .unwrap();
+    store.close().await;
+    drop(store);
+
+    let store = SqlStore::open_sqlite(&path).await.unwrap();
+    let again = store.get_game(game.id).await.unwrap();
+    assert_eq!(again.moves, vec!["e2e4"]);
+    assert_eq!(again.version, v);
+    // A plain `sqlite:` URL to the same file works too.
+    let url = format!("sqlite:{}", path.display());
+    let by_url = SqlStore::connect(&url).await.unwrap();
+    assert_eq!(by_url.get_game(game.id).await.unwrap(), again);
+}
+
+#[tokio::test]
+async fn unsupported_urls_are_refused_without_echoing_secrets() {
+    let err = SqlStore::connect("mysql://root:hunter2@localhost/db")
+        .await
+        .unwrap_err();
+    assert!(matches!(&err, OpenError::UnsupportedUrl(s) if s == "mysql"));
+    assert!(!err.to_string().contains("hunter2"));
+}
