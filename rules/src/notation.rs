@@ -342,6 +342,25 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     })
 }
 
+/// Finds the legal move whose canonical coordinate text ([`coord`]) is exactly `text`: the
+/// fast path for replaying stored games (no spellings are built).
+///
+/// # Errors
+/// [`MoveTextError::Unknown`] when no legal move has that text.
+pub fn parse_coord(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
+    let legal = pos.legal_moves();
+    let unknown = || MoveTextError::Unknown {
+        text: text.to_string(),
+    };
+    let (from, to) = split_cells(pos, text).ok_or_else(unknown)?;
+    let found = legal
+        .iter()
+        .copied()
+        .filter(|m| m.from == from && (m.to == to || (m.kind == MoveKind::Castle && m.aux == to)))
+        .find(|m| coord_with(pos, *m, &legal) == text);
+    found.ok_or_else(unknown)
+}
+
 /// Splits coordinate-looking text into two cells, if it can.
 fn split_cells(pos: &Position, text: &str) -> Option<(crate::Cell, crate::Cell)> {
     let g = &pos.variant().geometry;
@@ -351,13 +370,18 @@ fn split_cells(pos: &Position, text: &str) -> Option<(crate::Cell, crate::Cell)>
         .collect::<String>()
         .to_lowercase();
     if let Some((a, b)) = t.split_once('-') {
-        return Some((
-            g.parse(a)?,
-            g.parse(b.trim_end_matches(|c: char| c == '=' || c.is_ascii_uppercase()))?,
-        ));
+        let b = b.split('=').next()?;
+        return Some((g.parse(a)?, g.parse(b.strip_suffix("ep").unwrap_or(b))?));
     }
+    let t = t.strip_suffix("ep").unwrap_or(&t);
     t.char_indices().skip(1).find_map(|(i, _)| {
         let (a, b) = t.split_at(i);
-        Some((g.parse(a)?, g.parse(b)?))
+        let a = g.parse(a)?;
+        // The second cell may be followed by a promotion letter.
+        let b = g.parse(b).or_else(|| {
+            let cut = b.char_indices().last()?.0;
+            g.parse(&b[..cut])
+        })?;
+        Some((a, b))
     })
 }

@@ -87,6 +87,11 @@ fn check_round_trips(p: &Position) {
     for m in p.legal_moves() {
         let c = notation::coord(p, m);
         assert_eq!(notation::parse_move(p, &c), Ok(m), "coord {c} in {text}");
+        assert_eq!(
+            notation::parse_coord(p, &c),
+            Ok(m),
+            "fast coord {c} in {text}"
+        );
         let s = notation::san(p, m);
         assert_eq!(notation::parse_move(p, &s), Ok(m), "san {s} in {text}");
     }

@@ -1,4 +1,13 @@
-//! The platform-neutral bot core (work in progress).
+//! fairybot's platform-neutral core: the command grammar, the game service, replies with
+//! audiences, and the store port. It knows nothing of Discord, Matrix or SQL: adapters turn
+//! platform events into `(Actor, Place, Command)` and deliver the [`reply::Reply`]s.
 
+pub mod command;
+pub mod export;
 pub mod model;
+pub mod reply;
+pub mod service;
 pub mod store;
+pub mod text;
+
+pub use service::{Actor, Clock, GameService, SystemClock};

@@ -1,0 +1,464 @@
+//! The command grammar shared by Matrix and the console (Discord builds the same [`Command`]s
+//! from typed slash options).
+//!
+//! ```text
+//! challenge @user VARIANT [white|black|random]   accept [ID]   decline [ID]   cancel [ID]
+//! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
+//! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
+//! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
+//! piece VARIANT PIECE   help [COMMAND]
+//! ```
+
+use crate::model::GameId;
+
+/// Which colour the challenger wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ColourChoice {
+    /// The challenger plays first.
+    #[default]
+    First,
+    /// The challenger plays second.
+    Second,
+    /// Decided by the clock's parity when the challenge is accepted.
+    Random,
+}
+
+/// An answer to an offer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Make (or repeat) the offer.
+    Offer,
+    /// Accept the pending offer.
+    Accept,
+    /// Decline the pending offer.
+    Decline,
+}
+
+/// One command, platform-neutral.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Challenge someone (`None` = an open challenge anyone in the room may accept).
+    Challenge {
+        /// The opponent as typed (`@alice`, `@alice:example.org`, a Discord mention).
+        opponent: Option<String>,
+        /// The variant's name.
+        variant: String,
+        /// Colour choice.
+        colour: ColourChoice,
+    },
+    /// Accept a challenge (the only one addressed to the actor if no id).
+    Accept(Option<i64>),
+    /// Decline a challenge.
+    Decline(Option<i64>),
+    /// Withdraw one's own challenge.
+    Cancel(Option<i64>),
+    /// Play a move.
+    Move {
+        /// Which game, if the actor says.
+        game: Option<GameId>,
+        /// The move text, in any accepted notation.
+        text: String,
+    },
+    /// Show the board.
+    Board(Option<GameId>),
+    /// List legal moves, optionally of one piece.
+    Moves {
+        /// Which game.
+        game: Option<GameId>,
+        /// A start cell to narrow the list.
+        from: Option<String>,
+    },
+    /// Resign.
+    Resign(Option<GameId>),
+    /// Offer, accept or decline a draw.
+    Draw(Answer, Option<GameId>),
+    /// Request, accept or decline a takeback.
+    Takeback(Answer, Option<GameId>),
+    /// Call the game off before both sides have moved.
+    Abort(Option<GameId>),
+    /// List games in this room and the actor's games.
+    Games,
+    /// The move list.
+    History(Option<GameId>),
+    /// The game as PGN-like text.
+    Export(Option<GameId>),
+    /// List the variants.
+    Variants,
+    /// Explain a variant's rules.
+    Rules(String),
+    /// Explain one piece of a variant.
+    Piece {
+        /// The variant.
+        variant: String,
+        /// A letter or a name.
+        piece: String,
+    },
+    /// Help, in general or for one command.
+    Help(Option<String>),
+}
+
+/// Why text is not a command; always says what to type instead.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// Nothing was typed.
+    #[error("type a command, for example `help`")]
+    Empty,
+    /// The first word is not a command.
+    #[error("unknown command {word:?}{}; type `help` for the list", .suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
+    Unknown {
+        /// What was typed.
+        word: String,
+        /// The closest command name, if one is close.
+        suggestion: Option<String>,
+    },
+    /// A command is missing an argument or has a wrong one.
+    #[error("{0}")]
+    Usage(String),
+}
+
+const NAMES: &[&str] = &[
+    "challenge",
+    "accept",
+    "decline",
+    "cancel",
+    "move",
+    "board",
+    "moves",
+    "resign",
+    "draw",
+    "takeback",
+    "abort",
+    "games",
+    "history",
+    "export",
+    "variants",
+    "rules",
+    "piece",
+    "help",
+];
+
+/// The usage line of each command, for `help COMMAND` and usage errors.
+pub fn usage(command: &str) -> Option<&'static str> {
+    Some(match command {
+        "challenge" => {
+            "challenge @user VARIANT [white|black|random] — or `challenge VARIANT` for an open challenge"
+        }
+        "accept" => "accept [CHALLENGE-ID] — accept a challenge addressed to you",
+        "decline" => "decline [CHALLENGE-ID] — decline a challenge addressed to you",
+        "cancel" => "cancel [CHALLENGE-ID] — withdraw your own challenge",
+        "move" => {
+            "move [#GAME] MOVE — e.g. `move e2e4`, `move Nf3`; in a game's room a bare `e4` works too"
+        }
+        "board" => "board [#GAME] — show the board",
+        "moves" => "moves [#GAME] [CELL] — list legal moves, e.g. `moves e2`",
+        "resign" => "resign [#GAME] — give up the game",
+        "draw" => "draw [accept|decline] [#GAME] — offer a draw, or answer an offer",
+        "takeback" => "takeback [accept|decline] [#GAME] — ask to undo your last move, or answer",
+        "abort" => "abort [#GAME] — call the game off before both sides have moved",
+        "games" => "games — list the games here and yours",
+        "history" => "history [#GAME] — the moves so far",
+        "export" => "export [#GAME] — the game as PGN-like text",
+        "variants" => "variants — list the games fairybot plays",
+        "rules" => "rules VARIANT — how a variant is played",
+        "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
+        "help" => "help [COMMAND] — this help",
+        _ => return None,
+    })
+}
+
+/// All command names.
+pub fn names() -> &'static [&'static str] {
+    NAMES
+}
+
+fn game_arg(word: &str) -> Option<GameId> {
+    let digits = word.strip_prefix('#').unwrap_or(word);
+    if word.starts_with('#') || word.strip_prefix("game").is_some() {
+        digits.trim_start_matches("game").parse().ok().map(GameId)
+    } else {
+        None
+    }
+}
+
+/// Splits off `#N` game selectors anywhere in the arguments.
+fn take_game(args: &mut Vec<&str>) -> Option<GameId> {
+    let i = args
+        .iter()
+        .position(|a| a.starts_with('#') && game_arg(a).is_some())?;
+    game_arg(args.remove(i))
+}
+
+fn usage_err(command: &str, problem: &str) -> ParseError {
+    ParseError::Usage(format!(
+        "{problem}. Usage: {}",
+        usage(command).unwrap_or(command)
+    ))
+}
+
+/// The edit distance between two short words, for "did you mean".
+pub fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + usize::from(ca != *cb))
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest of `options` to `word`, if it is close enough to be a likely typo.
+pub fn closest<'a>(word: &str, options: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    options
+        .into_iter()
+        .map(|o| (distance(&word.to_lowercase(), &o.to_lowercase()), o))
+        .filter(|(d, o)| *d <= 2.max(o.len() / 4) && *d < o.len())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, o)| o)
+}
+
+/// Parses one command. A leading prefix (`!fb`) is the adapter's business and must be
+/// stripped before.
+///
+/// # Errors
+/// [`ParseError`] with what to type instead.
+pub fn parse(text: &str) -> Result<Command, ParseError> {
+    let mut words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        return Err(ParseError::Empty);
+    }
+    let head = words.remove(0).to_lowercase();
+    let head = head.trim_start_matches('/');
+    let mut args = words;
+    let opt_id = |args: &[&str], cmd: &str| -> Result<Option<i64>, ParseError> {
+        match args {
+            [] => Ok(None),
+            [one] => one
+                .trim_start_matches('#')
+                .parse()
+                .map(Some)
+                .map_err(|_| usage_err(cmd, &format!("{one:?} is not a challenge number"))),
+            _ => Err(usage_err(cmd, "too many arguments")),
+        }
+    };
+    let no_more = |args: &[&str], cmd: &str| -> Result<(), ParseError> {
+        if args.is_empty() {
+            Ok(())
+        } else {
+            Err(usage_err(cmd, &format!("unexpected {:?}", args.join(" "))))
+        }
+    };
+    let answer = |args: &mut Vec<&str>, cmd: &str| -> Result<Answer, ParseError> {
+        match args.first().map(|a| a.to_lowercase()) {
+            None => Ok(Answer::Offer),
+            Some(a) if a == "accept" || a == "yes" => {
+                args.remove(0);
+                Ok(Answer::Accept)
+            }
+            Some(a) if a == "decline" || a == "no" => {
+                args.remove(0);
+                Ok(Answer::Decline)
+            }
+            Some(a) if a == "offer" => {
+                args.remove(0);
+                Ok(Answer::Offer)
+            }
+            Some(a) => Err(usage_err(cmd, &format!("{a:?} is not accept or decline"))),
+        }
+    };
+    Ok(match head {
+        "challenge" | "play" => {
+            let mut opponent = None;
+            let mut variant = None;
+            let mut colour = ColourChoice::First;
+            for a in args {
+                let lower = a.to_lowercase();
+                match lower.as_str() {
+                    "white" | "first" => colour = ColourChoice::First,
+                    "black" | "second" => colour = ColourChoice::Second,
+                    "random" => colour = ColourChoice::Random,
+                    _ if a.starts_with('@') || a.starts_with("<@") => {
+                        opponent = Some(a.to_string())
+                    }
+                    _ if variant.is_none() => variant = Some(lower),
+                    _ => return Err(usage_err("challenge", &format!("unexpected {a:?}"))),
+                }
+            }
+            let variant = variant.ok_or_else(|| usage_err("challenge", "which variant?"))?;
+            Command::Challenge {
+                opponent,
+                variant,
+                colour,
+            }
+        }
+        "accept" => Command::Accept(opt_id(&args, "accept")?),
+        "decline" => Command::Decline(opt_id(&args, "decline")?),
+        "cancel" => Command::Cancel(opt_id(&args, "cancel")?),
+        "move" | "m" => {
+            let game = take_game(&mut args);
+            if args.is_empty() {
+                return Err(usage_err("move", "which move?"));
+            }
+            Command::Move {
+                game,
+                text: args.join(" "),
+            }
+        }
+        "board" | "show" => {
+            let g = take_game(&mut args);
+            no_more(&args, "board")?;
+            Command::Board(g)
+        }
+        "moves" | "legal" => {
+            let game = take_game(&mut args);
+            let from = args.first().map(|s| s.to_lowercase());
+            if args.len() > 1 {
+                return Err(usage_err("moves", "give at most one cell"));
+            }
+            Command::Moves { game, from }
+        }
+        "resign" => {
+            let g = take_game(&mut args);
+            no_more(&args, "resign")?;
+            Command::Resign(g)
+        }
+        "draw" => {
+            let g = take_game(&mut args);
+            let a = answer(&mut args, "draw")?;
+            no_more(&args, "draw")?;
+            Command::Draw(a, g)
+        }
+        "takeback" | "undo" => {
+            let g = take_game(&mut args);
+            let a = answer(&mut args, "takeback")?;
+            no_more(&args, "takeback")?;
+            Command::Takeback(a, g)
+        }
+        "abort" => {
+            let g = take_game(&mut args);
+            no_more(&args, "abort")?;
+            Command::Abort(g)
+        }
+        "games" => Command::Games,
+        "history" | "moves-played" => {
+            let g = take_game(&mut args);
+            no_more(&args, "history")?;
+            Command::History(g)
+        }
+        "export" | "pgn" => {
+            let g = take_game(&mut args);
+            no_more(&args, "export")?;
+            Command::Export(g)
+        }
+        "variants" => Command::Variants,
+        "rules" => match args.as_slice() {
+            [v] => Command::Rules(v.to_lowercase()),
+            _ => return Err(usage_err("rules", "which variant?")),
+        },
+        "piece" => match args.as_slice() {
+            [v, p @ ..] if !p.is_empty() => Command::Piece {
+                variant: v.to_lowercase(),
+                piece: p.join(" "),
+            },
+            _ => return Err(usage_err("piece", "which variant and piece?")),
+        },
+        "help" | "?" => Command::Help(args.first().map(|s| s.to_lowercase())),
+        other => {
+            return Err(ParseError::Unknown {
+                word: other.to_string(),
+                suggestion: closest(other, NAMES.iter().copied()).map(str::to_string),
+            });
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenge_forms() {
+        assert_eq!(
+            parse("challenge @alice toulousain").unwrap(),
+            Command::Challenge {
+                opponent: Some("@alice".into()),
+                variant: "toulousain".into(),
+                colour: ColourChoice::First
+            }
+        );
+        assert_eq!(
+            parse("challenge Chess black @bob:example.org").unwrap(),
+            Command::Challenge {
+                opponent: Some("@bob:example.org".into()),
+                variant: "chess".into(),
+                colour: ColourChoice::Second
+            }
+        );
+        assert!(matches!(
+            parse("challenge chess").unwrap(),
+            Command::Challenge { opponent: None, .. }
+        ));
+        assert!(
+            parse("challenge @a")
+                .unwrap_err()
+                .to_string()
+                .contains("which variant")
+        );
+    }
+
+    #[test]
+    fn moves_and_game_selectors() {
+        assert_eq!(
+            parse("move #12 e2 e4").unwrap(),
+            Command::Move {
+                game: Some(GameId(12)),
+                text: "e2 e4".into()
+            }
+        );
+        assert_eq!(parse("board #3").unwrap(), Command::Board(Some(GameId(3))));
+        assert_eq!(
+            parse("moves e2").unwrap(),
+            Command::Moves {
+                game: None,
+                from: Some("e2".into())
+            }
+        );
+        assert_eq!(
+            parse("draw accept").unwrap(),
+            Command::Draw(Answer::Accept, None)
+        );
+        assert_eq!(
+            parse("takeback").unwrap(),
+            Command::Takeback(Answer::Offer, None)
+        );
+        assert_eq!(parse("accept 7").unwrap(), Command::Accept(Some(7)));
+    }
+
+    #[test]
+    fn errors_say_what_to_do() {
+        let e = parse("chalenge @a chess").unwrap_err().to_string();
+        assert!(e.contains("did you mean `challenge`"), "{e}");
+        assert!(parse("").is_err());
+        assert!(
+            parse("draw maybe")
+                .unwrap_err()
+                .to_string()
+                .contains("Usage: draw")
+        );
+        assert!(
+            parse("accept x")
+                .unwrap_err()
+                .to_string()
+                .contains("not a challenge number")
+        );
+        for n in names() {
+            assert!(usage(n).is_some(), "{n} has a usage line");
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Game records as text: a numbered move history, and a PGN-like export with `Variant` and
+//! `FEN` tags that imports back.
+
+use rules::{Position, Variant, notation};
+
+use crate::model::{GameRecord, GameStatus};
+
+/// The moves so far in SAN, numbered.
+///
+/// # Errors
+/// When a stored move no longer replays (a corrupt record).
+pub fn history(v: &std::sync::Arc<Variant>, g: &GameRecord) -> Result<String, String> {
+    let sans = sans(v, &g.start_state, &g.moves)?;
+    if sans.is_empty() {
+        return Ok(format!("Game {}: no moves yet.", g.id));
+    }
+    Ok(format!("Game {}: {}", g.id, numbered(&sans)))
+}
+
+fn sans(v: &std::sync::Arc<Variant>, start: &str, moves: &[String]) -> Result<Vec<String>, String> {
+    let mut p = rules::fen::position(v, start).map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    for m in moves {
+        let mv = notation::parse_coord(&p, m).map_err(|e| e.to_string())?;
+        out.push(notation::san(&p, mv));
+        p.play_unchecked(mv);
+    }
+    Ok(out)
+}
+
+fn numbered(sans: &[String]) -> String {
+    sans.chunks(2)
+        .enumerate()
+        .map(|(i, pair)| format!("{}. {}", i + 1, pair.join(" ")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The game as PGN-like text.
+///
+/// # Errors
+/// When a stored move no longer replays.
+pub fn pgn(
+    v: &std::sync::Arc<Variant>,
+    g: &GameRecord,
+    names: &[String],
+) -> Result<String, String> {
+    let sans = sans(v, &g.start_state, &g.moves)?;
+    let (result, reason) = match &g.status {
+        GameStatus::Active => ("*".to_string(), String::new()),
+        GameStatus::Finished { result, reason } => (result.clone(), reason.clone()),
+        GameStatus::Aborted => ("*".to_string(), "aborted".to_string()),
+    };
+    let mut s = String::new();
+    s.push_str(&format!("[Event \"fairybot game {}\"]\n", g.id));
+    s.push_str(&format!("[Variant \"{}\"]\n", v.name));
+    s.push_str(&format!(
+        "[White \"{}\"]\n",
+        names.first().map(String::as_str).unwrap_or("?")
+    ));
+    s.push_str(&format!(
+        "[Black \"{}\"]\n",
+        names.get(1).map(String::as_str).unwrap_or("?")
+    ));
+    s.push_str(&format!("[Result \"{result}\"]\n"));
+    if !reason.is_empty() {
+        s.push_str(&format!("[Termination \"{reason}\"]\n"));
+    }
+    s.push_str(&format!("[FEN \"{}\"]\n\n", g.start_state));
+    s.push_str(&numbered(&sans));
+    if !sans.is_empty() {
+        s.push(' ');
+    }
+    s.push_str(&result);
+    Ok(s)
+}
+
+/// A game read back from [`pgn`] text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    /// The variant's name.
+    pub variant: String,
+    /// The start state.
+    pub start: String,
+    /// The moves in canonical coordinates.
+    pub moves: Vec<String>,
+    /// The result tag.
+    pub result: String,
+}
+
+/// Reads PGN-like text back (tags, then SAN or coordinate moves with move numbers).
+///
+/// # Errors
+/// When a tag is missing, the variant is unknown, or a move is not legal (naming it).
+pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, String> {
+    let tag = |name: &str| {
+        text.lines().find_map(|l| {
+            let l = l.trim();
+            let inner = l.strip_prefix('[')?.strip_suffix(']')?;
+            let (k, v) = inner.split_once(' ')?;
+            (k == name).then(|| v.trim().trim_matches('"').to_string())
+        })
+    };
+    let variant = tag("Variant").ok_or("the text has no [Variant] tag")?;
+    let v = catalog.get(&variant).map_err(|e| e.to_string())?;
+    let start = tag("FEN").unwrap_or_else(|| v.start.clone());
+    let result = tag("Result").unwrap_or_else(|| "*".into());
+    let mut p: Position = rules::fen::position(&v, &start).map_err(|e| e.to_string())?;
+    let body: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('['))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut moves = Vec::new();
+    for tok in body.split_whitespace() {
+        if tok.ends_with('.')
+            && tok
+                .trim_end_matches('.')
+                .chars()
+                .all(|c| c.is_ascii_digit())
+            || ["1-0", "0-1", "1/2-1/2", "*"].contains(&tok)
+        {
+            continue;
+        }
+        let m =
+            notation::parse_move(&p, tok).map_err(|e| format!("move {}: {e}", moves.len() + 1))?;
+        moves.push(notation::coord(&p, m));
+        p.play_unchecked(m);
+    }
+    Ok(Imported {
+        variant: v.name.clone(),
+        start,
+        moves,
+        result,
+    })
+}

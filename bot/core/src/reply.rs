@@ -1,0 +1,108 @@
+//! Replies are intent, not markup: text, mentions, an optional board, and an audience. The
+//! adapters decide how each looks on their platform (a Discord embed, a Matrix message, a
+//! console line) and deliver privately what is private.
+
+use crate::model::{GameId, PlayerId};
+
+/// Who may see a reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Audience {
+    /// Everyone in the room where the command was given (or the game's room).
+    Room,
+    /// Only the person who gave the command (Discord: ephemeral; Matrix: the room, with a
+    /// mention; console: the prompt). Used for errors and personal lists. Never carries secrets.
+    Actor,
+    /// One player privately (Discord DM, Matrix direct room). Hidden information goes only here.
+    Private(PlayerId),
+}
+
+/// A picture of a game's board for the adapters to render (the core does not draw).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BoardPicture {
+    /// The game.
+    pub game: GameId,
+    /// The variant's name.
+    pub variant: String,
+    /// The state text of the position to draw.
+    pub state: String,
+    /// The last move in coordinates, to mark it.
+    pub last_move: Option<String>,
+    /// The seat the picture is oriented for (its side at the bottom); `None` = first seat.
+    pub viewer: Option<u8>,
+    /// Player names by seat, for the captions.
+    pub players: Vec<String>,
+}
+
+/// Buttons a platform with components may show (Discord); others show the text alternative.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Accept or decline a challenge.
+    AnswerChallenge(i64),
+    /// Accept or decline a draw offer.
+    AnswerDraw(GameId),
+    /// Accept or decline a takeback request.
+    AnswerTakeback(GameId),
+}
+
+/// One reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// Who sees it.
+    pub audience: Audience,
+    /// The text (plain, with `{0}`, `{1}`... standing for the mentions in order).
+    pub text: String,
+    /// Players to mention (notify).
+    pub mentions: Vec<PlayerId>,
+    /// A board to attach.
+    pub board: Option<BoardPicture>,
+    /// Buttons to offer.
+    pub actions: Vec<Action>,
+}
+
+impl Reply {
+    /// A reply to the room.
+    pub fn room(text: impl Into<String>) -> Reply {
+        Reply {
+            audience: Audience::Room,
+            text: text.into(),
+            mentions: Vec::new(),
+            board: None,
+            actions: Vec::new(),
+        }
+    }
+
+    /// A reply to the actor only.
+    pub fn actor(text: impl Into<String>) -> Reply {
+        Reply {
+            audience: Audience::Actor,
+            ..Reply::room(text)
+        }
+    }
+
+    /// Adds a mention.
+    pub fn mention(mut self, who: PlayerId) -> Reply {
+        self.mentions.push(who);
+        self
+    }
+
+    /// Attaches a board.
+    pub fn with_board(mut self, board: BoardPicture) -> Reply {
+        self.board = Some(board);
+        self
+    }
+
+    /// Adds buttons.
+    pub fn with_action(mut self, action: Action) -> Reply {
+        self.actions.push(action);
+        self
+    }
+
+    /// The text with mentions replaced by a function of each player (for plain renderings).
+    pub fn render_text(&self, name: impl Fn(&PlayerId) -> String) -> String {
+        let mut t = self.text.clone();
+        for (i, p) in self.mentions.iter().enumerate() {
+            t = t.replace(&format!("{{{i}}}"), &name(p));
+        }
+        t
+    }
+}

@@ -1,0 +1,214 @@
+//! Help, rules and piece texts, and a plain-text board for the console and as a fallback.
+
+use rules::{Position, Variant};
+
+use crate::command;
+
+/// The help text, in general or for one command.
+pub fn help(topic: Option<&str>) -> String {
+    if let Some(t) = topic {
+        return match command::usage(t) {
+            Some(u) => u.to_string(),
+            None => format!("There is no command {t:?}. Type `help` for the list."),
+        };
+    }
+    let mut s = String::from("fairybot plays chess variants. Commands:\n");
+    for n in command::names() {
+        if let Some(u) = command::usage(n) {
+            s.push_str(&format!("  {u}\n"));
+        }
+    }
+    s.push_str("Moves may be SAN (Nf3, exd5, O-O) or coordinates (e2e4, e2-e4, a10a12).");
+    s
+}
+
+/// How a variant is played: description, source, reconstruction notes and the pieces.
+pub fn rules(v: &Variant) -> String {
+    let g = &v.geometry;
+    let shape = g.shape();
+    let mut s = format!("{} — {}\n", v.display_name, v.description);
+    s.push_str(&format!(
+        "Board: {} files x {} ranks ({} cells{}).\n",
+        shape.width,
+        shape.height,
+        g.len(),
+        if g.boards() > 1 {
+            format!(", {} boards", g.boards())
+        } else {
+            String::new()
+        }
+    ));
+    s.push_str("Pieces:\n");
+    for k in v.kinds() {
+        let p = v.piece(k);
+        s.push_str(&format!(
+            "  {} {}: {}\n",
+            p.letter,
+            p.name,
+            describe(&p.moves)
+        ));
+    }
+    match &v.castling {
+        rules::CastlingRule::None => s.push_str("No castling.\n"),
+        rules::CastlingRule::Fixed { .. } => s.push_str("Castling as in chess.\n"),
+        rules::CastlingRule::Slide { steps } => s.push_str(&format!(
+            "Castling: the King slides {steps} cells towards its Rook, which lands on the last cell the King crossed.\n"
+        )),
+    }
+    if !v.promotion.choices.is_empty() {
+        let names: Vec<&str> = v
+            .promotion
+            .choices
+            .iter()
+            .map(|k| v.piece(*k).name.as_str())
+            .collect();
+        s.push_str(&format!("Pawns promote to: {}.\n", names.join(", ")));
+    }
+    if let Some(r) = &v.reconstructed {
+        s.push_str(&format!("Reconstructed: {r}\n"));
+    }
+    s.push_str(&format!("Source: {}", v.source));
+    s
+}
+
+/// One piece of a variant, found by letter or name.
+///
+/// # Errors
+/// A message naming the variant's pieces when none matches.
+pub fn piece(v: &Variant, query: &str) -> Result<String, String> {
+    let q = query.trim().to_lowercase();
+    let found = v.kinds().find(|k| {
+        let p = v.piece(*k);
+        p.name.to_lowercase() == q
+            || (q.chars().count() == 1 && p.letter.to_ascii_lowercase().to_string() == q)
+    });
+    match found {
+        Some(k) => {
+            let p = v.piece(k);
+            let mut s = format!(
+                "{} ({}) in {}: {}",
+                p.name,
+                p.letter,
+                v.display_name,
+                describe(&p.moves)
+            );
+            if p.royal {
+                s.push_str(" Royal: checkmating it wins.");
+            }
+            if p.pawn {
+                s.push_str(" Pawn-like: takes and is taken en passant, promotes.");
+            }
+            s.push_str(&format!(" (notation: {})", p.moves));
+            Ok(s)
+        }
+        None => Err(format!(
+            "{} has no piece {query:?}; its pieces are {}.",
+            v.display_name,
+            v.kinds()
+                .map(|k| v.piece(k).name.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// A plain description of a movement string.
+pub fn describe(moves: &str) -> String {
+    let Ok(atoms) = rules::betza::parse(moves) else {
+        return moves.to_string();
+    };
+    let parts: Vec<String> = atoms
+        .iter()
+        .map(|a| {
+            let (x, y) = (a.leg.leap.0, a.leg.leap.1);
+            let shape = match (x, y) {
+                (1, 0) => "orthogonal step".to_string(),
+                (1, 1) => "diagonal step".to_string(),
+                (2, 0) => "two-cell orthogonal leap".to_string(),
+                (2, 2) => "two-cell diagonal leap".to_string(),
+                (2, 1) => "Knight leap".to_string(),
+                (3, 1) => "Camel leap (3,1)".to_string(),
+                (3, 0) => "three-cell orthogonal leap".to_string(),
+                _ => format!("({x},{y}) leap"),
+            };
+            let mut s = if a.leg.range == 1 {
+                shape
+            } else {
+                let line = match (x, y) {
+                    (1, 0) => "slides orthogonally".to_string(),
+                    (1, 1) => "slides diagonally".to_string(),
+                    _ => format!("rides {shape}s"),
+                };
+                if a.leg.range == 0 {
+                    line
+                } else {
+                    format!("{line} up to {}", a.leg.range)
+                }
+            };
+            if let Some(t) = a.then {
+                s = format!(
+                    "{s}, then onward {} away from the start",
+                    if t.leap.1 == 0 {
+                        "orthogonally"
+                    } else {
+                        "diagonally"
+                    }
+                );
+            }
+            if a.hop {
+                s = format!("captures by jumping one piece: {s}");
+            }
+            if !a.dirs.all() {
+                s = format!("{s} (forward/sideways limited)");
+            }
+            if a.moves && !a.captures {
+                s.push_str(", without capturing");
+            } else if a.captures && !a.moves {
+                s.push_str(", capturing only");
+            }
+            if a.initial {
+                s.push_str(", from its start cells only");
+            }
+            if a.lame {
+                s.push_str(", through an empty cell");
+            }
+            s
+        })
+        .collect();
+    format!("{}.", parts.join("; "))
+}
+
+/// The board as text, top rank first, with coordinates; `.` empty, ` ` holes.
+pub fn board(pos: &Position) -> String {
+    let v = pos.variant();
+    let g = &v.geometry;
+    let shape = g.shape();
+    let width = shape.rank_names.iter().map(|r| r.len()).max().unwrap_or(1);
+    let mut s = String::new();
+    for b in 0..g.boards() as u8 {
+        if g.boards() > 1 {
+            s.push_str(&format!("{}\n", g.prefixes()[b as usize]));
+        }
+        for y in (0..shape.height as i32).rev() {
+            s.push_str(&format!("{:>width$} ", shape.rank_names[y as usize]));
+            for x in 0..shape.width as i32 {
+                let c = match g.at(b, x, y) {
+                    None => ' ',
+                    Some(cell) => match pos.piece_at(cell) {
+                        Some(p) => v.letter(p.side, p.kind),
+                        None => '.',
+                    },
+                };
+                s.push(c);
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+        s.push_str(&format!("{:>width$} ", ""));
+        for f in &shape.file_names {
+            s.push_str(&format!("{f} "));
+        }
+        s.push('\n');
+    }
+    s.trim_end().to_string()
+}
