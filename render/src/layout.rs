@@ -336,3 +336,65 @@ pub(crate) fn layout(view: &BoardView) -> Layout {
         footer_y,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::{BoardPanel, BoardView};
+
+    #[test]
+    fn screen_and_board_coordinates_are_inverse_for_every_rotation() {
+        for rot in [
+            Rotation::None,
+            Rotation::Clockwise,
+            Rotation::Half,
+            Rotation::Anticlockwise,
+        ] {
+            let mut view = BoardView::new(BoardPanel::rect(12, 8));
+            view.rotation = rot;
+            let lay = layout(&view);
+            let p = &lay.panels[0];
+            for y in 0..8 {
+                for x in 0..12 {
+                    let (c, r) = p.to_screen(x, y);
+                    assert!(c < p.cols && r < p.rows, "{rot:?} {x},{y}");
+                    assert_eq!(p.to_board(c, r), (x, y), "{rot:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rotation_puts_the_first_rank_where_the_viewer_expects() {
+        let mut view = BoardView::new(BoardPanel::rect(8, 8));
+        let lay = layout(&view);
+        assert_eq!(lay.panels[0].to_screen(0, 0), (0, 7), "a1 bottom left");
+        view.rotation = Rotation::Half;
+        let lay = layout(&view);
+        assert_eq!(lay.panels[0].to_screen(0, 0), (7, 0), "Black: a1 top right");
+        view.rotation = Rotation::Clockwise;
+        let lay = layout(&view);
+        assert_eq!(
+            lay.panels[0].to_screen(0, 0),
+            (0, 0),
+            "clockwise: a1 top left"
+        );
+        assert_eq!(lay.panels[0].screen_edge(Edge::Bottom), Edge::Left);
+    }
+
+    #[test]
+    fn tall_boards_get_a_sidebar_and_stay_near_square() {
+        let mut view = BoardView::new(BoardPanel::rect(8, 16));
+        view.players = vec![
+            crate::view::PlayerInfo::new(crate::view::Army::White, "a"),
+            crate::view::PlayerInfo::new(crate::view::Army::Black, "b"),
+        ];
+        let lay = layout(&view);
+        assert_eq!(lay.info, InfoPlace::Sidebar);
+        let aspect = lay.height / lay.width;
+        assert!(
+            aspect < 1.45,
+            "8x16 picture too tall for a phone preview: {aspect}"
+        );
+    }
+}

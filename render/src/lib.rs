@@ -155,3 +155,25 @@ impl BoardView {
         Ok(())
     }
 }
+
+/// The canvas size of `view`'s picture in SVG user units (width, height). A PNG of size `s`
+/// is this scaled by `s / max(width, height)`.
+#[must_use]
+pub fn canvas_size(view: &BoardView) -> (f32, f32) {
+    let lay = layout::layout(view);
+    (lay.width, lay.height)
+}
+
+/// Where `square` is drawn, in SVG user units: `[x, y, width, height]`, or `None` if the
+/// cell does not exist. For tests (pixel probes) and for clickable image maps.
+#[must_use]
+pub fn cell_bounds(view: &BoardView, square: Square) -> Option<[f32; 4]> {
+    let board = view.boards.get(usize::from(square.board))?;
+    if !board.has_cell(square.x, square.y) {
+        return None;
+    }
+    let lay = layout::layout(view);
+    let p = lay.panels.get(usize::from(square.board))?;
+    let (x, y) = p.cell_origin(square.x, square.y);
+    Some([x, y, layout::CELL, layout::CELL])
+}

@@ -68,74 +68,143 @@ fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// A piece drawing placed on the canvas: a `<use>` in the SVG, a cached sprite in the PNG.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sprite {
+    /// What to draw.
+    pub piece: Piece,
+    /// Top-left corner.
+    pub x: f32,
+    /// Top-left corner.
+    pub y: f32,
+    /// Width and height in user units (a cell is [`CELL`]).
+    pub size: f32,
+    /// Group opacity, if not opaque.
+    pub opacity: Option<f32>,
+}
+
+/// The picture in layers, bottom to top. The SVG is their concatenation; the PNG path caches
+/// the `board` layer and the piece sprites, which are most of the work (see `raster`).
+#[derive(Debug, Clone)]
+pub(crate) struct Scene {
+    /// Canvas width in user units.
+    pub width: f32,
+    /// Canvas height in user units.
+    pub height: f32,
+    /// Depends only on the boards, the rotation, the layout and the theme: background, board
+    /// titles, frames, squares, rivers, join strips, coordinates, veils.
+    pub board: String,
+    /// Under the pieces: header, highlights, player rows, footer.
+    pub under: String,
+    /// The pieces (board pieces, player chips, captured pieces), in drawing order.
+    pub sprites: Vec<Sprite>,
+    /// Over the pieces: frozen badges, targets, arrows.
+    pub over: String,
+}
+
+impl Scene {
+    /// The `<svg>` start tag (same for every layer, so the layers line up).
+    pub fn open_tag(&self) -> String {
+        format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}" font-weight="bold">"#,
+            w = N(self.width),
+            h = N(self.height),
+        )
+    }
+
+    /// One layer as a standalone SVG document.
+    pub fn layer_svg(&self, body: &str) -> String {
+        let mut o = self.open_tag();
+        o.push_str(body);
+        o.push_str("</svg>\n");
+        o
+    }
+
+    /// The whole picture as one SVG document, pieces as `<use>` of glyphs in `<defs>`.
+    pub fn to_svg(&self, theme: &Theme) -> String {
+        let mut o = self.open_tag();
+        o.push_str("<defs>");
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        for s in &self.sprites {
+            let id = artwork::glyph_id(s.piece.glyph, s.piece.army.index());
+            if seen.insert(id.clone()) {
+                let _ = write!(o, r#"<g id="{id}">"#);
+                artwork::glyph_svg(&mut o, s.piece.glyph, theme.army(s.piece.army));
+                o.push_str("</g>");
+            }
+        }
+        o.push_str("</defs>");
+        o.push_str(&self.board);
+        o.push_str(&self.under);
+        for s in &self.sprites {
+            let id = artwork::glyph_id(s.piece.glyph, s.piece.army.index());
+            let op = s
+                .opacity
+                .map(|a| format!(r#" opacity="{a}""#))
+                .unwrap_or_default();
+            if (s.size - CELL).abs() < 0.01 {
+                let _ = write!(
+                    o,
+                    r##"<use xlink:href="#{id}" transform="translate({} {})"{op}/>"##,
+                    N(s.x),
+                    N(s.y)
+                );
+            } else {
+                let _ = write!(
+                    o,
+                    r##"<use xlink:href="#{id}" transform="translate({} {}) scale({})"{op}/>"##,
+                    N(s.x),
+                    N(s.y),
+                    s.size / CELL
+                );
+            }
+        }
+        o.push_str(&self.over);
+        o.push_str("</svg>\n");
+        o
+    }
+}
+
 /// Builds the SVG text for `view` in `theme`. Never fails: pieces and marks on cells that do
 /// not exist are skipped (use [`BoardView::validate`](crate::BoardView::validate) to find such
 /// mistakes in tests).
 #[must_use]
 pub fn render_svg(view: &BoardView, theme: &Theme) -> String {
+    scene(view, theme).to_svg(theme)
+}
+
+/// Lays out `view` and writes its layers.
+pub(crate) fn scene(view: &BoardView, theme: &Theme) -> Scene {
     let lay = layout::layout(view);
-    let mut o = String::with_capacity(48 * 1024);
+    let mut sc = Scene {
+        width: lay.width,
+        height: lay.height,
+        board: String::with_capacity(16 * 1024),
+        under: String::with_capacity(4 * 1024),
+        sprites: Vec::with_capacity(view.pieces.len() + 8),
+        over: String::new(),
+    };
     let _ = write!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}" font-weight="bold">"#,
-        w = N(lay.width),
-        h = N(lay.height),
-    );
-    defs(&mut o, view, theme);
-    let _ = write!(
-        o,
+        sc.board,
         r#"<rect width="{}" height="{}" fill="{}"/>"#,
         N(lay.width),
         N(lay.height),
         theme.background
     );
-    header(&mut o, view, theme, &lay);
-    for p in &lay.panels {
-        panel(&mut o, view, theme, p);
-    }
-    players(&mut o, view, theme, &lay);
-    footer(&mut o, view, theme, &lay);
-    o.push_str("</svg>\n");
-    o
-}
-
-fn defs(o: &mut String, view: &BoardView, theme: &Theme) {
-    o.push_str("<defs>");
-    let mut used: BTreeSet<(usize, String)> = BTreeSet::new();
-    let mut glyphs: Vec<Piece> = Vec::new();
-    let all = view
-        .pieces
-        .iter()
-        .map(|p| p.piece)
-        .chain(view.players.iter().flat_map(|p| {
-            p.captured
-                .iter()
-                .copied()
-                .chain(std::iter::once(Piece::new(p.army, Glyph::King)))
-        }));
-    for piece in all {
-        let id = artwork::glyph_id(piece.glyph, piece.army.index());
-        if used.insert((piece.army.index(), id)) {
-            glyphs.push(piece);
-        }
-    }
-    for piece in glyphs {
-        let _ = write!(
-            o,
-            r#"<g id="{}">"#,
-            artwork::glyph_id(piece.glyph, piece.army.index())
-        );
-        artwork::glyph_svg(o, piece.glyph, theme.army(piece.army));
-        o.push_str("</g>");
-    }
     if !view.check.is_empty() {
         let _ = write!(
-            o,
-            r#"<radialGradient id="check"><stop offset="0" stop-color="{c}" stop-opacity="1"/><stop offset="0.45" stop-color="{c}" stop-opacity="0.8"/><stop offset="1" stop-color="{c}" stop-opacity="0"/></radialGradient>"#,
+            sc.under,
+            r#"<defs><radialGradient id="check"><stop offset="0" stop-color="{c}" stop-opacity="1"/><stop offset="0.45" stop-color="{c}" stop-opacity="0.8"/><stop offset="1" stop-color="{c}" stop-opacity="0"/></radialGradient></defs>"#,
             c = theme.check
         );
     }
-    o.push_str("</defs>");
+    header(&mut sc.under, view, theme, &lay);
+    for p in &lay.panels {
+        panel(&mut sc, view, theme, p);
+    }
+    players(&mut sc, view, theme, &lay);
+    footer(&mut sc.under, view, theme, &lay);
+    sc
 }
 
 fn header(o: &mut String, view: &BoardView, theme: &Theme, lay: &Layout) {
@@ -171,8 +240,9 @@ fn rect_path(d: &mut String, x: f32, y: f32, w: f32, h: f32) {
     let _ = write!(d, "M{} {}h{}v{}h{}z", N(x), N(y), N(w), N(h), N(-w));
 }
 
-fn panel(o: &mut String, view: &BoardView, theme: &Theme, p: &PanelLayout) {
+fn panel(sc: &mut Scene, view: &BoardView, theme: &Theme, p: &PanelLayout) {
     let b = &view.boards[p.index];
+    let o = &mut sc.board;
     // Title.
     if let Some(t) = &b.title {
         let _ = write!(
@@ -212,7 +282,6 @@ fn panel(o: &mut String, view: &BoardView, theme: &Theme, p: &PanelLayout) {
     let _ = write!(o, r#"<path d="{dark}" fill="{}"/>"#, theme.dark);
 
     rivers(o, b, theme, p);
-    highlights(o, view, theme, p);
     joins(o, b, theme, p);
     labels(o, b, theme, p);
     if b.veiled {
@@ -227,9 +296,10 @@ fn panel(o: &mut String, view: &BoardView, theme: &Theme, p: &PanelLayout) {
         }
         let _ = write!(o, r#"<path d="{d}" fill="{}" opacity="0.62"/>"#, theme.veil);
     }
-    pieces(o, view, theme, p, b.veiled);
-    targets(o, view, theme, p);
-    arrows(o, view, theme, p);
+    highlights(&mut sc.under, view, theme, p);
+    pieces(sc, view, theme, p, b.veiled);
+    targets(&mut sc.over, view, theme, p);
+    arrows(&mut sc.over, view, theme, p);
 }
 
 fn rivers(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
@@ -438,40 +508,34 @@ fn labels(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
     o.push_str("</g>");
 }
 
-/// A `<use>` of a piece glyph with its top-left at (x, y), `size` units wide.
-fn use_glyph(o: &mut String, piece: Piece, x: f32, y: f32, size: f32, opacity: Option<f32>) {
-    let id = artwork::glyph_id(piece.glyph, piece.army.index());
-    let op = opacity
-        .map(|a| format!(r#" opacity="{a}""#))
-        .unwrap_or_default();
-    if (size - CELL).abs() < 0.01 {
-        let _ = write!(
-            o,
-            r##"<use xlink:href="#{id}" transform="translate({} {})"{op}/>"##,
-            N(x),
-            N(y)
-        );
-    } else {
-        let _ = write!(
-            o,
-            r##"<use xlink:href="#{id}" transform="translate({} {}) scale({})"{op}/>"##,
-            N(x),
-            N(y),
-            size / CELL
-        );
-    }
+/// Places a piece drawing with its top-left at (x, y), `size` units wide.
+fn use_glyph(
+    sprites: &mut Vec<Sprite>,
+    piece: Piece,
+    x: f32,
+    y: f32,
+    size: f32,
+    opacity: Option<f32>,
+) {
+    sprites.push(Sprite {
+        piece,
+        x,
+        y,
+        size,
+        opacity,
+    });
 }
 
-fn pieces(o: &mut String, view: &BoardView, theme: &Theme, p: &PanelLayout, veiled: bool) {
+fn pieces(sc: &mut Scene, view: &BoardView, theme: &Theme, p: &PanelLayout, veiled: bool) {
     for pp in &view.pieces {
         if !on_panel(view, p, pp.square) {
             continue;
         }
         let (x, y) = p.cell_origin(pp.square.x, pp.square.y);
         let faded = pp.marks.faded || veiled;
-        use_glyph(o, pp.piece, x, y, CELL, faded.then_some(0.5));
+        use_glyph(&mut sc.sprites, pp.piece, x, y, CELL, faded.then_some(0.5));
         if pp.marks.frozen {
-            frozen_badge(o, theme, x + CELL - 22.0, y + 22.0);
+            frozen_badge(&mut sc.over, theme, x + CELL - 22.0, y + 22.0);
         }
     }
 }
@@ -608,7 +672,7 @@ fn arrows(o: &mut String, view: &BoardView, theme: &Theme, p: &PanelLayout) {
 
 /// One player row: side-to-move marker, army chip, name, strikes, captured pieces.
 fn player_row(
-    o: &mut String,
+    sc: &mut Scene,
     view: &BoardView,
     theme: &Theme,
     pl: &PlayerInfo,
@@ -616,6 +680,7 @@ fn player_row(
     y: f32,
     w: f32,
 ) {
+    let o = &mut sc.under;
     let mid = y + PLAYER_ROW / 2.0;
     let to_move = view.side_to_move == Some(pl.army) && !pl.eliminated;
     if to_move {
@@ -634,7 +699,7 @@ fn player_row(
     }
     // The chip: a small King of the army, so the colour is shown with the real artwork.
     use_glyph(
-        o,
+        &mut sc.sprites,
         Piece::new(pl.army, Glyph::King),
         x + 28.0,
         mid - 34.0,
@@ -700,9 +765,21 @@ fn player_row(
     };
     let n = pl.captured.len();
     let shown = if n > fit { fit.saturating_sub(1) } else { n };
+    if shown > 0 {
+        // A tray in the light-square colour: black pieces stay visible on a dark background.
+        let _ = write!(
+            o,
+            r#"<rect x="{}" y="{}" width="{}" height="{}" rx="10" fill="{}"/>"#,
+            N(cx - 6.0),
+            N(mid - icon / 2.0 - 2.0),
+            N((shown - 1) as f32 * step + icon + 12.0),
+            N(icon + 4.0),
+            theme.light
+        );
+    }
     for (k, piece) in pl.captured.iter().take(shown).enumerate() {
         use_glyph(
-            o,
+            &mut sc.sprites,
             *piece,
             cx + k as f32 * step,
             mid - icon / 2.0,
@@ -722,7 +799,7 @@ fn player_row(
     }
 }
 
-fn players(o: &mut String, view: &BoardView, theme: &Theme, lay: &Layout) {
+fn players(sc: &mut Scene, view: &BoardView, theme: &Theme, lay: &Layout) {
     match lay.info {
         InfoPlace::Strips => {
             let avail = lay.width - 2.0 * PAD;
@@ -733,7 +810,7 @@ fn players(o: &mut String, view: &BoardView, theme: &Theme, lay: &Layout) {
                 let w = avail / list.len() as f32;
                 for (k, &i) in list.iter().enumerate() {
                     player_row(
-                        o,
+                        sc,
                         view,
                         theme,
                         &view.players[i],
@@ -749,7 +826,7 @@ fn players(o: &mut String, view: &BoardView, theme: &Theme, lay: &Layout) {
             for (k, &i) in list.iter().enumerate() {
                 let yy = y + k as f32 * (PLAYER_ROW + 10.0);
                 player_row(
-                    o,
+                    sc,
                     view,
                     theme,
                     &view.players[i],
