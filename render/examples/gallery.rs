@@ -12,14 +12,15 @@ mod common;
 use std::{error::Error, fs, path::PathBuf};
 
 use common::*;
-use render::{Army, BoardView, Renderer, Rotation, Theme};
+use render::{Army, BoardView, Encoding, Renderer, Rotation, Theme};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1);
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "docs/gallery".into()));
     let write_svg = std::env::args().any(|a| a == "--svg");
     fs::create_dir_all(&dir)?;
-    let renderer = Renderer::new();
+    // The gallery is committed: spend the time on the smaller encoding.
+    let renderer = Renderer::new().with_encoding(Encoding::Small);
     let light = Theme::light();
     let mut items: Vec<(String, BoardView, Theme)> = vec![
         ("toulousain".into(), toulousain_start(), light.clone()),

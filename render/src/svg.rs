@@ -598,10 +598,17 @@ fn targets(o: &mut String, view: &BoardView, theme: &Theme, p: &PanelLayout) {
             TargetKind::Quiet => dot(o),
             TargetKind::Capture => ring(o),
             TargetKind::MoveOrCapture => {
+                // A lighter ring than a capture's, around a dot: "either".
                 if !occupied {
                     dot(o);
                 }
-                ring(o);
+                let _ = write!(
+                    o,
+                    r#"<circle cx="{}" cy="{}" r="34" fill="none" stroke="{}" stroke-width="5" opacity="0.8"/>"#,
+                    N(cx),
+                    N(cy),
+                    theme.capture
+                );
             }
             TargetKind::Power => {
                 let r = if occupied { 44.0 } else { 20.0 };
