@@ -403,11 +403,11 @@ pub fn encode_png(pixmap: &tiny_skia::Pixmap, encoding: Encoding) -> Result<Vec<
         match encoding {
             Encoding::Fast => {
                 enc.set_compression(png::Compression::Fast);
-                enc.set_filter(png::FilterType::Sub);
+                enc.set_filter(png::Filter::Sub);
             }
             Encoding::Small => {
-                enc.set_compression(png::Compression::Best);
-                enc.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+                enc.set_compression(png::Compression::High);
+                enc.set_filter(png::Filter::Adaptive);
             }
         }
         let mut writer = enc.write_header()?;

@@ -21,7 +21,7 @@ impl Image {
     fn decode(png: &[u8], view: &BoardView) -> Image {
         let dec = png::Decoder::new(std::io::Cursor::new(png));
         let mut reader = dec.read_info().expect("png header");
-        let mut buf = vec![0; reader.output_buffer_size()];
+        let mut buf = vec![0; reader.output_buffer_size().expect("image fits in memory")];
         let info = reader.next_frame(&mut buf).expect("png data");
         assert_eq!(info.color_type, png::ColorType::Rgb, "opaque RGB");
         buf.truncate(info.buffer_size());
