@@ -157,17 +157,18 @@ impl Recorded {
             .collect()
     }
 
-    /// The message `@original` of an interaction refers to.
+    /// The message `@original` of an interaction refers to (for a component interaction, the
+    /// message the component is on), unless deleted.
     pub fn original_response(&self, interaction_id: u64) -> Option<&SentMessage> {
         let id = self.interactions.get(&interaction_id)?.original?;
-        self.message(id)
+        self.message(id).filter(|m| !m.deleted)
     }
 
-    /// Followup messages of an interaction.
+    /// Followup messages of an interaction (not deleted).
     pub fn followups(&self, interaction_id: u64) -> Vec<&SentMessage> {
         self.messages
             .iter()
-            .filter(|m| m.origin == Origin::Followup { interaction_id })
+            .filter(|m| m.origin == Origin::Followup { interaction_id } && !m.deleted)
             .collect()
     }
 
