@@ -147,6 +147,8 @@ fn inject(
             // For components, @original is the message the component is on.
             original: message_id,
             responded: false,
+            created: std::time::Instant::now(),
+            expired: false,
         },
     );
     st.dispatch("INTERACTION_CREATE", payload);

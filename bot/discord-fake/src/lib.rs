@@ -101,6 +101,10 @@ pub struct FakeConfig {
     pub with_guild: bool,
     /// Accept Resume (op 6); if false the fake answers op 9 and serenity re-identifies.
     pub resumable: bool,
+    /// Like Discord's 3 s limit: an initial callback later than this after the test injected
+    /// the interaction gets 404 / 10062 "Unknown interaction". `None` (default): no limit, so
+    /// that slow debug builds do not make tests flaky.
+    pub interaction_deadline: Option<Duration>,
 }
 
 impl Default for FakeConfig {
@@ -117,6 +121,7 @@ impl Default for FakeConfig {
             ],
             with_guild: true,
             resumable: true,
+            interaction_deadline: None,
         }
     }
 }
@@ -398,9 +403,16 @@ impl FakeDiscord {
         TOKEN
     }
 
-    /// A serenity `Http` pointed at the fake, rate limiter off, application id set.
+    /// A serenity `Http` pointed at the fake, rate limiter off, application id set, and a
+    /// reqwest client that ignores `HTTP_PROXY`/`HTTPS_PROXY` (reqwest honours them by default,
+    /// even for 127.0.0.1).
     pub fn serenity_http(&self) -> serenity::http::Http {
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("reqwest client for the fake");
         serenity::http::HttpBuilder::new(TOKEN)
+            .client(client)
             .proxy(self.rest_url())
             .ratelimiter_disabled(true)
             .application_id(serenity::model::id::ApplicationId::new(ids::APPLICATION))
@@ -735,6 +747,14 @@ impl FakeDiscord {
     /// Whether Resume (op 6) is accepted from now on.
     pub fn set_resumable(&self, resumable: bool) {
         self.inner.lock().resumable = resumable;
+    }
+
+    /// From now on the interaction's initial callback fails with 404 / 10062, as when a bot
+    /// answers after Discord's 3 s limit.
+    pub fn expire_interaction(&self, ix: &InteractionRef) {
+        if let Some(r) = self.inner.lock().interactions.get_mut(&ix.id) {
+            r.expired = true;
+        }
     }
 
     /// Adds a user to the world (not a guild member), e.g. for DMs.

@@ -249,7 +249,7 @@ fn answer(
         }
 
         ("POST", ["interactions", iid, token, "callback"]) => {
-            interaction_callback(st, iid, token, &payload, &body.files)
+            interaction_callback(inner, st, iid, token, &payload, &body.files)
         }
 
         // Interaction webhooks: followups and the original response.
@@ -440,6 +440,7 @@ fn commands(
 }
 
 fn interaction_callback(
+    inner: &Inner,
     st: &mut Recorded,
     iid: &str,
     token: &str,
@@ -451,6 +452,13 @@ fn interaction_callback(
     };
     if rec.token != token {
         return Reply::error(&DiscordError::new(401, 50027, "Invalid Webhook Token"));
+    }
+    let late = inner
+        .config
+        .interaction_deadline
+        .is_some_and(|d| rec.created.elapsed() > d);
+    if !rec.responded && (rec.expired || late) {
+        return Reply::error(&DiscordError::unknown_interaction());
     }
     let kind = payload["type"].as_u64().unwrap_or(0);
     let data = payload.get("data").cloned().unwrap_or(Value::Null);

@@ -51,6 +51,10 @@ pub(crate) struct InteractionRecord {
     /// The message `@original` refers to.
     pub original: Option<u64>,
     pub responded: bool,
+    /// When the test injected it (the 3-second clock of [`crate::FakeConfig::interaction_deadline`]).
+    pub created: std::time::Instant,
+    /// Set by [`crate::FakeDiscord::expire_interaction`].
+    pub expired: bool,
 }
 
 /// How a closed DM fails.

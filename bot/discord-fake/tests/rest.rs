@@ -60,11 +60,16 @@ async fn interaction_response_rules() {
         original.attachments[0].description.as_deref(),
         Some("the board")
     );
-    assert_eq!(
-        original.attachments[0].download().await.unwrap(),
-        PNG,
-        "served by the fake"
-    );
+    // The attachment URL is served by the fake. (serenity's `Attachment::download` uses a
+    // reqwest client of its own, which would follow HTTP_PROXY: fetch without proxies here.)
+    let client = reqwest::Client::builder().no_proxy().build().unwrap();
+    let got = client
+        .get(&original.attachments[0].url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.headers()["content-type"], "image/png");
+    assert_eq!(got.bytes().await.unwrap(), PNG);
 
     // Edit: keep the attachment, change the content.
     let keep = original.attachments[0].id;
@@ -227,4 +232,34 @@ async fn commands_and_injected_failures() {
         .create_private_channel(&json!({"recipient_id": "123"}))
         .await;
     assert_eq!(discord_error(r), (400, 50033));
+}
+
+#[tokio::test]
+async fn expired_interactions_are_unknown() {
+    let fake = FakeDiscord::start_with(discord_fake::FakeConfig {
+        interaction_deadline: Some(std::time::Duration::from_millis(500)),
+        ..Default::default()
+    })
+    .await;
+    let http = fake.serenity_http();
+    let reply = json!({"type": 4, "data": {"content": "late"}});
+
+    let ix = fake.slash("play").send();
+    fake.expire_interaction(&ix);
+    let r = http
+        .create_interaction_response(InteractionId::new(ix.id), &ix.token, &reply, vec![])
+        .await;
+    assert_eq!(discord_error(r), (404, 10062));
+
+    let ix = fake.slash("play").send();
+    http.create_interaction_response(InteractionId::new(ix.id), &ix.token, &reply, vec![])
+        .await
+        .unwrap();
+
+    let ix = fake.slash("play").send();
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let r = http
+        .create_interaction_response(InteractionId::new(ix.id), &ix.token, &reply, vec![])
+        .await;
+    assert_eq!(discord_error(r), (404, 10062));
 }
