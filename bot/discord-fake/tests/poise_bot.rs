@@ -654,7 +654,7 @@ async fn heartbeats_are_acknowledged() {
     })
     .await;
     let _bot = bot::start(&fake).await;
-    let gw = fake.wait_gateway(|g| g.heartbeats >= 3).await.unwrap();
+    let gw = fake.wait_gateway(|g| g.heartbeats >= 2).await.unwrap();
     assert_eq!(gw.connections, 1, "acks keep the connection alive");
 }
 
