@@ -39,6 +39,7 @@ pub use state::Recorded;
 pub use view::{
     Attachment, Callback, Choice, Component, FilePart, GatewayStats, Origin, RecordedRequest,
     RegisteredCommand, SelectOption, SentMessage, Thread, callback_type, flatten_components,
+    mentioned_users,
 };
 
 use state::{ChannelInfo, DmFailure, Out};

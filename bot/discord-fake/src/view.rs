@@ -201,6 +201,22 @@ pub fn flatten_components(rows: &[Value]) -> Vec<Component> {
     out
 }
 
+/// Users mentioned in a text (`<@id>` or `<@!id>`), in order.
+pub fn mentioned_users(text: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("<@") {
+        rest = &rest[start + 2..];
+        let body = rest.strip_prefix('!').unwrap_or(rest);
+        if let Some(end) = body.find('>')
+            && let Ok(id) = body[..end].parse()
+        {
+            out.push(id);
+        }
+    }
+    out
+}
+
 /// How a message came to exist.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -269,6 +285,10 @@ impl SentMessage {
     pub fn attachment(&self, filename: &str) -> Option<&Attachment> {
         self.attachments.iter().find(|a| a.filename == filename)
     }
+    /// Users mentioned in the content (`<@id>` or `<@!id>`), in order.
+    pub fn mentioned_users(&self) -> Vec<u64> {
+        mentioned_users(&self.content)
+    }
     /// Interaction id for responses and followups.
     pub fn interaction_id(&self) -> Option<u64> {
         match self.origin {
@@ -324,6 +344,10 @@ impl Callback {
                 .as_array()
                 .map_or(&[][..], Vec::as_slice),
         )
+    }
+    /// Users mentioned in `data.content`.
+    pub fn mentioned_users(&self) -> Vec<u64> {
+        mentioned_users(self.content().unwrap_or_default())
     }
     /// `data.embeds`.
     pub fn embeds(&self) -> Vec<Value> {
@@ -431,4 +455,70 @@ pub struct GatewayStats {
     pub other_ops: Vec<Value>,
     /// True while a connection is identified or resumed and open.
     pub connected: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn req(method: &str, route: &str) -> RecordedRequest {
+        RecordedRequest {
+            index: 0,
+            method: method.into(),
+            path: format!("/api/v10/{route}"),
+            route: route.into(),
+            query: None,
+            headers: vec![(
+                "content-type".into(),
+                "multipart/form-data; boundary=x".into(),
+            )],
+            body: Bytes::new(),
+            json: None,
+            files: Vec::new(),
+            form_fields: Vec::new(),
+            status: 200,
+            error_code: None,
+        }
+    }
+
+    #[test]
+    fn route_patterns() {
+        let r = req("POST", "channels/12/messages");
+        assert!(r.matches("post", "channels/*/messages"));
+        assert!(r.matches("POST", "/channels/12/messages/"));
+        assert!(!r.matches("POST", "channels/*"));
+        assert!(!r.matches("GET", "channels/*/messages"));
+        assert!(r.is_multipart());
+        assert_eq!(r.header("Content-Type"), r.content_type());
+        assert_eq!(r.to_string(), "POST /api/v10/channels/12/messages -> 200");
+    }
+
+    #[test]
+    fn mentions() {
+        assert_eq!(
+            mentioned_users("<@1> to move, <@!22> waits, <@&3> role, <#4>"),
+            [1, 22]
+        );
+        assert!(mentioned_users("no <@ mention").is_empty());
+    }
+
+    #[test]
+    fn components_are_flattened() {
+        let rows = [
+            json!({"type": 1, "components": [
+                {"type": 2, "custom_id": "a", "label": "A", "style": 1},
+                {"type": 2, "url": "https://example.invalid", "label": "L", "style": 5},
+            ]}),
+            json!({"type": 1, "components": [{"type": 3, "custom_id": "s", "options": [
+                {"label": "Queen", "value": "q", "default": true},
+            ], "min_values": 1, "max_values": 1}]}),
+        ];
+        let c = flatten_components(&rows);
+        assert_eq!(c.len(), 3);
+        assert!(c[0].is_button() && c[2].is_select());
+        assert_eq!(c[1].custom_id, None);
+        assert_eq!(c[2].option_values(), ["q"]);
+        assert!(c[2].options[0].default);
+    }
 }
