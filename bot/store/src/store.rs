@@ -247,7 +247,8 @@ impl SqlStore {
         {
             let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
             let sql = format!(
-                "SELECT game_id, seat, platform, user_id FROM seats WHERE game_id IN ({}) \
+                "SELECT game_id, seat, platform AS seat_platform, user_id AS seat_user FROM seats \
+                 WHERE game_id IN ({}) \
                  ORDER BY game_id, seat",
                 placeholders.join(", ")
             );
@@ -263,6 +264,58 @@ impl SqlStore {
             }
         }
         Ok(())
+    }
+}
+
+/// The outcome of [`SqlStore::read_game`].
+enum Read {
+    Consistent(Box<GameRecord>),
+    Missing,
+    /// The game changed between the two statements.
+    Torn,
+}
+
+impl SqlStore {
+    /// Read a game in two statements: the game row with its (immutable) seats, then the moves
+    /// together with the version they belong to. (Joining every move row to the full game row
+    /// would be one statement, but decodes all game columns once per move: several times
+    /// slower for a normal game.) Every change bumps the version, so equal versions mean both
+    /// statements saw the same game.
+    async fn read_game(conn: &mut AnyConnection, id: GameId) -> Result<Read> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            game_columns!(),
+            ", s.seat AS seat, s.platform AS seat_platform, s.user_id AS seat_user \
+             FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = $1 \
+             ORDER BY s.seat"
+        ))
+        .bind(id.0)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+        let Some(first) = rows.first() else {
+            return Ok(Read::Missing);
+        };
+        let mut game = codec::game_without_seats(first)?;
+        for row in &rows {
+            codec::push_seat(&mut game, row)?;
+        }
+        let moves = sqlx::query(
+            "SELECT g.version AS version, m.ply AS ply, m.mv AS mv FROM games g \
+             LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply",
+        )
+        .bind(id.0)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+        match moves.first() {
+            Some(row) if codec::version(row)? == game.version => {}
+            _ => return Ok(Read::Torn),
+        }
+        for row in &moves {
+            codec::push_move(&mut game, row)?;
+        }
+        Ok(Read::Consistent(Box::new(game)))
     }
 }
 
@@ -426,33 +479,31 @@ impl GameStore for SqlStore {
     }
 
     async fn get_game(&self, id: GameId) -> Result<GameRecord> {
-        // One statement for the game row and its moves, so version and moves come from the
-        // same snapshot on every backend.
-        let rows = sqlx::query(concat!(
-            "SELECT ",
-            game_columns!(),
-            ", m.ply AS ply, m.mv AS mv FROM games g \
-             LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply"
-        ))
-        .bind(id.0)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(backend)?;
-        let mut games = games_from_rows(&rows)?;
-        let Some(mut game) = games.pop() else {
-            return Err(StoreError::NotFound(Missing::Game(id)));
-        };
-        let seats = sqlx::query(
-            "SELECT seat, platform, user_id FROM seats WHERE game_id = $1 ORDER BY seat",
-        )
-        .bind(id.0)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(backend)?;
-        for row in &seats {
-            codec::push_seat(&mut game, row)?;
+        // Optimistically without a transaction first (the common case: nobody writes to this
+        // game in the meantime), then inside a snapshot transaction if a write slipped in.
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        match Self::read_game(&mut conn, id).await? {
+            Read::Consistent(game) => return Ok(*game),
+            Read::Missing => return Err(StoreError::NotFound(Missing::Game(id))),
+            Read::Torn => {}
         }
-        Ok(game)
+        let begin = match self.backend {
+            // A deferred transaction: both SELECTs read from the same WAL snapshot.
+            Backend::Sqlite => "BEGIN",
+            Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+        };
+        let mut tx = sqlx::Connection::begin_with(&mut *conn, begin)
+            .await
+            .map_err(backend)?;
+        let read = Self::read_game(&mut tx, id).await;
+        tx.commit().await.map_err(backend)?;
+        match read? {
+            Read::Consistent(game) => Ok(*game),
+            Read::Missing => Err(StoreError::NotFound(Missing::Game(id))),
+            Read::Torn => Err(StoreError::Backend(
+                format!("game {id} changed inside a snapshot transaction").into(),
+            )),
+        }
     }
 
     async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRecord>> {
