@@ -125,9 +125,13 @@ pub(crate) fn push_move(game: &mut GameRecord, row: &AnyRow) -> Result<(), Store
     Ok(())
 }
 
-/// Add a seat row (`seat`, `platform`, `user_id`), checking the seat order.
+/// Add a seat row (`seat`, `seat_platform`, `seat_user`), checking the seat order. A NULL
+/// seat is the `LEFT JOIN` row of a game without seats.
 pub(crate) fn push_seat(game: &mut GameRecord, row: &AnyRow) -> Result<(), StoreError> {
-    let seat: i64 = get(row, "seat")?;
+    let seat: Option<i64> = get(row, "seat")?;
+    let Some(seat) = seat else {
+        return Ok(());
+    };
     if usize::try_from(seat).ok() != Some(game.seats.len()) {
         return Err(corrupt(format_args!(
             "game {} has seat {seat} where seat {} was expected",
@@ -136,10 +140,15 @@ pub(crate) fn push_seat(game: &mut GameRecord, row: &AnyRow) -> Result<(), Store
         )));
     }
     game.seats.push(PlayerId {
-        platform: platform(&get::<String>(row, "platform")?)?,
-        user: get(row, "user_id")?,
+        platform: platform(&get::<String>(row, "seat_platform")?)?,
+        user: get(row, "seat_user")?,
     });
     Ok(())
+}
+
+/// The version column of a moves query row.
+pub(crate) fn version(row: &AnyRow) -> Result<i64, StoreError> {
+    get(row, "version")
 }
 
 pub(crate) fn challenge_status_text(status: ChallengeStatus) -> &'static str {

@@ -2,6 +2,7 @@
 
 use std::{
     path::{Path, PathBuf},
+    sync::Arc,
     time::Duration,
 };
 
@@ -62,6 +63,12 @@ pub enum OpenError {
 pub struct SqlStore {
     pub(crate) pool: AnyPool,
     pub(crate) backend: Backend,
+    /// SQLite allows one writer at a time, and a connection that finds the write lock taken
+    /// polls for it with growing sleeps (up to 100 ms each), which shows up as long latency
+    /// tails under concurrent moves. Writers of this process therefore queue here, in order,
+    /// and reach SQLite one at a time; `busy_timeout` still covers other processes.
+    /// Unused for PostgreSQL, whose row locks queue writers themselves.
+    pub(crate) write_gate: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl SqlStore {
@@ -158,7 +165,11 @@ impl SqlStore {
             Backend::Postgres => &POSTGRES_MIGRATIONS,
         };
         migrator.run(&pool).await.map_err(OpenError::Migrate)?;
-        Ok(SqlStore { pool, backend })
+        Ok(SqlStore {
+            pool,
+            backend,
+            write_gate: Arc::default(),
+        })
     }
 
     /// Which backend this store uses.

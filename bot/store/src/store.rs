@@ -21,6 +21,8 @@ use sqlx::{
     query::Query,
 };
 
+use tokio::sync::OwnedMutexGuard;
+
 use crate::{
     codec::{self, backend, get},
     open::{Backend, SqlStore},
@@ -116,16 +118,58 @@ impl Where {
     }
 }
 
+/// A write transaction holding this process's SQLite write gate. Fields drop in order: an
+/// uncommitted transaction starts its rollback before the gate opens for the next writer.
+struct WriteTx {
+    tx: Transaction<'static, Any>,
+    _gate: Option<OwnedMutexGuard<()>>,
+}
+
+impl WriteTx {
+    async fn commit(self) -> Result<()> {
+        self.tx.commit().await.map_err(backend)
+    }
+
+    async fn rollback(self) -> Result<()> {
+        self.tx.rollback().await.map_err(backend)
+    }
+}
+
+impl std::ops::Deref for WriteTx {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        &self.tx
+    }
+}
+
+impl std::ops::DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.tx
+    }
+}
+
 impl SqlStore {
-    /// Begin a write transaction. On SQLite, `BEGIN IMMEDIATE` takes the write lock up front
-    /// (waiting up to the busy timeout), so a transaction never fails half-way for want of
-    /// an upgrade from a read lock.
-    async fn begin_write(&self) -> Result<Transaction<'static, Any>> {
+    /// Wait for this process's turn to write (SQLite only; see `SqlStore::write_gate`).
+    async fn write_gate(&self) -> Option<OwnedMutexGuard<()>> {
         match self.backend {
+            Backend::Sqlite => Some(self.write_gate.clone().lock_owned().await),
+            Backend::Postgres => None,
+        }
+    }
+
+    /// Begin a write transaction. On SQLite, after the write gate, `BEGIN IMMEDIATE` takes
+    /// the database write lock up front (another process's writer is waited for up to the
+    /// busy timeout), so a transaction never fails half-way for want of an upgrade from a
+    /// read lock.
+    async fn begin_write(&self) -> Result<WriteTx> {
+        let gate = self.write_gate().await;
+        let tx = match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
             Backend::Postgres => self.pool.begin().await,
         }
-        .map_err(backend)
+        .map_err(backend)?;
+        Ok(WriteTx { tx, _gate: gate })
     }
 
     /// After a versioned write matched no row: was the game missing or at another version?
@@ -247,7 +291,8 @@ impl SqlStore {
         {
             let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
             let sql = format!(
-                "SELECT game_id, seat, platform, user_id FROM seats WHERE game_id IN ({}) \
+                "SELECT game_id, seat, platform AS seat_platform, user_id AS seat_user FROM seats \
+                 WHERE game_id IN ({}) \
                  ORDER BY game_id, seat",
                 placeholders.join(", ")
             );
@@ -263,6 +308,58 @@ impl SqlStore {
             }
         }
         Ok(())
+    }
+}
+
+/// The outcome of [`SqlStore::read_game`].
+enum Read {
+    Consistent(Box<GameRecord>),
+    Missing,
+    /// The game changed between the two statements.
+    Torn,
+}
+
+impl SqlStore {
+    /// Read a game in two statements: the game row with its (immutable) seats, then the moves
+    /// together with the version they belong to. (Joining every move row to the full game row
+    /// would be one statement, but decodes all game columns once per move: several times
+    /// slower for a normal game.) Every change bumps the version, so equal versions mean both
+    /// statements saw the same game.
+    async fn read_game(conn: &mut AnyConnection, id: GameId) -> Result<Read> {
+        let rows = sqlx::query(concat!(
+            "SELECT ",
+            game_columns!(),
+            ", s.seat AS seat, s.platform AS seat_platform, s.user_id AS seat_user \
+             FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = $1 \
+             ORDER BY s.seat"
+        ))
+        .bind(id.0)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+        let Some(first) = rows.first() else {
+            return Ok(Read::Missing);
+        };
+        let mut game = codec::game_without_seats(first)?;
+        for row in &rows {
+            codec::push_seat(&mut game, row)?;
+        }
+        let moves = sqlx::query(
+            "SELECT g.version AS version, m.ply AS ply, m.mv AS mv FROM games g \
+             LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply",
+        )
+        .bind(id.0)
+        .fetch_all(&mut *conn)
+        .await
+        .map_err(backend)?;
+        match moves.first() {
+            Some(row) if codec::version(row)? == game.version => {}
+            _ => return Ok(Read::Torn),
+        }
+        for row in &moves {
+            codec::push_move(&mut game, row)?;
+        }
+        Ok(Read::Consistent(Box::new(game)))
     }
 }
 
@@ -282,6 +379,7 @@ fn games_from_rows(rows: &[AnyRow]) -> Result<Vec<GameRecord>> {
 
 impl GameStore for SqlStore {
     async fn create_challenge(&self, new: NewChallenge) -> Result<ChallengeRecord> {
+        let _gate = self.write_gate().await;
         let (challenged_platform, challenged_user) = match &new.challenged {
             Some(p) => (Some(p.platform.as_str()), Some(p.user.as_str())),
             None => (None, None),
@@ -364,6 +462,7 @@ impl GameStore for SqlStore {
         resolution: ChallengeResolution,
         at: i64,
     ) -> Result<ChallengeRecord> {
+        let _gate = self.write_gate().await;
         let row = sqlx::query(concat!(
             "UPDATE challenges SET status = $1, updated_at = $2 \
              WHERE id = $3 AND status = 'pending' RETURNING ",
@@ -409,11 +508,11 @@ impl GameStore for SqlStore {
         .await
         .map_err(backend)?;
         let Some(row) = row else {
-            tx.rollback().await.map_err(backend)?;
+            tx.rollback().await?;
             return Err(self.challenge_error(id).await);
         };
         let challenge = codec::challenge(&row)?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await?;
         Ok((challenge, game))
     }
 
@@ -421,38 +520,36 @@ impl GameStore for SqlStore {
         validate_new_game(&new)?;
         let mut tx = self.begin_write().await?;
         let game = Self::insert_game(&mut tx, new).await?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await?;
         Ok(game)
     }
 
     async fn get_game(&self, id: GameId) -> Result<GameRecord> {
-        // One statement for the game row and its moves, so version and moves come from the
-        // same snapshot on every backend.
-        let rows = sqlx::query(concat!(
-            "SELECT ",
-            game_columns!(),
-            ", m.ply AS ply, m.mv AS mv FROM games g \
-             LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply"
-        ))
-        .bind(id.0)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(backend)?;
-        let mut games = games_from_rows(&rows)?;
-        let Some(mut game) = games.pop() else {
-            return Err(StoreError::NotFound(Missing::Game(id)));
-        };
-        let seats = sqlx::query(
-            "SELECT seat, platform, user_id FROM seats WHERE game_id = $1 ORDER BY seat",
-        )
-        .bind(id.0)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(backend)?;
-        for row in &seats {
-            codec::push_seat(&mut game, row)?;
+        // Optimistically without a transaction first (the common case: nobody writes to this
+        // game in the meantime), then inside a snapshot transaction if a write slipped in.
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        match Self::read_game(&mut conn, id).await? {
+            Read::Consistent(game) => return Ok(*game),
+            Read::Missing => return Err(StoreError::NotFound(Missing::Game(id))),
+            Read::Torn => {}
         }
-        Ok(game)
+        let begin = match self.backend {
+            // A deferred transaction: both SELECTs read from the same WAL snapshot.
+            Backend::Sqlite => "BEGIN",
+            Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+        };
+        let mut tx = sqlx::Connection::begin_with(&mut *conn, begin)
+            .await
+            .map_err(backend)?;
+        let read = Self::read_game(&mut tx, id).await;
+        tx.commit().await.map_err(backend)?;
+        match read? {
+            Read::Consistent(game) => Ok(*game),
+            Read::Missing => Err(StoreError::NotFound(Missing::Game(id))),
+            Read::Torn => Err(StoreError::Backend(
+                format!("game {id} changed inside a snapshot transaction").into(),
+            )),
+        }
     }
 
     async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRecord>> {
@@ -504,7 +601,7 @@ impl GameStore for SqlStore {
         let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
         else {
             let error = Self::version_error(&mut tx, id, expected_version).await;
-            tx.rollback().await.map_err(backend)?;
+            tx.rollback().await?;
             return Err(error);
         };
         sqlx::query(
@@ -518,7 +615,7 @@ impl GameStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await?;
         Ok(version)
     }
 
@@ -530,6 +627,7 @@ impl GameStore for SqlStore {
         at: i64,
     ) -> Result<i64> {
         // A single statement is its own transaction.
+        let _gate = self.write_gate().await;
         let mut conn = self.pool.acquire().await.map_err(backend)?;
         match Self::bump_version(&mut conn, id, expected_version, update, at).await? {
             Some(version) => Ok(version),
@@ -549,7 +647,7 @@ impl GameStore for SqlStore {
         let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
         else {
             let error = Self::version_error(&mut tx, id, expected_version).await;
-            tx.rollback().await.map_err(backend)?;
+            tx.rollback().await?;
             return Err(error);
         };
         let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM moves WHERE game_id = $1")
@@ -559,7 +657,7 @@ impl GameStore for SqlStore {
             .map_err(backend)?;
         let keep_i64 = i64::try_from(keep).unwrap_or(i64::MAX);
         if keep_i64 > count {
-            tx.rollback().await.map_err(backend)?;
+            tx.rollback().await?;
             return Err(StoreError::Invalid(format!(
                 "cannot keep {keep} moves of game {id}, which has {count}"
             )));
@@ -570,7 +668,7 @@ impl GameStore for SqlStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        tx.commit().await.map_err(backend)?;
+        tx.commit().await?;
         Ok(version)
     }
 
@@ -580,6 +678,7 @@ impl GameStore for SqlStore {
         display_name: &str,
         at: i64,
     ) -> Result<PlayerRecord> {
+        let _gate = self.write_gate().await;
         let defaults = Preferences::default();
         let row = sqlx::query(concat!(
             "INSERT INTO players (platform, user_id, display_name, theme, notation, text_board, \
@@ -624,6 +723,7 @@ impl GameStore for SqlStore {
         preferences: &Preferences,
         at: i64,
     ) -> Result<PlayerRecord> {
+        let _gate = self.write_gate().await;
         let row = sqlx::query(concat!(
             "UPDATE players SET theme = $1, notation = $2, text_board = $3, updated_at = $4 \
              WHERE platform = $5 AND user_id = $6 RETURNING ",

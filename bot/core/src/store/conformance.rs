@@ -47,6 +47,7 @@ checks!(
     append_sets_status_and_offer,
     stale_versions_conflict_and_change_nothing,
     racing_appends_apply_once,
+    reads_see_consistent_snapshots,
     update_game_leaves_moves_alone,
     takeback_truncates,
     game_listing_filters,
@@ -706,6 +707,49 @@ pub async fn racing_appends_apply_once<S: GameStore + Clone + 'static>(store: &S
     let got = store.get_game(g.id).await.unwrap();
     assert_eq!(got.moves, winners);
     assert_eq!(got.version, ROUNDS);
+}
+
+/// While one task appends, loads from other tasks always see a version and a move list that
+/// belong together (here: as many moves as the version, since only appends happen).
+pub async fn reads_see_consistent_snapshots<S: GameStore + Clone + 'static>(store: &S) {
+    const MOVES: i64 = 150;
+    const READERS: usize = 3;
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let readers: Vec<_> = (0..READERS)
+        .map(|_| {
+            let store = store.clone();
+            let done = done.clone();
+            tokio::spawn(async move {
+                let mut reads = 0_u64;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) || reads == 0 {
+                    let game = store.get_game(g.id).await.unwrap();
+                    assert_eq!(game.moves.len() as i64, game.version, "torn read");
+                    for (ply, mv) in game.moves.iter().enumerate() {
+                        assert_eq!(*mv, format!("s{ply}"), "torn read at ply {ply}");
+                    }
+                    reads += 1;
+                    tokio::task::yield_now().await;
+                }
+                reads
+            })
+        })
+        .collect();
+    for ply in 0..MOVES {
+        store
+            .append_move(g.id, ply, &format!("s{ply}"), &GameUpdate::active(), T0)
+            .await
+            .unwrap();
+        tokio::task::yield_now().await;
+    }
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    for reader in readers {
+        assert!(reader.await.unwrap() > 0);
+    }
+    assert_eq!(store.get_game(g.id).await.unwrap().version, MOVES);
 }
 
 /// Status and offer changes are versioned and leave the moves alone.

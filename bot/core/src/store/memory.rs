@@ -171,8 +171,10 @@ impl GameStore for MemoryStore {
         by: &PlayerId,
         game: NewGame,
     ) -> Result<(ChallengeRecord, GameRecord)> {
+        // Check everything before the first mutation, so a failure leaves nothing behind (and
+        // in the same order as the SQL store: the request first, then the challenge).
+        validate_new_game(&game)?;
         let mut inner = self.lock()?;
-        // Check everything before the first mutation, so a failure leaves nothing behind.
         inner.pending_challenge(id)?;
         let at = game.created_at;
         let game = inner.new_game(game)?;
