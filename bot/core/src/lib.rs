@@ -5,6 +5,7 @@
 pub mod command;
 pub mod export;
 pub mod model;
+pub mod picture;
 pub mod reply;
 pub mod service;
 pub mod store;

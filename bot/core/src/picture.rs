@@ -1,0 +1,207 @@
+//! From the engine's position to the renderer's view: the one place that knows both, so every
+//! adapter draws the same picture for the same [`BoardPicture`].
+
+use render::{Army, BoardPanel, BoardView, Glyph, LastMove, Piece, PlayerInfo, Rotation, Square};
+use rules::{Catalog, Cell, Position, Variant};
+
+use crate::reply::BoardPicture;
+
+/// Why a picture could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PictureError {
+    /// The variant or state no longer reads (a corrupt record).
+    #[error("cannot rebuild the position: {0}")]
+    Position(String),
+    /// The renderer failed.
+    #[error(transparent)]
+    Render(#[from] render::RenderError),
+}
+
+fn glyph(name: &str, letter: char) -> Glyph {
+    match name {
+        "king" => Glyph::King,
+        "queen" => Glyph::Queen,
+        "rook" => Glyph::Rook,
+        "bishop" | "courier" => Glyph::Bishop,
+        "knight" => Glyph::Knight,
+        "pawn" => Glyph::Pawn,
+        "corporal" => Glyph::Corporal,
+        "lion" => Glyph::Lion,
+        "gryphon" => Glyph::Gryphon,
+        "camel" => Glyph::Camel,
+        "cannon" => Glyph::Cannon,
+        "pao" => Glyph::Pao,
+        "vao" => Glyph::Vao,
+        "elephant" | "alfil" => Glyph::Elephant,
+        "wizard" => Glyph::Wizard,
+        "marshal" | "chancellor" => Glyph::Marshal,
+        "cardinal" | "archbishop" => Glyph::Cardinal,
+        "gnu" => Glyph::Gnu,
+        "canvasser" => Glyph::Canvasser,
+        "caliph" => Glyph::Caliph,
+        "frog" => Glyph::Frog,
+        "prince" | "man" => Glyph::Prince,
+        "wazir" | "schleich" => Glyph::Wazir,
+        _ => Glyph::Letter(letter),
+    }
+}
+
+fn army(side: rules::Side) -> Army {
+    match side.0 {
+        0 => Army::White,
+        1 => Army::Black,
+        2 => Army::Yellow,
+        _ => Army::Green,
+    }
+}
+
+fn square(v: &Variant, cell: Cell) -> Square {
+    let i = v.geometry.info(cell);
+    Square {
+        board: i.board,
+        x: i.file,
+        y: i.rank,
+    }
+}
+
+/// The renderer's view of a position.
+pub fn view(
+    pos: &Position,
+    last_move: Option<&str>,
+    viewer: Option<u8>,
+    players: &[String],
+) -> BoardView {
+    let v = &**pos.variant();
+    let g = &v.geometry;
+    let shape = g.shape();
+    let mut panels = Vec::new();
+    for b in 0..g.boards() as u8 {
+        let mut panel = BoardPanel::with_labels(shape.file_names.clone(), shape.rank_names.clone());
+        for y in 0..shape.height {
+            for x in 0..shape.width {
+                if g.at(b, x as i32, y as i32).is_none() {
+                    panel.holes.push((x, y));
+                }
+            }
+        }
+        if g.boards() > 1 {
+            panel = panel.titled(g.prefixes()[b as usize].trim_end_matches(':'));
+        }
+        panels.push(panel);
+    }
+    let mut view = BoardView::new(panels.remove(0));
+    view.boards.extend(panels);
+    for cell in g.cells() {
+        if let Some(p) = pos.piece_at(cell) {
+            let pt = v.piece(p.kind);
+            view.put(
+                square(v, cell),
+                Piece {
+                    glyph: glyph(&pt.glyph, pt.letter),
+                    army: army(p.side),
+                },
+            );
+        }
+    }
+    if let Some(text) = last_move {
+        // The move was played already: find its cells by name (from-to, or dashed).
+        let cells: Vec<Cell> = g.cells().filter(|c| text.contains(g.name(*c))).collect();
+        let from = cells.iter().copied().find(|c| text.starts_with(g.name(*c)));
+        let to = cells
+            .iter()
+            .copied()
+            .filter(|c| Some(*c) != from)
+            .max_by_key(|c| g.name(*c).len());
+        if let Some(to) = to {
+            view.last_move = Some(LastMove {
+                from: from.map(|c| square(v, c)),
+                to: square(v, to),
+                also: Vec::new(),
+            });
+        }
+    }
+    if pos.is_check()
+        && let Some(k) = pos.royal(pos.turn())
+    {
+        view.check.push(square(v, k));
+    }
+    view.side_to_move = Some(army(pos.turn()));
+    view.move_number = Some(pos.fullmoves());
+    let viewer_army = army(rules::Side(viewer.unwrap_or(0)));
+    view.viewer = Some(viewer_army);
+    view.rotation = Rotation::for_two_player(viewer_army);
+    view.players = (0..v.sides)
+        .map(|s| {
+            let a = army(rules::Side(s));
+            PlayerInfo::new(
+                a,
+                players
+                    .get(s as usize)
+                    .cloned()
+                    .unwrap_or_else(|| rules::Side(s).name(v.sides as usize).to_string()),
+            )
+        })
+        .collect();
+    view.title = Some(v.display_name.clone());
+    view
+}
+
+/// Renders a reply's board picture to PNG.
+///
+/// # Errors
+/// When the stored state no longer reads, or the renderer fails.
+pub fn png(
+    picture: &BoardPicture,
+    catalog: &Catalog,
+    renderer: &render::Renderer,
+    theme: &render::Theme,
+    size: u32,
+) -> Result<Vec<u8>, PictureError> {
+    let v = catalog
+        .get(&picture.variant)
+        .map_err(|e| PictureError::Position(e.to_string()))?;
+    let pos = rules::fen::position(&v, &picture.state)
+        .map_err(|e| PictureError::Position(e.to_string()))?;
+    let view = view(
+        &pos,
+        picture.last_move.as_deref(),
+        picture.viewer,
+        &picture.players,
+    );
+    Ok(renderer.png(&view, theme, size)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::GameId;
+
+    #[test]
+    fn every_builtin_start_renders_with_its_own_artwork() {
+        let catalog = Catalog::builtin();
+        let renderer = render::Renderer::new();
+        for name in catalog.names() {
+            let v = catalog.get(&name).unwrap();
+            for k in v.kinds() {
+                let pt = v.piece(k);
+                let g = glyph(&pt.glyph, pt.letter);
+                assert!(
+                    !matches!(g, Glyph::Letter(_)) || pt.glyph == "ferz",
+                    "{name}: {} has no artwork",
+                    pt.name
+                );
+            }
+            let pos = Position::start(&v);
+            let pic = BoardPicture {
+                game: GameId(1),
+                variant: name.clone(),
+                state: rules::fen::write(&pos),
+                last_move: None,
+                viewer: Some(1),
+                players: vec!["alice".into(), "bob".into()],
+            };
+            let bytes = png(&pic, &catalog, &renderer, &render::Theme::light(), 640).unwrap();
+            assert_eq!(&bytes[1..4], b"PNG", "{name}");
+        }
+    }
+}
