@@ -288,8 +288,15 @@ fn tiny_png() -> Vec<u8> {
 }
 
 fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
-    let mut reader = png::Decoder::new(bytes).read_info().expect("valid PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("valid PNG");
+    let mut buf = vec![
+        0;
+        reader
+            .output_buffer_size()
+            .expect("PNG size fits in memory")
+    ];
     let info = reader.next_frame(&mut buf).expect("PNG frame");
     buf.truncate(info.buffer_size());
     (info.width, info.height, buf)
