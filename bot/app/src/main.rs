@@ -1,4 +1,93 @@
-//! The fairybot binary (work in progress).
-fn main() {
-    println!("fairybot: nothing to run yet");
+//! The fairybot binary: configuration, wiring, and the frontends.
+//!
+//! `fairybot [--config PATH] [--data DIR] [--as NAME]`
+//!
+//! With no chat platform configured it starts the local console on the embedded SQLite store.
+
+mod config;
+mod console;
+
+use std::{path::PathBuf, sync::Arc};
+
+use anyhow::Context;
+use bot_core::{GameService, SystemClock};
+use bot_store::SqlStore;
+
+const USAGE: &str = "usage: fairybot [--config PATH] [--data DIR] [--as NAME]
+  --config PATH  configuration file (default: fairybot.toml if present; see config.example.toml)
+  --data DIR     data directory for the SQLite store and board pictures (default: data)
+  --as NAME      console: play as NAME (default: two local players, white and black)";
+
+struct Args {
+    config: Option<PathBuf>,
+    data: Option<PathBuf>,
+    as_player: Option<String>,
+}
+
+fn args() -> anyhow::Result<Args> {
+    let mut a = Args {
+        config: None,
+        data: None,
+        as_player: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .with_context(|| format!("{name} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--config" => a.config = Some(value("--config")?.into()),
+            "--data" => a.data = Some(value("--data")?.into()),
+            "--as" => a.as_player = Some(value("--as")?),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => anyhow::bail!("unknown argument {other:?}\n{USAGE}"),
+        }
+    }
+    Ok(a)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = args()?;
+    let mut config = config::Config::load(args.config.as_deref())?;
+    if let Some(d) = args.data {
+        config.store.data_dir = Some(d);
+    }
+    let data_dir = config.data_dir();
+    let store = match &config.store.url {
+        Some(url) => SqlStore::connect(url)
+            .await
+            .with_context(|| format!("cannot open the store at {url}"))?,
+        None => SqlStore::open_sqlite(data_dir.join("fairybot.db"))
+            .await
+            .with_context(|| format!("cannot open the store in {}", data_dir.display()))?,
+    };
+    let catalog = Arc::new(rules::Catalog::builtin());
+    let service = Arc::new(GameService::new(store.clone(), SystemClock, catalog));
+    let theme_name = config
+        .render
+        .theme
+        .clone()
+        .unwrap_or_else(|| "light".into());
+    let theme = render::Theme::by_name(&theme_name).with_context(|| {
+        format!("unknown theme {theme_name:?}: use light, dark or colour-blind")
+    })?;
+    let size = config.render.size.unwrap_or(768);
+
+    if config.has_platform() {
+        // The Discord and Matrix adapters are wired here as they land (issues 6 and 7).
+        anyhow::bail!(
+            "a Discord token or Matrix login is configured, but this build has no chat adapters yet; \
+             unset them to use the local console"
+        );
+    }
+    let result = console::Console::new(service, args.as_player, &data_dir, theme, size)
+        .run()
+        .await;
+    store.close().await;
+    result
 }

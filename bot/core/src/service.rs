@@ -142,7 +142,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     pub async fn handle(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
         let result = self.dispatch(actor, place, cmd).await;
         match result {
-            Ok(replies) => replies,
+            Ok(mut replies) => {
+                self.name_players(&mut replies).await;
+                replies
+            }
             Err(Failure::User(text)) => vec![Reply::actor(text)],
             Err(Failure::Internal(detail)) => {
                 let reference = format!("{:x}", self.clock.now() ^ 0x5eed);
@@ -240,6 +243,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
         s.push_str("Start one with `challenge @someone VARIANT`.");
         s
+    }
+
+    /// Fills in player names on boards that lack them.
+    async fn name_players(&self, replies: &mut [Reply]) {
+        for r in replies.iter_mut() {
+            if let Some(b) = r.board.as_mut()
+                && b.players.is_empty()
+                && let Ok(g) = self.store.get_game(b.game).await
+            {
+                b.players = self.seat_names(&g).await;
+            }
+        }
     }
 
     async fn seat_names(&self, g: &GameRecord) -> Vec<String> {
@@ -520,13 +535,20 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return Ok(g);
         }
         let mine = self.actor_games_here(actor, place).await?;
-        let candidates = if mine.is_empty() && !must_play {
+        let mut candidates = if mine.is_empty() && !must_play {
             self.store
                 .list_games(&GameFilter::default().at(place.clone()).active())
                 .await?
         } else {
             mine
         };
+        if candidates.is_empty() && !must_play {
+            // Looking at a finished game: the most recent one here.
+            candidates = self
+                .store
+                .list_games(&GameFilter::default().at(place.clone()).limit(1))
+                .await?;
+        }
         match candidates.as_slice() {
             [] => user(if must_play {
                 "You have no game here. Start one with `challenge @someone VARIANT`."

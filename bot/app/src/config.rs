@@ -1,0 +1,151 @@
+//! Configuration: a TOML file (every key documented in `config.example.toml`) plus
+//! environment variables for secrets and for the database URL.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The whole configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Where games are kept.
+    #[serde(default)]
+    pub store: StoreConfig,
+    /// How boards are drawn.
+    #[serde(default)]
+    pub render: RenderConfig,
+    /// Discord.
+    #[serde(default)]
+    pub discord: DiscordConfig,
+    /// Matrix.
+    #[serde(default)]
+    pub matrix: MatrixConfig,
+}
+
+/// The store.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// `sqlite:PATH` or `postgres://...`; default: SQLite in the data directory.
+    pub url: Option<String>,
+    /// The data directory (database, board pictures); default `data`.
+    pub data_dir: Option<PathBuf>,
+}
+
+/// Board pictures.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderConfig {
+    /// `light`, `dark` or `colour-blind`.
+    pub theme: Option<String>,
+    /// The longer side of a board picture in pixels.
+    pub size: Option<u32>,
+}
+
+/// Discord.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscordConfig {
+    /// The bot token (prefer the `DISCORD_TOKEN` environment variable).
+    pub token: Option<String>,
+    /// Register commands in this guild only (instant, for testing).
+    #[allow(dead_code)] // read by the Discord adapter (issue 6)
+    pub guild: Option<u64>,
+}
+
+/// Matrix.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixConfig {
+    /// The homeserver URL.
+    #[allow(dead_code)] // read by the Matrix adapter (issue 7)
+    pub homeserver: Option<String>,
+    /// The bot's user id.
+    pub user: Option<String>,
+    /// The password (prefer `MATRIX_PASSWORD`).
+    pub password: Option<String>,
+    /// An access token instead of a password (prefer `MATRIX_ACCESS_TOKEN`).
+    pub access_token: Option<String>,
+    /// The command prefix, default `!fb`.
+    #[allow(dead_code)] // read by the Matrix adapter (issue 7)
+    pub prefix: Option<String>,
+}
+
+impl Config {
+    /// Reads a file if given (or `fairybot.toml` if it exists), then applies the environment.
+    ///
+    /// # Errors
+    /// When the named file cannot be read or does not fit the schema.
+    pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
+        let default = Path::new("fairybot.toml");
+        let path = path.or_else(|| default.exists().then_some(default));
+        let mut config = match path {
+            Some(p) => {
+                let text = std::fs::read_to_string(p)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+                toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?
+            }
+            None => Config::default(),
+        };
+        config.apply_env(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
+        Ok(config)
+    }
+
+    /// Environment variables override the file (secrets belong there).
+    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) {
+        if let Some(v) = get("FAIRYBOT_DATABASE_URL") {
+            self.store.url = Some(v);
+        }
+        if let Some(v) = get("FAIRYBOT_DATA_DIR") {
+            self.store.data_dir = Some(v.into());
+        }
+        if let Some(v) = get("DISCORD_TOKEN") {
+            self.discord.token = Some(v);
+        }
+        if let Some(v) = get("MATRIX_PASSWORD") {
+            self.matrix.password = Some(v);
+        }
+        if let Some(v) = get("MATRIX_ACCESS_TOKEN") {
+            self.matrix.access_token = Some(v);
+        }
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> PathBuf {
+        self.store
+            .data_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("data"))
+    }
+
+    /// Whether any chat platform is configured; without one the console starts.
+    pub fn has_platform(&self) -> bool {
+        self.discord.token.is_some()
+            || self.matrix.access_token.is_some()
+            || (self.matrix.user.is_some() && self.matrix.password.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_config_parses_and_documents_every_section() {
+        let text = include_str!("../../../config.example.toml");
+        let c: Config = toml::from_str(text).unwrap();
+        assert!(!c.has_platform(), "the example must not carry secrets");
+        for section in ["[store]", "[render]", "[discord]", "[matrix]"] {
+            assert!(text.contains(section), "{section}");
+        }
+    }
+
+    #[test]
+    fn environment_overrides_and_unknown_keys_fail() {
+        let mut c = Config::default();
+        c.apply_env(|k| (k == "DISCORD_TOKEN").then(|| "t".to_string()));
+        assert!(c.has_platform());
+        assert!(toml::from_str::<Config>("[store]\nurll = \"x\"").is_err());
+    }
+}
