@@ -127,6 +127,8 @@ fn flipped(p: &Position, mirror_files: bool) -> Position {
         ep: s.ep.map(map),
         halfmoves: s.halfmoves,
         fullmoves: s.fullmoves,
+        unmoved: s.unmoved.iter().map(|c| map(*c)).collect(),
+        freezes: s.freezes.iter().map(|(a, b)| (map(*a), map(*b))).collect(),
     };
     Position::from_setup(v, setup).unwrap()
 }
