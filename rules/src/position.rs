@@ -512,6 +512,17 @@ impl Position {
         let Some(mut king) = self.royal[self.turn.index()] else {
             return Vec::new();
         };
+        if self.variant.special.is_some() {
+            let mut s = self.clone();
+            s.play_unchecked(m);
+            let Some(k) = s.royal[self.turn.index()] else {
+                return Vec::new();
+            };
+            return self
+                .enemies(self.turn)
+                .flat_map(|e| s.special_attackers(&s.board, e, k.index()))
+                .collect();
+        }
         let mut scratch = self.board.clone();
         apply_to_board(&mut scratch, m);
         if m.from == king {

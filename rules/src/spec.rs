@@ -99,6 +99,9 @@ pub struct PieceSpec {
     pub value: Option<f32>,
     /// The picture the renderer draws (defaults to the name).
     pub glyph: Option<String>,
+    /// The letter SAN uses for it when it differs from its state-text letter (Bilateral:
+    /// the Pao is `C` in state text, `P` in the page's notation).
+    pub san_letter: Option<String>,
     /// Flip partner: the letter of the kind this piece may turn into at the end of any of its
     /// moves, or in place as a whole move (Bilateral Can(n)on: `P`-state `C` <-> `V`).
     pub flip: Option<String>,

@@ -34,6 +34,8 @@ pub struct PieceType {
     pub value: f32,
     /// The renderer's picture name.
     pub glyph: String,
+    /// The letter SAN uses (usually `letter`).
+    pub san_letter: char,
     /// Special powers (flip, push, immunity, freeze, kill...); all off for ordinary pieces.
     pub powers: Powers,
 }
@@ -269,6 +271,7 @@ impl Variant {
             castles: false,
             value: 0.0,
             glyph: String::new(),
+            san_letter: '?',
             powers: Powers::ordinary(),
         }];
         for (letter, p) in piece_specs {
@@ -305,6 +308,20 @@ impl Variant {
                 pawn: p.pawn,
                 castles: p.castles,
                 value: p.value.unwrap_or(0.0),
+                san_letter: match p
+                    .san_letter
+                    .as_deref()
+                    .map(|l| l.chars().collect::<Vec<_>>())
+                {
+                    None => c,
+                    Some(l) if l.len() == 1 && l[0].is_ascii_uppercase() => l[0],
+                    Some(_) => {
+                        return Err(err(
+                            &format!("{key}.san_letter"),
+                            "one uppercase letter".into(),
+                        ));
+                    }
+                },
                 powers: Powers::ordinary(),
             });
         }

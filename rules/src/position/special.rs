@@ -246,6 +246,141 @@ impl Position {
         false
     }
 
+    /// The cells of `by`'s pieces that attack `target` on `board` (special rules).
+    pub(super) fn special_attackers(&self, board: &[u8], by: u8, target: usize) -> Vec<Cell> {
+        let v = &*self.variant;
+        let tcode = board[target];
+        let tmask = if tcode == 0 {
+            u32::MAX
+        } else {
+            v.pieces[(tcode & 31) as usize].powers.capturable_by
+        };
+        let mut out: Vec<Cell> = super::attackers_on(&v.tables, board, by, target)
+            .into_iter()
+            .filter(|o| {
+                let kind = (board[o.index()] & 31) as usize;
+                !self.is_frozen(o.index())
+                    && tmask >> kind & 1 != 0
+                    && self.verify_attack(board, by, kind, o.index(), target)
+            })
+            .collect();
+        for &(w, a, b) in &self.special_tables().killed_from[target] {
+            let code = board[w as usize];
+            if code != 0
+                && code >> 5 == by
+                && v.pieces[(code & 31) as usize].powers.kills
+                && tmask >> (code & 31) & 1 != 0
+                && board[a as usize] == 0
+                && board[b as usize] == 0
+                && !self.is_frozen(w as usize)
+            {
+                out.push(Cell(w));
+            }
+        }
+        out
+    }
+
+    /// A precise reason why a move of a piece with special rules (or onto one) is refused,
+    /// when the special rules are what refuses it.
+    pub(crate) fn special_reason(&self, m: Move) -> Option<String> {
+        let v = &*self.variant;
+        let st = v.special.as_deref()?;
+        let g = &v.geometry;
+        let mover = self.piece_at(m.from)?;
+        if mover.side != self.turn {
+            return None;
+        }
+        let legal = self.legal_moves();
+        if legal.iter().any(|l| l.from == m.from && l.to == m.to) {
+            return None;
+        }
+        let pt = v.piece(mover.kind);
+        let pw = &pt.powers;
+        let name = |c: Cell| {
+            self.piece_at(c)
+                .map(|p| v.piece(p.kind).name.clone())
+                .unwrap_or_default()
+        };
+        let (from, to) = (g.name(m.from), g.name(m.to));
+        if let Some(&(w, _)) = self.freezes.iter().find(|p| p.1 == m.from.0) {
+            return Some(format!(
+                "the {} on {from} is frozen by the {} on {}",
+                pt.name,
+                name(Cell(w)),
+                g.name(Cell(w))
+            ));
+        }
+        let target = self.piece_at(m.to).filter(|p| p.side != mover.side);
+        if let Some(tp) = target {
+            let tname = &v.piece(tp.kind).name;
+            let tpw = &v.piece(tp.kind).powers;
+            if pw.freezes && st.fold_orth[m.from.index()].contains(&m.to.0) {
+                if !tpw.freezable {
+                    return Some(format!("a {tname} cannot be frozen ({to})"));
+                }
+                if self.freezes.contains(&(m.from.0, m.to.0)) {
+                    return Some(format!(
+                        "the {tname} on {to} is already frozen by this {}",
+                        pt.name
+                    ));
+                }
+            }
+            if pw.kills
+                && let Some(&(_, a, b)) = st.kills[m.from.index()].iter().find(|k| k.0 == m.to.0)
+            {
+                if !self.capturable(self.board[m.to.index()], mover.kind.index()) {
+                    return Some(format!("a {} cannot kill a {tname}", pt.name));
+                }
+                let blocked: Vec<&str> = [a, b]
+                    .iter()
+                    .filter(|c| self.board[**c as usize] != 0)
+                    .map(|c| g.name(Cell(*c)))
+                    .collect();
+                if !blocked.is_empty() {
+                    return Some(format!(
+                        "the kill path from {from} to {to} runs through {} and {}; {} is occupied",
+                        g.name(Cell(a)),
+                        g.name(Cell(b)),
+                        blocked.join(" and ")
+                    ));
+                }
+            }
+            if pw.pushes
+                && let Some(&(d, _)) = st.wazir[m.from.index()].iter().find(|x| x.1 == m.to.0)
+            {
+                if !tpw.pushable {
+                    return Some(format!("a {} cannot push a {tname}", pt.name));
+                }
+                let beyond = st.beyond[m.from.index()][d as usize];
+                if beyond == 255 {
+                    return Some(format!(
+                        "the {tname} on {to} cannot be pushed: there is no cell beyond it"
+                    ));
+                }
+                if self.board[beyond as usize] != 0 {
+                    return Some(format!(
+                        "the {tname} on {to} cannot be pushed: {} is occupied",
+                        g.name(Cell(beyond))
+                    ));
+                }
+            }
+            if tpw.capturable_by != u32::MAX
+                && !self.capturable(self.board[m.to.index()], mover.kind.index())
+            {
+                let by: Vec<String> = v
+                    .kinds()
+                    .filter(|k| tpw.capturable_by >> k.0 & 1 != 0)
+                    .map(|k| v.piece(k).name.clone())
+                    .collect();
+                return Some(format!(
+                    "the {tname} on {to} can only be captured by a {}",
+                    by.join(" or a ")
+                ));
+            }
+        }
+        None
+    }
+
     /// Whether the piece of `kind` and side `by` on `o` captures on `target` by one of its
     /// paths, with screens that only their own side's hoppers may use.
     fn verify_attack(&self, board: &[u8], by: u8, kind: usize, o: usize, target: usize) -> bool {
