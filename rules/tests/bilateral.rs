@@ -23,15 +23,15 @@ fn board(pieces: &[(&str, char)]) -> String {
     for r in (0..8).rev() {
         let mut s = String::new();
         let mut run = 0;
-        for f in 0..12 {
-            if grid[r][f] == '.' {
+        for &c in &grid[r] {
+            if c == '.' {
                 run += 1;
             } else {
                 if run > 0 {
                     s.push_str(&run.to_string());
                     run = 0;
                 }
-                s.push(grid[r][f]);
+                s.push(c);
             }
         }
         if run > 0 {

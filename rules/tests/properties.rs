@@ -19,6 +19,7 @@ const VARIANTS: &[&str] = &[
     "grand",
     "courier",
     "toulousain",
+    "bilateral",
 ];
 
 fn variant(name: &str) -> Arc<Variant> {
