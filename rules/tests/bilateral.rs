@@ -480,3 +480,62 @@ fn start_perft_small() {
     let mut p = Position::start(&variant());
     assert_eq!(perft(&mut p, 1), 46);
 }
+
+/// The state text with colours swapped and the board turned top to bottom.
+fn colour_flipped(text: &str) -> String {
+    let mut fields: Vec<String> = text.split_whitespace().map(String::from).collect();
+    let swap = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_uppercase() {
+                    c.to_ascii_lowercase()
+                } else {
+                    c.to_ascii_uppercase()
+                }
+            })
+            .collect()
+    };
+    let flip_cell = |c: &str| -> String {
+        let r: u32 = c[1..].parse().unwrap();
+        format!("{}{}", &c[..1], 9 - r)
+    };
+    let ranks: Vec<String> = fields[0].split('/').rev().map(swap).collect();
+    fields[0] = ranks.join("/");
+    fields[1] = if fields[1] == "w" {
+        "b".into()
+    } else {
+        "w".into()
+    };
+    if fields[2] != "-" {
+        fields[2] = swap(&fields[2]);
+    }
+    if fields[3] != "-" {
+        fields[3] = flip_cell(&fields[3]);
+    }
+    for f in fields.iter_mut().skip(6) {
+        let (key, list) = f.split_once(':').unwrap();
+        let items: Vec<String> = list
+            .split(',')
+            .map(|item| item.split('>').map(flip_cell).collect::<Vec<_>>().join(">"))
+            .collect();
+        *f = format!("{key}:{}", items.join(","));
+    }
+    fields.join(" ")
+}
+
+#[test]
+fn perft_unchanged_under_colour_flip() {
+    let v = variant();
+    let data = include_str!("data/bilateral.perft");
+    let epds: Vec<&str> = data
+        .lines()
+        .filter_map(|l| l.strip_prefix("epd "))
+        .collect();
+    assert_eq!(epds.len(), 6);
+    for epd in epds {
+        let flipped = colour_flipped(epd);
+        let mut a = fen::position(&v, epd).unwrap();
+        let mut b = fen::position(&v, &flipped).unwrap_or_else(|e| panic!("{flipped}: {e}"));
+        assert_eq!(perft(&mut a, 3), perft(&mut b, 3), "{epd} vs {flipped}");
+    }
+}
