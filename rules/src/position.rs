@@ -1201,7 +1201,7 @@ fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut Ce
 }
 
 /// Generates the moves along one path.
-#[inline]
+#[inline(always)]
 fn gen_path(
     t: &Tables,
     board: &[u8],

@@ -9,7 +9,7 @@
 
 use super::{Position, PositionError, dedupe};
 use crate::{
-    tables::{F_CAPTURE, F_MOVE, HOP, LEAPS, Path},
+    tables::{F_CAPTURE, F_MOVE, HOP, LEAPS, OP_NEED_EMPTY, OP_ORIGIN, Path},
     types::{Cell, CellSet, Move, MoveKind, MoveList, Piece},
     variant::SpecialTables,
 };
@@ -23,6 +23,7 @@ impl Position {
     }
 
     /// The hash contribution of the unmoved set and the freezes.
+    #[inline(never)]
     pub(super) fn special_key(&self) -> u64 {
         if self.variant.special.is_none() {
             return 0;
@@ -160,6 +161,7 @@ impl Position {
     }
 
     /// Updates the unmoved set and the freezes after `m` was applied to the board.
+    #[inline(never)]
     pub(super) fn special_after(&mut self, m: Move) {
         let (from, to) = (m.from.0, m.to.0);
         match m.kind {
@@ -208,6 +210,7 @@ impl Position {
 
     /// Whether `target` is attacked by side `by` on `board` (this position's board or a
     /// variation of it), with freezes, own-side-only screens, immunity and kills.
+    #[inline(never)]
     pub(super) fn special_attacked(&self, board: &[u8], by: u8, target: usize) -> bool {
         let v = &*self.variant;
         let t = &v.tables;
@@ -217,16 +220,28 @@ impl Position {
         } else {
             v.pieces[(tcode & 31) as usize].powers.capturable_by
         };
-        for o in super::attackers_on(t, board, by, target) {
-            if self.is_frozen(o.index()) {
-                continue;
-            }
-            let kind = (board[o.index()] & 31) as usize;
-            if tmask >> kind & 1 == 0 {
-                continue;
-            }
-            if self.verify_attack(board, by, kind, o.index(), target) {
-                return true;
+        // The attack trie gives candidate origins; each is then checked against freezes,
+        // immunity and own-side-only screens.
+        let ops = t.trie(by as usize, target);
+        let mut i = 0;
+        while i < ops.len() {
+            let op = ops[i];
+            let p = board[op.cell as usize];
+            if op.tag == OP_ORIGIN {
+                if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+                    let kind = (p & 31) as usize;
+                    if tmask >> kind & 1 != 0
+                        && !self.is_frozen(op.cell as usize)
+                        && self.verify_attack(board, by, kind, op.cell as usize, target)
+                    {
+                        return true;
+                    }
+                }
+                i += 1;
+            } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+                i += 1;
+            } else {
+                i += op.skip as usize;
             }
         }
         let st = self.special_tables();
@@ -524,6 +539,7 @@ impl Position {
     }
 
     /// Pseudo-legal moves of a variant with special powers.
+    #[inline(never)]
     pub(super) fn special_pseudo(&self, out: &mut MoveList) {
         let v = &*self.variant;
         let t = &v.tables;
@@ -689,6 +705,7 @@ impl Position {
 
     /// Legal moves of a variant with special powers: each pseudo-legal move is played on a
     /// scratch copy and kept when the mover's royal piece is not attacked afterwards.
+    #[inline(never)]
     pub(super) fn special_legal(&self, out: &mut MoveList) {
         out.clear();
         self.special_pseudo(out);
@@ -696,8 +713,42 @@ impl Position {
         if self.royal[us.index()].is_none() {
             return;
         }
+        let king = self.royal[us.index()].expect("checked above");
+        let in_check = self.attacked_by_any_enemy(&self.board, us, king);
+        // Cells whose change can expose the King: what the enemy attack tries look at, and
+        // the path cells of kills onto the King.
+        let mut risky = CellSet::EMPTY;
+        if !in_check {
+            let t = &self.variant.tables;
+            for e in self.enemies(us) {
+                let infl = &t.influence[e as usize * t.ncells + king.index()];
+                for i in 0..4 {
+                    risky.0[i] |= infl.0[i];
+                }
+            }
+            for &(_, a, b) in &self.special_tables().killed_from[king.index()] {
+                risky.insert(Cell(a));
+                risky.insert(Cell(b));
+            }
+        }
         let mut s = self.scratch_copy();
         out.retain(|m| {
+            let needs_test = in_check
+                || m.from == king
+                || match m.kind {
+                    // Neither changes what attacks the King (a freeze only removes attackers).
+                    MoveKind::Flip | MoveKind::Freeze => false,
+                    MoveKind::EnPassant | MoveKind::Castle | MoveKind::Push => true,
+                    _ => {
+                        risky.contains(m.from)
+                            || risky.contains(m.to)
+                            // A freezer that moves may release enemy pieces.
+                            || self.freezes.iter().any(|p| p.0 == m.from.0)
+                    }
+                };
+            if !needs_test {
+                return true;
+            }
             s.play_unchecked(*m);
             let ok = match s.royal[us.index()] {
                 Some(k) => !s.attacked_by_any_enemy(&s.board, us, k),
