@@ -399,6 +399,27 @@ impl Variant {
                 initial[k * sides as usize + s].insert(Cell(i as u8));
             }
         }
+        // A pawn's initial-only moves (the double step) belong to its whole start rank, not
+        // just the start cells (Bilateral B12: a Pawn pushed sideways along its 2nd rank may
+        // still double-step). Arrays whose Pawns fill their rank are unaffected.
+        for k in 1..pieces.len() {
+            if !pieces[k].pawn {
+                continue;
+            }
+            for s in 0..sides as usize {
+                let set = &mut initial[k * sides as usize + s];
+                let rows: Vec<(u8, u8)> = set
+                    .iter()
+                    .map(|c| (geometry.info(c).board, geometry.info(c).rank))
+                    .collect();
+                for c in geometry.cells() {
+                    let i = geometry.info(c);
+                    if rows.contains(&(i.board, i.rank)) {
+                        set.insert(c);
+                    }
+                }
+            }
+        }
         for (s, counts) in start_counts.iter().enumerate().take(sides as usize) {
             let royals: u32 = (1..pieces.len())
                 .filter(|k| pieces[*k].royal)
