@@ -539,3 +539,227 @@ fn perft_unchanged_under_colour_flip() {
         assert_eq!(perft(&mut a, 3), perft(&mut b, 3), "{epd} vs {flipped}");
     }
 }
+
+// ----- more hand-derived lists: every piece type in at least three positions -----------------
+
+#[test]
+fn lion_more_positions() {
+    // At the start: only the two leaps over its own pieces.
+    let s = Position::start(&variant());
+    assert_eq!(moves_from(&s, "y1"), set(&["y1y3", "y1a3"]));
+    assert_eq!(moves_from(&s, "j1"), set(&["j1j3", "j1h3"]));
+    // e5: leaps only to empty cells (e7 own Pawn, g3 enemy Knight: no leap captures), King
+    // step captures only, and never of the Elephant on d5.
+    let p = pos(
+        &[
+            ("e5", 'L'),
+            ("e7", 'P'),
+            ("g3", 'n'),
+            ("d5", 'e'),
+            ("f6", 'p'),
+            ("j1", 'K'),
+            ("y8", 'k'),
+        ],
+        "w - - 0 1",
+    );
+    assert_eq!(
+        moves_from(&p, "e5"),
+        set(&["e5e3", "e5c5", "e5g5", "e5c7", "e5g7", "e5c3", "e5f6"])
+    );
+    assert_eq!(
+        notation::san(&p, notation::parse_move(&p, "e5f6").unwrap()),
+        "Lxf6"
+    );
+}
+
+#[test]
+fn elephant_more_positions() {
+    let s = Position::start(&variant());
+    assert_eq!(moves_from(&s, "z2"), set(&["z2z3", "z2y3", "z2a3", "z2z4"]));
+    // e4 (moved): e5 Pawn pushable to e6; e3 enemy Elephant not pushable; f4 Knight not
+    // pushable because g4 is occupied; d4 own Rook.
+    let p = pos(
+        &[
+            ("e4", 'E'),
+            ("e5", 'p'),
+            ("e3", 'e'),
+            ("f4", 'n'),
+            ("g4", 'p'),
+            ("d4", 'R'),
+            ("j1", 'K'),
+            ("y8", 'k'),
+        ],
+        "w - - 0 1",
+    );
+    assert_eq!(moves_from(&p, "e4"), set(&["e4e5"]));
+    let err = notation::parse_move(&p, "e4f4").unwrap_err().to_string();
+    assert!(err.contains("g4 is occupied"), "{err}");
+    let err = notation::parse_move(&p, "e4e3").unwrap_err().to_string();
+    assert!(err.contains("cannot push"), "{err}");
+}
+
+#[test]
+fn cannon_more_positions() {
+    let s = Position::start(&variant());
+    assert_eq!(moves_from(&s, "z1"), set(&["z1z1v"]));
+    // Vao d4: f6 own Pawn is a screen (captures h8 beyond g7); the enemy Elephant on c3
+    // blocks the a1 Knight; every move exists with and without the flip.
+    let p = pos(
+        &[
+            ("d4", 'V'),
+            ("f6", 'P'),
+            ("h8", 'r'),
+            ("c3", 'e'),
+            ("a1", 'n'),
+            ("j1", 'K'),
+            ("y8", 'k'),
+        ],
+        "w - - 0 1",
+    );
+    let mut want = BTreeSet::new();
+    for to in ["e5", "c5", "b6", "a7", "z8", "e3", "f2", "g1", "h8"] {
+        want.insert(format!("d4{to}"));
+        want.insert(format!("d4{to}c"));
+    }
+    want.insert("d4d4c".into());
+    assert_eq!(moves_from(&p, "d4"), want);
+    let m = notation::parse_move(&p, "Vxh8/").unwrap();
+    assert_eq!(
+        (m.kind, notation::coord(&p, m)),
+        (MoveKind::Capture, "d4h8c".into())
+    );
+}
+
+// ----- freezes, immunity and check ------------------------------------------------------------
+
+#[test]
+fn frozen_pieces_give_no_check() {
+    let p = pos(
+        &[("e1", 'K'), ("d8", 'W'), ("e8", 'r'), ("y8", 'k')],
+        "w - - 0 1 frozen:d8>e8",
+    );
+    assert!(!p.is_check());
+    assert!(moves_from(&p, "e1").contains("e1e2"));
+}
+
+#[test]
+fn a_king_may_step_next_to_a_frozen_king() {
+    let mut p = pos(
+        &[("e6", 'K'), ("d8", 'W'), ("e8", 'k')],
+        "w - - 0 1 frozen:d8>e8",
+    );
+    assert!(moves_from(&p, "e6").contains("e6e7"));
+    p.play(notation::parse_move(&p, "Ke7").unwrap()).unwrap();
+    assert!(p.is_check());
+    assert_eq!(
+        p.outcome(),
+        Some(rules::Outcome::Win {
+            winner: rules::Side::WHITE,
+            reason: rules::WinReason::Checkmate
+        })
+    );
+}
+
+#[test]
+fn freezing_the_checking_piece_parries_check() {
+    let p = pos(
+        &[("e1", 'K'), ("d7", 'W'), ("e7", 'r'), ("y8", 'k')],
+        "w - - 0 1",
+    );
+    assert!(p.is_check());
+    let m = notation::parse_move(&p, "Wxe7").unwrap();
+    assert_eq!(m.kind, MoveKind::Freeze);
+}
+
+#[test]
+fn freezing_a_wizard_cancels_its_freezes() {
+    let mut p = pos(
+        &[
+            ("j1", 'K'),
+            ("e6", 'W'),
+            ("f5", 'N'),
+            ("f6", 'w'),
+            ("y8", 'k'),
+        ],
+        "w - - 0 1 frozen:f6>f5",
+    );
+    assert!(moves_from(&p, "f5").is_empty());
+    p.play(notation::parse_move(&p, "Wxf6").unwrap()).unwrap();
+    assert!(
+        fen::write(&p).ends_with(" frozen:e6>f6"),
+        "{}",
+        fen::write(&p)
+    );
+}
+
+#[test]
+fn a_pushed_wizard_loses_its_freezes() {
+    let mut p = pos(
+        &[
+            ("j1", 'K'),
+            ("d5", 'E'),
+            ("e4", 'N'),
+            ("e5", 'w'),
+            ("y8", 'k'),
+        ],
+        "w - - 0 1 frozen:e5>e4",
+    );
+    p.play(notation::parse_move(&p, "Exe5").unwrap()).unwrap();
+    assert!(!fen::write(&p).contains("frozen"), "{}", fen::write(&p));
+    assert!(p.frozen_cells().is_empty());
+}
+
+#[test]
+fn castling_is_blocked_by_a_frozen_king() {
+    let free = pos(
+        &[("e1", 'K'), ("h1", 'R'), ("e3", 'w'), ("y8", 'k')],
+        "w K - 0 1",
+    );
+    assert!(notation::parse_move(&free, "O-O").is_ok());
+    let frozen = pos(
+        &[("e1", 'K'), ("h1", 'R'), ("e2", 'w'), ("y8", 'k')],
+        "w K - 0 1 frozen:e2>e1",
+    );
+    assert!(notation::parse_move(&frozen, "O-O").is_err());
+    assert!(moves_from(&frozen, "e1").is_empty());
+}
+
+#[test]
+fn elephants_are_captured_only_by_king_or_pawn() {
+    let p = pos(
+        &[
+            ("d1", 'Q'),
+            ("c4", 'P'),
+            ("c6", 'K'),
+            ("d5", 'e'),
+            ("y8", 'k'),
+        ],
+        "w - - 0 1",
+    );
+    let d5 = cell(&p, "d5");
+    let takers: BTreeSet<String> = p
+        .legal_moves()
+        .into_iter()
+        .filter(|m| m.to == d5 && m.is_capture())
+        .map(|m| notation::coord(&p, m))
+        .collect();
+    assert_eq!(takers, set(&["c4d5", "c6d5"]));
+    let err = notation::parse_move(&p, "d1d5").unwrap_err().to_string();
+    assert!(
+        err.contains("can only be captured by a King or a Pawn"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_kill_threat_is_check_and_elephants_never_check() {
+    let p = pos(&[("e1", 'K'), ("d4", 'w'), ("y8", 'k')], "w - - 0 1");
+    assert!(p.is_check());
+    let blocked = pos(
+        &[("e1", 'K'), ("d4", 'w'), ("d2", 'P'), ("y8", 'k')],
+        "w - - 0 1",
+    );
+    assert!(!blocked.is_check());
+    let elephant = pos(&[("e1", 'K'), ("e2", 'e'), ("y8", 'k')], "w - - 0 1");
+    assert!(!elephant.is_check());
+}
