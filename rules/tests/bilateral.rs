@@ -763,3 +763,41 @@ fn a_kill_threat_is_check_and_elephants_never_check() {
     let elephant = pos(&[("e1", 'K'), ("e2", 'e'), ("y8", 'k')], "w - - 0 1");
     assert!(!elephant.is_check());
 }
+
+#[test]
+fn push_off_the_board_is_refused_with_a_reason() {
+    let p = pos(
+        &[("e7", 'E'), ("e8", 'n'), ("j1", 'K'), ("y8", 'k')],
+        "w - - 0 1",
+    );
+    let err = notation::parse_move(&p, "e7e8").unwrap_err().to_string();
+    assert!(err.contains("no cell beyond"), "{err}");
+    assert!(notation::parse_move(&p, "Exe8").is_err());
+}
+
+/// Every legal move of every recorded position (and one ply deeper) round-trips through
+/// coordinates and SAN, and the incremental hash equals a fresh one.
+#[test]
+fn notation_and_state_round_trips() {
+    let v = variant();
+    let data = include_str!("data/bilateral.perft");
+    for epd in data.lines().filter_map(|l| l.strip_prefix("epd ")) {
+        let p = fen::position(&v, epd).unwrap();
+        for m in p.legal_moves() {
+            let c = notation::coord(&p, m);
+            assert_eq!(notation::parse_coord(&p, &c), Ok(m), "{c} in {epd}");
+            assert_eq!(notation::parse_move(&p, &c), Ok(m), "{c} in {epd}");
+            let s = notation::san(&p, m);
+            assert_eq!(notation::parse_move(&p, &s), Ok(m), "{s} in {epd}");
+            let mut q = p.clone();
+            q.play_unchecked(m);
+            let text = fen::write(&q);
+            let again = fen::position(&v, &text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(fen::write(&again), text);
+            assert_eq!(again.hash(), q.hash(), "{text}");
+            q.undo();
+            assert_eq!(fen::write(&q), fen::write(&p));
+            assert_eq!(q.hash(), p.hash());
+        }
+    }
+}
