@@ -801,3 +801,51 @@ fn notation_and_state_round_trips() {
         }
     }
 }
+
+/// The legality oracle of the property tests, on long pseudo-random games from every
+/// recorded position (where pushes, freezes and kills are frequent): a pseudo-legal move is
+/// legal exactly when afterwards no enemy move captures or kills the mover's King.
+#[test]
+fn legality_oracle_on_long_games() {
+    let v = variant();
+    let data = include_str!("data/bilateral.perft");
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut kinds_seen = BTreeSet::new();
+    for epd in data.lines().filter_map(|l| l.strip_prefix("epd ")) {
+        for _game in 0..6 {
+            let mut p = fen::position(&v, epd).unwrap();
+            for _ply in 0..80 {
+                let legal = p.legal_moves();
+                let mover = p.turn();
+                for m in p.pseudo_legal_moves() {
+                    let mut after = p.clone();
+                    after.play_unchecked(m);
+                    let k = after.royal(mover).unwrap();
+                    let exposed = after
+                        .pseudo_legal_moves()
+                        .iter()
+                        .any(|o| o.is_capture() && o.to == k);
+                    assert_eq!(
+                        legal.contains(&m),
+                        !exposed,
+                        "{} move {}",
+                        fen::write(&p),
+                        notation::coord(&p, m)
+                    );
+                }
+                if legal.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let m = legal[(seed % legal.len() as u64) as usize];
+                kinds_seen.insert(format!("{:?}", m.kind));
+                p.play(m).unwrap();
+            }
+        }
+    }
+    for k in ["Push", "Freeze", "Kill", "Flip"] {
+        assert!(kinds_seen.contains(k), "no {k} played: {kinds_seen:?}");
+    }
+}
