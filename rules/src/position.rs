@@ -503,6 +503,9 @@ impl Position {
 
     /// The cells of `by`'s pieces that attack `cell`.
     pub fn attackers(&self, cell: Cell, by: Side) -> Vec<Cell> {
+        if self.variant.special.is_some() {
+            return self.special_attackers(&self.board, by.0, cell.index());
+        }
         attackers_on(&self.variant.tables, &self.board, by.0, cell.index())
     }
 

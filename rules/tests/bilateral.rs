@@ -849,3 +849,24 @@ fn legality_oracle_on_long_games() {
         assert!(kinds_seen.contains(k), "no {k} played: {kinds_seen:?}");
     }
 }
+
+#[test]
+fn attackers_respect_freezes_and_kills() {
+    let p = pos(
+        &[
+            ("e1", 'K'),
+            ("d4", 'w'),
+            ("e8", 'r'),
+            ("d8", 'W'),
+            ("y8", 'k'),
+        ],
+        "w - - 0 1 frozen:d8>e8",
+    );
+    let e1 = cell(&p, "e1");
+    let names: Vec<&str> = p
+        .attackers(e1, rules::Side::BLACK)
+        .into_iter()
+        .map(|c| p.variant().geometry.name(c))
+        .collect();
+    assert_eq!(names, vec!["d4"]);
+}
