@@ -26,6 +26,7 @@ const BUILTIN: &[(&str, &str)] = &[
         "toulousain.toml",
         include_str!("../variants/toulousain.toml"),
     ),
+    ("bilateral.toml", include_str!("../variants/bilateral.toml")),
 ];
 
 /// A set of variant files by name, and the variants resolved from them so far.

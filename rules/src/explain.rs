@@ -69,14 +69,17 @@ pub fn explain(pos: &Position, m: Move) -> IllegalMove {
             turn: pos.turn().name(sides).to_string(),
         };
     }
-    let mut pseudo = MoveList::new();
-    pos.pseudo_moves(&mut pseudo);
+    if let Some(reason) = pos.special_reason(m) {
+        return IllegalMove::Other(reason);
+    }
+    let pseudo: MoveList = pos.pseudo_legal_moves();
     let candidates: Vec<Move> = pseudo
         .iter()
         .copied()
         .filter(|p| {
             p.from == m.from
                 && (p.to == m.to || (p.kind == crate::MoveKind::Castle && p.aux == m.to))
+                && (m.kind == crate::MoveKind::Quiet || p.kind == m.kind)
         })
         .collect();
     let Some(first) = candidates.first().copied() else {

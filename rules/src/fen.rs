@@ -33,6 +33,9 @@ pub enum FenError {
     /// A move counter is not a number.
     #[error("{0} {1:?}: not a number")]
     Counter(&'static str, String),
+    /// An `unmoved:` or `frozen:` field is malformed.
+    #[error("{0} {1:?}: {2}")]
+    Special(&'static str, String, String),
     /// Too many fields.
     #[error("unexpected text {0:?} after the move counters")]
     Trailing(String),
@@ -185,8 +188,43 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
             .parse()
             .map_err(|_| FenError::Counter("move number", n.to_string()))?,
     };
-    if let Some(rest) = fields.next() {
-        return Err(FenError::Trailing(rest.to_string()));
+    let mut unmoved = Vec::new();
+    let mut freezes = Vec::new();
+    for rest in fields {
+        if let Some(list) = rest.strip_prefix("unmoved:") {
+            for name in list.split(',').filter(|n| !n.is_empty()) {
+                let c = g.parse(name).ok_or_else(|| {
+                    FenError::Special(
+                        "unmoved",
+                        name.to_string(),
+                        "not a cell of this board".into(),
+                    )
+                })?;
+                unmoved.push(c);
+            }
+        } else if let Some(list) = rest.strip_prefix("frozen:") {
+            for pair in list.split(',').filter(|n| !n.is_empty()) {
+                let (a, b) = pair.split_once('>').ok_or_else(|| {
+                    FenError::Special(
+                        "frozen",
+                        pair.to_string(),
+                        "write freezer>frozen, e.g. y2>z2".into(),
+                    )
+                })?;
+                let cell = |n: &str| {
+                    g.parse(n).ok_or_else(|| {
+                        FenError::Special(
+                            "frozen",
+                            pair.to_string(),
+                            format!("{n:?} is not a cell of this board"),
+                        )
+                    })
+                };
+                freezes.push((cell(a)?, cell(b)?));
+            }
+        } else {
+            return Err(FenError::Trailing(rest.to_string()));
+        }
     }
     Ok(Setup {
         board,
@@ -195,6 +233,8 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
         ep,
         halfmoves,
         fullmoves,
+        unmoved,
+        freezes,
     })
 }
 
@@ -338,11 +378,25 @@ pub fn write(pos: &Position) -> String {
         .ep_target()
         .map(|c| g.name(c).to_string())
         .unwrap_or_else(|| "-".into());
-    format!(
+    let mut text = format!(
         "{board} {turn} {castling} {ep} {} {}",
         pos.halfmoves(),
         pos.fullmoves()
-    )
+    );
+    let unmoved = pos.unmoved_cells();
+    if !unmoved.is_empty() {
+        let names: Vec<&str> = unmoved.iter().map(|c| g.name(c)).collect();
+        text.push_str(&format!(" unmoved:{}", names.join(",")));
+    }
+    let freezes = pos.freezes();
+    if !freezes.is_empty() {
+        let pairs: Vec<String> = freezes
+            .iter()
+            .map(|(a, b)| format!("{}>{}", g.name(*a), g.name(*b)))
+            .collect();
+        text.push_str(&format!(" frozen:{}", pairs.join(",")));
+    }
+    text
 }
 
 fn write_castling(pos: &Position) -> String {

@@ -149,7 +149,7 @@ fn san_plain(pos: &Position, m: Move, legal: &[Move]) -> String {
             }
         }
     } else {
-        s.push(pt.letter);
+        s.push(pt.san_letter);
         // Disambiguate among same-kind moves to the same cell.
         let rivals: Vec<&Move> = legal
             .iter()
@@ -171,15 +171,37 @@ fn san_plain(pos: &Position, m: Move, legal: &[Move]) -> String {
             }
         }
     }
-    if capture {
+    // A spell cast in place names its caster's file while two casters of that kind live
+    // (Bilateral `Wyxd6`).
+    if matches!(m.kind, MoveKind::Freeze | MoveKind::Kill)
+        && pos.count(piece.side, piece.kind) >= 2
+        && s.len() == 1
+    {
+        s.push_str(&g.shape().file_names[g.info(m.from).file as usize]);
+    }
+    if capture || matches!(m.kind, MoveKind::Push | MoveKind::Freeze) {
         s.push('x');
     }
     s.push_str(g.name(m.to));
     if let Some(k) = m.promotion {
-        s.push('=');
-        s.push(v.piece(k).letter);
+        if is_flip(pos, m) {
+            s.push('/');
+        } else {
+            s.push('=');
+            s.push(v.piece(k).letter);
+        }
     }
     s
+}
+
+/// Whether the move ends with the moving piece turning into its flip partner.
+fn is_flip(pos: &Position, m: Move) -> bool {
+    let v = &**pos.variant();
+    m.kind != MoveKind::Push
+        && m.promotion.is_some()
+        && pos
+            .piece_at(m.from)
+            .is_some_and(|p| v.piece(p.kind).powers.flip == m.promotion)
 }
 
 /// A piece move written without disambiguation (`Rd1`, `Rxd1`), for the ambiguity message.
@@ -251,12 +273,22 @@ fn spellings(pos: &Position, m: Move, legal: &[Move], fold_case: bool) -> Vec<St
         out.push(format!("{from}{}ep", g.name(m.to)));
         out.push(format!("{san}ep"));
     }
+    // A spell without its caster's file when that is unambiguous (`Wxd6` for `Wyxd6`).
+    if matches!(m.kind, MoveKind::Freeze | MoveKind::Kill) {
+        let letter = pos
+            .piece_at(m.from)
+            .map(|p| v.piece(p.kind).san_letter)
+            .unwrap_or('?');
+        out.push(format!("{letter}x{}", g.name(m.to)));
+    }
     // SAN with the capture mark left out.
     if m.is_capture() && m.kind != MoveKind::EnPassant {
         out.push(san.replacen('x', "", 1));
     }
     // Promotion letters in either case: e7e8q, e7e8Q, e8=q.
-    if let Some(k) = m.promotion {
+    if let Some(k) = m.promotion
+        && !is_flip(pos, m)
+    {
         let l = v.piece(k).letter;
         out.push(format!("{from}{}{}", g.name(m.to), l.to_ascii_uppercase()));
         out.push(format!("{from}{}{}", g.name(m.to), l.to_ascii_lowercase()));

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+mod special;
+
 use crate::{
     tables::{
         F_CAPTURE, F_DOUBLE, F_EP, F_MOVE, HOP, LEAPS, OP_NEED_EMPTY, OP_ORIGIN, Path, Tables,
@@ -26,6 +28,10 @@ pub struct Setup {
     pub halfmoves: u32,
     /// The move number, starting at 1, incremented after the second side moves.
     pub fullmoves: u32,
+    /// Cells of pieces with an opening two-step that have not used it (special powers only).
+    pub unmoved: Vec<Cell>,
+    /// Active freezes as (freezing piece's cell, frozen piece's cell) (special powers only).
+    pub freezes: Vec<(Cell, Cell)>,
 }
 
 /// Why a setup is not a legal position.
@@ -66,6 +72,16 @@ pub enum PositionError {
     EnPassant {
         /// The cell.
         cell: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A special-power state entry (unmoved piece, freeze) that cannot exist.
+    #[error("{field} {entry}: {problem}")]
+    Special {
+        /// `unmoved` or `frozen`.
+        field: &'static str,
+        /// The entry as written.
+        entry: String,
         /// What is wrong.
         problem: String,
     },
@@ -167,6 +183,12 @@ pub struct Position {
     occupied: [CellSet; MAX_SIDES],
     hash: u64,
     history: Vec<Undo>,
+    /// Special powers: pieces that still have their opening two-step.
+    unmoved: CellSet,
+    /// Special powers: active freezes (freezer's cell, frozen cell).
+    freezes: Vec<(u8, u8)>,
+    /// Special powers: the state before each move, for undo.
+    special_history: Vec<(CellSet, Vec<(u8, u8)>)>,
 }
 
 impl PartialEq for Position {
@@ -177,6 +199,8 @@ impl PartialEq for Position {
             && self.turn == other.turn
             && self.castling_cells() == other.castling_cells()
             && self.ep == other.ep
+            && self.unmoved == other.unmoved
+            && self.freeze_set() == other.freeze_set()
     }
 }
 
@@ -217,6 +241,9 @@ impl Position {
             occupied: [CellSet::EMPTY; MAX_SIDES],
             hash: 0,
             history: Vec::new(),
+            unmoved: CellSet::EMPTY,
+            freezes: Vec::new(),
+            special_history: Vec::new(),
         };
         let sides = variant.sides as usize;
         let mut royals = vec![0usize; sides];
@@ -250,6 +277,7 @@ impl Position {
             }
         }
         pos.set_castling(&setup.castling)?;
+        pos.set_special(&setup.unmoved, &setup.freezes)?;
         if let Some(ep) = setup.ep {
             pos.ep = Some((ep, pos.ep_victim(ep)?));
         }
@@ -354,7 +382,7 @@ impl Position {
         if let Some((t, _)) = self.ep {
             h ^= z.ep[t.index()];
         }
-        h
+        h ^ self.special_key()
     }
 
     /// Turns the position back into a setup.
@@ -366,6 +394,12 @@ impl Position {
             ep: self.ep.map(|e| e.0),
             halfmoves: self.halfmoves,
             fullmoves: self.fullmoves,
+            unmoved: self.unmoved.iter().collect(),
+            freezes: self
+                .freeze_set()
+                .into_iter()
+                .map(|(a, b)| (Cell(a), Cell(b)))
+                .collect(),
         }
     }
 
@@ -440,7 +474,18 @@ impl Position {
 
     fn attacked_by_any_enemy(&self, board: &[u8], side: Side, cell: Cell) -> bool {
         self.enemies(side)
-            .any(|e| attacked(&self.variant.tables, board, e, cell.index()))
+            .any(|e| self.attacked_on(board, e, cell.index()))
+    }
+
+    /// Whether `target` is attacked by `by` on `board` (a variant of this position's board);
+    /// with special powers, freezes, screens and kills count.
+    #[inline]
+    fn attacked_on(&self, board: &[u8], by: u8, target: usize) -> bool {
+        if self.variant.special.is_some() {
+            self.special_attacked(board, by, target)
+        } else {
+            attacked(&self.variant.tables, board, by, target)
+        }
     }
 
     /// Whether the side to move's royal piece is attacked.
@@ -453,11 +498,14 @@ impl Position {
 
     /// Whether `cell` is attacked by `by` in this position.
     pub fn is_attacked(&self, cell: Cell, by: Side) -> bool {
-        attacked(&self.variant.tables, &self.board, by.0, cell.index())
+        self.attacked_on(&self.board, by.0, cell.index())
     }
 
     /// The cells of `by`'s pieces that attack `cell`.
     pub fn attackers(&self, cell: Cell, by: Side) -> Vec<Cell> {
+        if self.variant.special.is_some() {
+            return self.special_attackers(&self.board, by.0, cell.index());
+        }
         attackers_on(&self.variant.tables, &self.board, by.0, cell.index())
     }
 
@@ -467,6 +515,17 @@ impl Position {
         let Some(mut king) = self.royal[self.turn.index()] else {
             return Vec::new();
         };
+        if self.variant.special.is_some() {
+            let mut s = self.clone();
+            s.play_unchecked(m);
+            let Some(k) = s.royal[self.turn.index()] else {
+                return Vec::new();
+            };
+            return self
+                .enemies(self.turn)
+                .flat_map(|e| s.special_attackers(&s.board, e, k.index()))
+                .collect();
+        }
         let mut scratch = self.board.clone();
         apply_to_board(&mut scratch, m);
         if m.from == king {
@@ -488,6 +547,10 @@ impl Position {
 
     /// Every legal move, written into a reusable list (cleared first).
     pub fn legal_moves_into(&self, out: &mut MoveList) {
+        if self.variant.special.is_some() {
+            self.special_legal(out);
+            return;
+        }
         out.clear();
         out.reserve(256);
         let us = self.turn;
@@ -549,7 +612,11 @@ impl Position {
     #[doc(hidden)]
     pub fn pseudo_legal_moves(&self) -> MoveList {
         let mut out = MoveList::new();
-        self.pseudo_moves(&mut out);
+        if self.variant.special.is_some() {
+            self.special_pseudo(&mut out);
+        } else {
+            self.pseudo_moves(&mut out);
+        }
         out
     }
 
@@ -636,7 +703,6 @@ impl Position {
     fn castling_moves(&self, out: &mut MoveList) {
         let v = &*self.variant;
         let g = &v.geometry;
-        let t = &v.tables;
         let us = self.turn;
         for (i, slot) in self.slots.iter().enumerate() {
             if self.rights >> i & 1 == 0 || slot.side != us {
@@ -698,7 +764,9 @@ impl Position {
                     scratch[pc.index()] = 0;
                 }
                 scratch[r.index()] = king_code;
-                safe = !self.enemies(us).any(|e| attacked(t, scratch, e, r.index()));
+                safe = !self
+                    .enemies(us)
+                    .any(|e| self.attacked_on(scratch, e, r.index()));
                 scratch[r.index()] = old;
                 scratch[pc.index()] = partner_code;
             }
@@ -739,7 +807,59 @@ impl Position {
             h ^= z.ep[t.index()];
         }
         let mut reset = v.pieces[(moved & 31) as usize].pawn;
+        if v.special.is_some() {
+            h ^= self.special_key();
+            self.special_history
+                .push((self.unmoved, self.freezes.clone()));
+        }
         match m.kind {
+            MoveKind::Flip => {
+                let k = m.promotion.map_or(moved & 31, |k| k.0);
+                let placed = (us.0 << 5) | k;
+                h ^= z.piece(moved, m.from.index()) ^ z.piece(placed, m.from.index());
+                self.board[m.from.index()] = placed;
+                self.counts[us.index()][(moved & 31) as usize] -= 1;
+                self.counts[us.index()][k as usize] += 1;
+            }
+            MoveKind::Freeze => {}
+            MoveKind::Kill => {
+                let captured = self.board[m.to.index()];
+                h ^= z.piece(captured, m.to.index());
+                self.board[m.to.index()] = 0;
+                self.counts[(captured >> 5) as usize][(captured & 31) as usize] -= 1;
+                self.occupied[(captured >> 5) as usize].remove(m.to);
+                undo.captured = captured;
+                reset = true;
+            }
+            MoveKind::Push => {
+                let pushed = self.board[m.to.index()];
+                let ps = (pushed >> 5) as usize;
+                undo.captured = pushed;
+                h ^= z.piece(pushed, m.to.index()) ^ z.piece(moved, m.from.index());
+                let placed = match m.promotion {
+                    Some(k) => {
+                        self.counts[ps][(pushed & 31) as usize] -= 1;
+                        self.counts[ps][k.index()] += 1;
+                        ((ps as u8) << 5) | k.0
+                    }
+                    None => pushed,
+                };
+                self.board[m.aux.index()] = placed;
+                self.board[m.to.index()] = moved;
+                self.board[m.from.index()] = 0;
+                h ^= z.piece(placed, m.aux.index()) ^ z.piece(moved, m.to.index());
+                self.occupied[ps].remove(m.to);
+                self.occupied[ps].insert(m.aux);
+                self.occupied[us.index()].remove(m.from);
+                self.occupied[us.index()].insert(m.to);
+                if self.royal[ps] == Some(m.to) {
+                    self.royal[ps] = Some(m.aux);
+                }
+                if self.royal[us.index()] == Some(m.from) {
+                    self.royal[us.index()] = Some(m.to);
+                }
+                reset = false;
+            }
             MoveKind::Castle => {
                 let partner = self.board[m.aux.index()];
                 h ^= z.piece(moved, m.from.index()) ^ z.piece(partner, m.aux.index());
@@ -789,7 +909,13 @@ impl Position {
                 }
             }
         }
-        self.rights &= !(self.rights_clear[m.from.index()] | self.rights_clear[m.to.index()]);
+        if m.kind != MoveKind::Freeze {
+            self.rights &= !(self.rights_clear[m.from.index()] | self.rights_clear[m.to.index()]);
+        }
+        if v.special.is_some() {
+            self.special_after(m);
+            h ^= self.special_key();
+        }
         if m.kind == MoveKind::Castle {
             self.rights &= !self.rights_clear[m.aux.index()];
         }
@@ -823,7 +949,44 @@ impl Position {
         if us.0 == sides - 1 {
             self.fullmoves -= 1;
         }
+        if let Some((unmoved, freezes)) = self.special_history.pop() {
+            self.unmoved = unmoved;
+            self.freezes = freezes;
+        }
         match m.kind {
+            MoveKind::Flip => {
+                if let Some(k) = m.promotion {
+                    self.counts[us.index()][k.index()] -= 1;
+                    self.counts[us.index()][(u.moved & 31) as usize] += 1;
+                }
+                self.board[m.from.index()] = u.moved;
+            }
+            MoveKind::Freeze => {}
+            MoveKind::Kill => {
+                self.board[m.to.index()] = u.captured;
+                self.occupied[(u.captured >> 5) as usize].insert(m.to);
+                self.counts[(u.captured >> 5) as usize][(u.captured & 31) as usize] += 1;
+            }
+            MoveKind::Push => {
+                let ps = (u.captured >> 5) as usize;
+                if let Some(k) = m.promotion {
+                    self.counts[ps][k.index()] -= 1;
+                    self.counts[ps][(u.captured & 31) as usize] += 1;
+                }
+                self.board[m.aux.index()] = 0;
+                self.board[m.to.index()] = u.captured;
+                self.board[m.from.index()] = u.moved;
+                self.occupied[ps].remove(m.aux);
+                self.occupied[ps].insert(m.to);
+                self.occupied[us.index()].remove(m.to);
+                self.occupied[us.index()].insert(m.from);
+                if self.royal[ps] == Some(m.aux) {
+                    self.royal[ps] = Some(m.to);
+                }
+                if self.royal[us.index()] == Some(m.to) {
+                    self.royal[us.index()] = Some(m.from);
+                }
+            }
             MoveKind::Castle => {
                 let partner = self.board[m.aux2.index()];
                 self.board[m.to.index()] = 0;
@@ -1041,7 +1204,7 @@ fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut Ce
 }
 
 /// Generates the moves along one path.
-#[inline]
+#[inline(always)]
 fn gen_path(
     t: &Tables,
     board: &[u8],

@@ -99,6 +99,41 @@ pub struct PieceSpec {
     pub value: Option<f32>,
     /// The picture the renderer draws (defaults to the name).
     pub glyph: Option<String>,
+    /// The letter SAN uses for it when it differs from its state-text letter (Bilateral:
+    /// the Pao is `C` in state text, `P` in the page's notation).
+    pub san_letter: Option<String>,
+    /// Flip partner: the letter of the kind this piece may turn into at the end of any of its
+    /// moves, or in place as a whole move (Bilateral Can(n)on: `P`-state `C` <-> `V`).
+    pub flip: Option<String>,
+    /// Pushes instead of capturing: on a one-cell non-leaping step onto an enemy piece, the
+    /// enemy moves one cell further in the same direction (Bilateral Elephant).
+    #[serde(default)]
+    pub pushes: bool,
+    /// Letters of the only kinds that may capture (or kill) this piece (Bilateral Elephant:
+    /// `["K", "P"]`). Absent: anything may.
+    pub capturable_by: Option<Vec<String>>,
+    /// Only hoppers of its own side may use it as a screen; for enemy hoppers it blocks.
+    #[serde(default)]
+    pub screen_own_only: bool,
+    /// Whether a pushing piece may push it (default true).
+    pub pushable: Option<bool>,
+    /// Whether a freezing piece may freeze it (default true).
+    pub freezable: Option<bool>,
+    /// While it has not moved (state text `unmoved:`), it may instead make two of its
+    /// non-capturing one-cell steps (the first cell and the end empty).
+    #[serde(default)]
+    pub opening_double: bool,
+    /// Its step is the Ferz step of the folded board (fold between the two middle files):
+    /// change two of (file-in-half, rank, layer) by one.
+    #[serde(default)]
+    pub fold_step: bool,
+    /// Instead of moving, freezes an enemy piece on a fold-orthogonal neighbour.
+    #[serde(default)]
+    pub freezes: bool,
+    /// Instead of moving, kills an enemy piece a Camel's leap away along the zigzag of three
+    /// diagonal steps (both intermediate cells empty), staying in place.
+    #[serde(default)]
+    pub kills: bool,
 }
 
 /// How castling works.

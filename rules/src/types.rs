@@ -109,6 +109,15 @@ pub enum MoveKind {
     EnPassant = 3,
     /// Castling: `from`/`to` are the King's cells, `aux`/`aux2` the partner's.
     Castle = 4,
+    /// A flip in place (the whole move): `from == to`, `promotion` is the new kind.
+    Flip = 5,
+    /// A push: the mover steps onto an enemy piece, which goes on to `aux`; `promotion` is
+    /// what a pushed pawn becomes there (chosen by the pusher).
+    Push = 6,
+    /// A freeze: the piece on `from` freezes the enemy on `to`; nothing moves.
+    Freeze = 7,
+    /// A kill in place: the enemy on `to` is removed; the killer stays on `from`.
+    Kill = 8,
 }
 
 /// One move. Small and `Copy` (6 bytes) because move lists are the engine's hottest data.
@@ -149,7 +158,10 @@ impl Move {
     /// Whether the move removes an enemy piece.
     #[inline]
     pub fn is_capture(self) -> bool {
-        matches!(self.kind, MoveKind::Capture | MoveKind::EnPassant)
+        matches!(
+            self.kind,
+            MoveKind::Capture | MoveKind::EnPassant | MoveKind::Kill
+        )
     }
 }
 

@@ -34,6 +34,75 @@ pub struct PieceType {
     pub value: f32,
     /// The renderer's picture name.
     pub glyph: String,
+    /// The letter SAN uses (usually `letter`).
+    pub san_letter: char,
+    /// Special powers (flip, push, immunity, freeze, kill...); all off for ordinary pieces.
+    pub powers: Powers,
+}
+
+/// Rule primitives beyond movement, switched on per piece by the variant file. A variant whose
+/// pieces have none of them pays nothing for them (see [`Variant::special`]).
+#[derive(Debug, Clone, Default)]
+pub struct Powers {
+    /// The kind it may turn into (end of a move, or in place as a whole move).
+    pub flip: Option<Kind>,
+    /// Pushes enemy pieces on one-cell steps instead of capturing.
+    pub pushes: bool,
+    /// Bit set of the kinds that may capture it (`u32::MAX`: all).
+    pub capturable_by: u32,
+    /// Blocks enemy hoppers instead of screening them.
+    pub screen_own_only: bool,
+    /// May be pushed.
+    pub pushable: bool,
+    /// May be frozen.
+    pub freezable: bool,
+    /// Two steps while unmoved.
+    pub opening_double: bool,
+    /// Moves by the folded-board Ferz step.
+    pub fold_step: bool,
+    /// Freezes fold-orthogonal neighbours.
+    pub freezes: bool,
+    /// Kills at a Camel's distance along the zigzag.
+    pub kills: bool,
+}
+
+impl Powers {
+    fn ordinary() -> Powers {
+        Powers {
+            capturable_by: u32::MAX,
+            pushable: true,
+            freezable: true,
+            ..Powers::default()
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.flip.is_some()
+            || self.pushes
+            || self.capturable_by != u32::MAX
+            || self.screen_own_only
+            || self.opening_double
+            || self.fold_step
+            || self.freezes
+            || self.kills
+    }
+}
+
+/// Per-cell tables of the special powers (only built when some piece has one).
+#[derive(Debug, Clone, Default)]
+pub struct SpecialTables {
+    /// Folded-board Ferz steps from each cell.
+    pub fold_steps: Vec<Vec<u8>>,
+    /// Folded-board orthogonal neighbours of each cell.
+    pub fold_orth: Vec<Vec<u8>>,
+    /// Kills from each cell: (target, first path cell, second path cell).
+    pub kills: Vec<Vec<(u8, u8, u8)>>,
+    /// Kills onto each cell: (killer's cell, first path cell, second path cell).
+    pub killed_from: Vec<Vec<(u8, u8, u8)>>,
+    /// Orthogonal one-cell steps from each cell: (direction index, cell).
+    pub wazir: Vec<Vec<(u8, u8)>>,
+    /// The cell one further in a Wazir direction: `beyond[cell][dir]` (255: none).
+    pub beyond: Vec<[u8; 4]>,
 }
 
 /// How castling moves the King and its partner.
@@ -112,6 +181,8 @@ pub struct Variant {
     pub start_counts: Vec<[u8; MAX_KINDS + 1]>,
     pub(crate) tables: Tables,
     pub(crate) zobrist: Zobrist,
+    /// Tables of the special powers; `None` when no piece has one (the fast, ordinary path).
+    pub special: Option<Box<SpecialTables>>,
 }
 
 impl Variant {
@@ -200,6 +271,8 @@ impl Variant {
             castles: false,
             value: 0.0,
             glyph: String::new(),
+            san_letter: '?',
+            powers: Powers::ordinary(),
         }];
         for (letter, p) in piece_specs {
             let key = format!("pieces.{letter}");
@@ -217,8 +290,13 @@ impl Variant {
                 .moves
                 .clone()
                 .ok_or_else(|| err(&format!("{key}.moves"), "missing".into()))?;
-            let atoms =
-                betza::parse(&moves).map_err(|e| err(&format!("{key}.moves"), e.to_string()))?;
+            // A piece whose whole movement is a special power (the folded-board step) may
+            // leave `moves` empty.
+            let atoms = if moves.trim().is_empty() && p.fold_step {
+                Vec::new()
+            } else {
+                betza::parse(&moves).map_err(|e| err(&format!("{key}.moves"), e.to_string()))?
+            };
             let pname = p.name.clone().unwrap_or_else(|| c.to_string());
             pieces.push(PieceType {
                 letter: c,
@@ -230,18 +308,79 @@ impl Variant {
                 pawn: p.pawn,
                 castles: p.castles,
                 value: p.value.unwrap_or(0.0),
+                san_letter: match p
+                    .san_letter
+                    .as_deref()
+                    .map(|l| l.chars().collect::<Vec<_>>())
+                {
+                    None => c,
+                    Some(l) if l.len() == 1 && l[0].is_ascii_uppercase() => l[0],
+                    Some(_) => {
+                        return Err(err(
+                            &format!("{key}.san_letter"),
+                            "one uppercase letter".into(),
+                        ));
+                    }
+                },
+                powers: Powers::ordinary(),
             });
         }
+        let letters: Vec<char> = pieces.iter().map(|p| p.letter).collect();
         let letter_kind = |l: &str| -> Option<Kind> {
             let mut cs = l.chars();
             let c = cs.next()?;
             if cs.next().is_some() {
                 return None;
             }
-            (1..pieces.len())
-                .find(|i| pieces[*i].letter == c.to_ascii_uppercase())
+            (1..letters.len())
+                .find(|i| letters[*i] == c.to_ascii_uppercase())
                 .map(|i| Kind(i as u8))
         };
+
+        // Special powers (resolved after all letters are known).
+        let mut all_powers = Vec::new();
+        for (letter, p) in piece_specs.iter() {
+            let key = format!("pieces.{letter}");
+            let mut pw = Powers::ordinary();
+            if let Some(f) = &p.flip {
+                let k = letter_kind(f).ok_or_else(|| {
+                    err(
+                        &format!("{key}.flip"),
+                        format!("{f:?} is not a piece of this variant"),
+                    )
+                })?;
+                pw.flip = Some(k);
+            }
+            if let Some(by) = &p.capturable_by {
+                let mut mask = 0u32;
+                for l in by {
+                    let k = letter_kind(l).ok_or_else(|| {
+                        err(
+                            &format!("{key}.capturable_by"),
+                            format!("{l:?} is not a piece of this variant"),
+                        )
+                    })?;
+                    mask |= 1 << k.0;
+                }
+                pw.capturable_by = mask;
+            }
+            pw.pushes = p.pushes;
+            pw.screen_own_only = p.screen_own_only;
+            pw.pushable = p.pushable.unwrap_or(true);
+            pw.freezable = p.freezable.unwrap_or(true);
+            pw.opening_double = p.opening_double;
+            pw.fold_step = p.fold_step;
+            pw.freezes = p.freezes;
+            pw.kills = p.kills;
+            all_powers.push(pw);
+        }
+        for (i, pw) in all_powers.into_iter().enumerate() {
+            pieces[i + 1].powers = pw;
+        }
+        let special_on = pieces.iter().any(|p| p.powers.any());
+        if special_on && geometry.boards() != 1 {
+            return Err(err("pieces", "special powers need a single board".into()));
+        }
 
         // Start position.
         let start = spec
@@ -258,6 +397,27 @@ impl Variant {
                 let (s, k) = ((code >> 5) as usize, (code & 31) as usize);
                 start_counts[s][k] = start_counts[s][k].saturating_add(1);
                 initial[k * sides as usize + s].insert(Cell(i as u8));
+            }
+        }
+        // A pawn's initial-only moves (the double step) belong to its whole start rank, not
+        // just the start cells (Bilateral B12: a Pawn pushed sideways along its 2nd rank may
+        // still double-step). Arrays whose Pawns fill their rank are unaffected.
+        for k in 1..pieces.len() {
+            if !pieces[k].pawn {
+                continue;
+            }
+            for s in 0..sides as usize {
+                let set = &mut initial[k * sides as usize + s];
+                let rows: Vec<(u8, u8)> = set
+                    .iter()
+                    .map(|c| (geometry.info(c).board, geometry.info(c).rank))
+                    .collect();
+                for c in geometry.cells() {
+                    let i = geometry.info(c);
+                    if rows.contains(&(i.board, i.rank)) {
+                        set.insert(c);
+                    }
+                }
             }
         }
         for (s, counts) in start_counts.iter().enumerate().take(sides as usize) {
@@ -412,6 +572,7 @@ impl Variant {
 
         let tables = Tables::build(&geometry, &pieces, sides, &initial);
         let zobrist = Zobrist::new(geometry.len(), sides as usize);
+        let special = special_on.then(|| Box::new(build_special(&geometry)));
         Ok(Variant {
             display_name: spec.display_name.clone().unwrap_or_else(|| name.clone()),
             name,
@@ -428,8 +589,104 @@ impl Variant {
             start_counts,
             tables,
             zobrist,
+            special,
         })
     }
+}
+
+/// Builds the per-cell tables of the special powers on a single rectangular board (with
+/// holes). The fold maps file `i` to `width - 1 - i` (B1): a cell is the 3-D point
+/// `(u, r, layer)` with `u = min(i, w-1-i)` and `layer` 0 on the left half, 1 on the right.
+fn build_special(g: &Geometry) -> SpecialTables {
+    let n = g.len();
+    let w = g.shape().width as i32;
+    let mut st = SpecialTables {
+        fold_steps: vec![Vec::new(); n],
+        fold_orth: vec![Vec::new(); n],
+        kills: vec![Vec::new(); n],
+        killed_from: vec![Vec::new(); n],
+        wazir: vec![Vec::new(); n],
+        beyond: vec![[255; 4]; n],
+    };
+    let to3 = |f: i32, r: i32| -> (i32, i32, i32) {
+        if f < w - 1 - f {
+            (f, r, 0)
+        } else {
+            (w - 1 - f, r, 1)
+        }
+    };
+    let half = w / 2;
+    let from3 = |u: i32, r: i32, l: i32| -> Option<Cell> {
+        if u < 0 || u >= (w + 1) / 2 || !(0..=1).contains(&l) {
+            return None;
+        }
+        let f = if l == 0 { u } else { w - 1 - u };
+        if l == 1 && f < half && w % 2 == 1 {
+            return None;
+        }
+        g.at(0, f, r)
+    };
+    const WAZ: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+    for cell in g.cells() {
+        let info = g.info(cell);
+        let (f, r) = (info.file as i32, info.rank as i32);
+        let (u, rr, l) = to3(f, r);
+        let mut steps = Vec::new();
+        let mut orth = Vec::new();
+        for du in -1..=1 {
+            for dr in -1..=1 {
+                for dl in -1..=1 {
+                    let changed = (du != 0) as u8 + (dr != 0) as u8 + (dl != 0) as u8;
+                    if changed == 0 || changed == 3 {
+                        continue;
+                    }
+                    if let Some(c) = from3(u + du, rr + dr, l + dl)
+                        && c != cell
+                    {
+                        let list = if changed == 2 { &mut steps } else { &mut orth };
+                        if !list.contains(&c.0) {
+                            list.push(c.0);
+                        }
+                    }
+                }
+            }
+        }
+        steps.sort_unstable();
+        orth.sort_unstable();
+        st.fold_steps[cell.index()] = steps;
+        st.fold_orth[cell.index()] = orth;
+        for (d, (dx, dy)) in WAZ.iter().enumerate() {
+            if let Some(c) = g.at(0, f + dx, r + dy) {
+                st.wazir[cell.index()].push((d as u8, c.0));
+                if let Some(b) = g.at(0, f + 2 * dx, r + 2 * dy) {
+                    st.beyond[cell.index()][d] = b.0;
+                }
+            }
+        }
+        // Camel kills along the alternating zigzag (B9): vertical (i+s, r+3L) via (i+s, r+L),
+        // (i, r+2L); horizontal (i+3L, r+s) via (i+L, r+s), (i+2L, r).
+        for s in [-1, 1] {
+            for lz in [-1, 1] {
+                let vertical = (
+                    g.at(0, f + s, r + 3 * lz),
+                    g.at(0, f + s, r + lz),
+                    g.at(0, f, r + 2 * lz),
+                );
+                let horizontal = (
+                    g.at(0, f + 3 * lz, r + s),
+                    g.at(0, f + lz, r + s),
+                    g.at(0, f + 2 * lz, r),
+                );
+                for (t, a, b) in [vertical, horizontal] {
+                    if let (Some(t), Some(a), Some(b)) = (t, a, b) {
+                        st.kills[cell.index()].push((t.0, a.0, b.0));
+                        st.killed_from[t.index()].push((cell.0, a.0, b.0));
+                    }
+                }
+            }
+        }
+    }
+    st
 }
 
 fn build_geometry(

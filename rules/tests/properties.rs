@@ -19,6 +19,7 @@ const VARIANTS: &[&str] = &[
     "grand",
     "courier",
     "toulousain",
+    "bilateral",
 ];
 
 fn variant(name: &str) -> Arc<Variant> {
@@ -127,6 +128,8 @@ fn flipped(p: &Position, mirror_files: bool) -> Position {
         ep: s.ep.map(map),
         halfmoves: s.halfmoves,
         fullmoves: s.fullmoves,
+        unmoved: s.unmoved.iter().map(|c| map(*c)).collect(),
+        freezes: s.freezes.iter().map(|(a, b)| (map(*a), map(*b))).collect(),
     };
     Position::from_setup(v, setup).unwrap()
 }
