@@ -8,7 +8,7 @@ use bot_core::{
 use poise::serenity_prelude as serenity;
 
 use crate::{
-    Ctx, Error, convert,
+    Ctx, CurrentGame, Error, convert,
     convert::ComponentId,
     deliver::{self, Outgoing, Target},
     moves,
@@ -135,11 +135,12 @@ async fn move_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocomple
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
     let choices = match ctx.data().games.current_game(&actor, &place, None).await {
-        Some((_, pos)) => moves::suggest(&pos, partial)
+        // Only the player to move gets moves: the opponent's would mislead.
+        Some(g) if g.my_turn => moves::suggest(&g.position, partial)
             .into_iter()
             .map(|c| serenity::AutocompleteChoice::new(c.name, c.value))
             .collect(),
-        None => Vec::new(),
+        _ => Vec::new(),
     };
     serenity::CreateAutocompleteResponse::new().set_choices(choices)
 }
@@ -202,13 +203,15 @@ pub async fn move_(
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
     // A move that is complete but for its promotion: let the player pick the piece.
-    if let Some((id, pos)) = ctx
+    if let Some(g) = ctx
         .data()
         .games
         .current_game(&actor, &place, self::game(game))
         .await
+        && g.my_turn
     {
-        let options = moves::promotion_choices(&pos, &text);
+        let id = g.id;
+        let options = moves::promotion_choices(&g.position, &text);
         if !options.is_empty() {
             let menu = serenity::CreateSelectMenu::new(
                 ComponentId::Promotion(id).encode(),
@@ -274,7 +277,7 @@ pub async fn resign(
 ) -> Result<(), Error> {
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
-    let Some((id, _)) = ctx
+    let Some(CurrentGame { id, .. }) = ctx
         .data()
         .games
         .current_game(&actor, &place, self::game(game))

@@ -109,6 +109,17 @@ impl DiscordConfig {
     }
 }
 
+/// The actor's game in a place, as the autocomplete and the pickers need it.
+#[derive(Debug, Clone)]
+pub struct CurrentGame {
+    /// The game.
+    pub id: GameId,
+    /// Its position now.
+    pub position: Position,
+    /// Whether the actor is to move.
+    pub my_turn: bool,
+}
+
 /// What the adapter needs from the core, without its type parameters (poise commands are
 /// not generic). Implemented for every [`GameService`].
 pub trait Games: Send + Sync + 'static {
@@ -127,7 +138,7 @@ pub trait Games: Send + Sync + 'static {
         actor: &'a Actor,
         place: &'a Place,
         game: Option<GameId>,
-    ) -> BoxFuture<'a, Option<(GameId, Position)>>;
+    ) -> BoxFuture<'a, Option<CurrentGame>>;
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
@@ -145,7 +156,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
         actor: &'a Actor,
         place: &'a Place,
         game: Option<GameId>,
-    ) -> BoxFuture<'a, Option<(GameId, Position)>> {
+    ) -> BoxFuture<'a, Option<CurrentGame>> {
         Box::pin(async move {
             let records = match game {
                 Some(id) => vec![self.store().get_game(id).await.ok()?],
@@ -185,8 +196,12 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
             }
             let i = found.iter().position(|f| f.0).unwrap_or(0);
             (i < found.len()).then(|| {
-                let (_, id, pos) = found.swap_remove(i);
-                (id, pos)
+                let (my_turn, id, position) = found.swap_remove(i);
+                CurrentGame {
+                    id,
+                    position,
+                    my_turn,
+                }
             })
         })
     }

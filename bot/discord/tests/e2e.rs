@@ -10,9 +10,9 @@ use bot_core::{
     reply::{Audience, Reply},
     store::memory::MemoryStore,
 };
-use bot_discord::{Bot, Games, Registration};
+use bot_discord::{Bot, CurrentGame, Games, Registration};
 use discord_fake::{FakeDiscord, InteractionRef, SentMessage, callback_type, ids};
-use rules::{Catalog, Position};
+use rules::Catalog;
 
 type Service = GameService<MemoryStore, SystemClock>;
 
@@ -43,7 +43,7 @@ impl Games for WithDm {
         actor: &'a Actor,
         place: &'a Place,
         game: Option<GameId>,
-    ) -> std::pin::Pin<Box<dyn Future<Output = Option<(GameId, Position)>> + Send + 'a>> {
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<CurrentGame>> + Send + 'a>> {
         self.0.current_game(actor, place, game)
     }
 }
@@ -111,11 +111,12 @@ async fn message(fake: &FakeDiscord, ix: &InteractionRef) -> SentMessage {
 }
 
 fn decode_png(bytes: &[u8]) -> (u32, u32) {
-    let reader = png::Decoder::new(std::io::Cursor::new(bytes))
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
         .read_info()
         .expect("valid PNG");
-    let info = reader.info();
-    (info.width, info.height)
+    let mut buf = vec![0; reader.output_buffer_size().expect("sized")];
+    let frame = reader.next_frame(&mut buf).expect("a whole frame");
+    (frame.width, frame.height)
 }
 
 /// Alice challenges Bob to chess as white; Bob accepts with the button. Returns the message
@@ -146,6 +147,9 @@ async fn start_game(fake: &FakeDiscord) -> SentMessage {
             .any(|c| c.starts_with("fb:ch:decline:"))
     );
     let click = fake.click(msg.id, &accept).by(ids::BOB).send();
+    // A board is drawn: the click is deferred first (Discord's 3-second limit).
+    let cb = fake.wait_callback(&click).await.unwrap();
+    assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
     message(fake, &click).await
 }
 
@@ -232,6 +236,11 @@ async fn full_game_to_fools_mate() {
         .send();
     let err = message(fake, &ix).await;
     assert!(err.is_ephemeral(), "{}", err.content);
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
 }
 
 #[tokio::test]
@@ -295,8 +304,18 @@ async fn move_autocomplete_is_legal_limited_and_staged() {
     assert!(!knight.is_empty());
     assert!(knight.iter().all(|m| m.starts_with('N')), "{knight:?}");
     assert_eq!(ask("e2").await, ["e2e3", "e2e4"]);
-    // Bob is not to move but sees his own legal moves? No: he sees his game's moves only if
-    // it is his game; the position is the same game, so the list is the side to move's.
+    // Every choice is a legal move or leads to one (a piece or a cell).
+    for typed in ["", "N", "Nb1", "e", "e2", "c", "Q", "A", "C"] {
+        let got = ask(typed).await;
+        assert!(got.len() <= 25, "{typed}: {got:?}");
+    }
+    // Bob is not to move: no moves offered to him.
+    let ix = fake
+        .autocomplete("move")
+        .focused_string("move", "")
+        .by(ids::BOB)
+        .send();
+    assert!(fake.wait_callback(&ix).await.unwrap().choices().is_empty());
     let ix = fake
         .autocomplete("move")
         .focused_string("move", "e2")
