@@ -309,5 +309,19 @@ pub(crate) async fn on_event(
         },
     };
     let replies = bot.games.handle(&actor, &place, command).await;
+    let answered = matches!(
+        id,
+        ComponentId::Challenge(..) | ComponentId::Draw(..) | ComponentId::Takeback(..)
+    ) && matches!(replies.first().map(|r| &r.audience), Some(Audience::Room));
+    if answered {
+        // The question is settled: take its buttons away (same text and board), so nobody
+        // clicks a stale Accept; the answer follows as new messages.
+        let msg = serenity::CreateInteractionResponseMessage::new().components(vec![]);
+        ix.create_response(ctx, serenity::CreateInteractionResponse::UpdateMessage(msg))
+            .await?;
+        if let Target::Component { responded, .. } = &mut target {
+            *responded = true;
+        }
+    }
     deliver(bot, &mut target, replies).await
 }

@@ -147,10 +147,14 @@ async fn start_game(fake: &FakeDiscord) -> SentMessage {
             .any(|c| c.starts_with("fb:ch:decline:"))
     );
     let click = fake.click(msg.id, &accept).by(ids::BOB).send();
-    // A board is drawn: the click is deferred first (Discord's 3-second limit).
+    // The challenge is settled: its buttons go (same text), the game follows as a new message.
     let cb = fake.wait_callback(&click).await.unwrap();
-    assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
-    message(fake, &click).await
+    assert_eq!(cb.kind, callback_type::UPDATE_MESSAGE);
+    let game = message(fake, &click).await;
+    let settled = fake.message(msg.id).unwrap();
+    assert!(settled.components().is_empty());
+    assert_eq!(settled.content, msg.content);
+    game
 }
 
 async fn play(fake: &FakeDiscord, who: u64, mv: &str) -> SentMessage {
@@ -215,7 +219,11 @@ async fn full_game_to_fools_mate() {
     let (w, h) = decode_png(&board.bytes);
     assert!(w >= 100 && h >= 100, "{w}x{h}");
 
-    let m = play(fake, ids::ALICE, "f3").await;
+    let ix = fake.slash("move").string("move", "f3").send();
+    // A board is drawn: the command is deferred first (Discord's 3-second limit).
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
+    let m = message(fake, &ix).await;
     assert!(m.content.contains("plays f3"), "{}", m.content);
     assert!(
         m.mentioned_users().contains(&ids::BOB),
@@ -352,8 +360,14 @@ async fn challenge_decline_button() {
         .into_iter()
         .find(|c| c.starts_with("fb:ch:decline:"))
         .unwrap();
+    // Carol is not challenged: an ephemeral refusal, the buttons stay.
+    let click = fake.click(msg.id, &decline).by(ids::CAROL).send();
+    let refused = message(fake, &click).await;
+    assert!(refused.is_ephemeral(), "{}", refused.content);
+    assert_eq!(fake.message(msg.id).unwrap().custom_ids().len(), 2);
     let click = fake.click(msg.id, &decline).by(ids::BOB).send();
     let answer = message(fake, &click).await;
+    assert!(fake.message(msg.id).unwrap().components().is_empty());
     assert!(
         answer.content.to_lowercase().contains("decline"),
         "{}",
