@@ -514,3 +514,36 @@ async fn private_reply_by_dm_and_closed_dms() {
     );
     assert!(fake.dm_messages_to(ids::BOB).is_empty());
 }
+
+#[tokio::test]
+async fn takeback_request_accepted_with_the_button() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    play(fake, ids::ALICE, "e4").await;
+    let ix = fake.slash("takeback").send();
+    let ask = message(fake, &ix).await;
+    let accept = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:tb:accept:"))
+        .unwrap_or_else(|| panic!("no Accept button: {:?} {}", ask.custom_ids(), ask.content));
+    let click = fake.click(ask.id, &accept).by(ids::BOB).send();
+    message(fake, &click).await;
+    assert!(fake.message(ask.id).unwrap().components().is_empty());
+    // e4 is gone: Alice moves again.
+    let m = play(fake, ids::ALICE, "d4").await;
+    assert!(m.content.contains("plays d4"), "{}", m.content);
+}
+
+#[tokio::test]
+async fn commands_work_after_a_reconnect() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    fake.disconnect(discord_fake::Disconnect::Close(4000));
+    // Sent while the bot is away: replayed when it resumes.
+    let ix = fake.slash("variants").send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("chess"), "{}", m.content);
+    assert!(fake.gateway_stats().resumed >= 1);
+}
