@@ -155,12 +155,80 @@ pub async fn challenge(
     variant: String,
     #[description = "Your colour (default: random)"] colour: Option<Colour>,
 ) -> Result<(), Error> {
+    let thread = ctx.data().threads
+        && ctx.guild_id().is_some()
+        && place(ctx).thread.is_none()
+        && opponent.id != ctx.author().id
+        && ctx.data().catalog.get(&variant).is_ok();
     let cmd = Command::Challenge {
         opponent: Some(convert::opponent_text(opponent.id.get())),
-        variant,
+        variant: variant.clone(),
         colour: colour.map_or(ColourChoice::Random, ColourChoice::from),
     };
-    run(ctx, cmd).await
+    if thread {
+        challenge_in_thread(ctx, cmd, &opponent, &variant).await
+    } else {
+        run(ctx, cmd).await
+    }
+}
+
+/// The name of a game's thread (Discord allows 100 characters).
+pub(crate) fn thread_name(challenger: &str, opponent: &str, variant: &str) -> String {
+    format!("{challenger} vs {opponent} · {variant}")
+        .chars()
+        .take(100)
+        .collect()
+}
+
+/// A challenge with a thread of its own: the challenge, and later the game, live there.
+async fn challenge_in_thread(
+    ctx: Ctx<'_>,
+    cmd: Command,
+    opponent: &serenity::User,
+    variant: &str,
+) -> Result<(), Error> {
+    ctx.defer().await?;
+    let actor = deliver::actor(ctx.author());
+    let name = thread_name(&actor.name, &deliver::actor(opponent).name, variant);
+    let thread = ctx
+        .channel_id()
+        .create_thread(
+            ctx,
+            serenity::CreateThread::new(name).kind(serenity::ChannelType::PublicThread),
+        )
+        .await?;
+    let place = place(ctx).in_thread(thread.id.get().to_string());
+    let replies = ctx.data().games.handle(&actor, &place, cmd).await;
+    let accepted = matches!(
+        replies.first().map(|r| &r.audience),
+        Some(bot_core::reply::Audience::Room)
+    );
+    if !accepted {
+        // Refused: no game will live there.
+        if let Err(e) = thread.id.delete(ctx).await {
+            tracing::warn!("could not delete the unused thread {}: {e}", thread.id);
+        }
+        return deliver::deliver(ctx.data(), &mut Target::Command(ctx), replies).await;
+    }
+    let mut rest = Vec::new();
+    for reply in replies {
+        if reply.audience == bot_core::reply::Audience::Room {
+            deliver::post(ctx.data(), ctx.http(), thread.id, &reply).await?;
+        } else {
+            rest.push(reply);
+        }
+    }
+    ctx.say(format!(
+        "{} challenges {}: the game is in <#{}>.",
+        convert::mention(&actor.id),
+        convert::mention(&convert::player(opponent.id.get())),
+        thread.id
+    ))
+    .await?;
+    if !rest.is_empty() {
+        deliver::deliver(ctx.data(), &mut Target::Command(ctx), rest).await?;
+    }
+    Ok(())
 }
 
 /// Accept a challenge
@@ -412,6 +480,15 @@ mod tests {
         assert_eq!(variant_names(&names, "").len(), 5);
         let many: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
         assert_eq!(variant_names(&many, "").len(), 25);
+    }
+
+    #[test]
+    fn thread_names_fit() {
+        assert_eq!(thread_name("alice", "bob", "chess"), "alice vs bob · chess");
+        assert_eq!(
+            thread_name(&"a".repeat(90), "bob", "chess").chars().count(),
+            100
+        );
     }
 
     #[test]

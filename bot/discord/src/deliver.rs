@@ -152,6 +152,23 @@ async fn picture(bot: &Bot, reply: &Reply) -> Option<Vec<u8>> {
     }
 }
 
+/// Posts a reply as a plain message in a channel (the game's thread), board and buttons included.
+pub(crate) async fn post(
+    bot: &Bot,
+    http: &serenity::Http,
+    channel: serenity::ChannelId,
+    reply: &Reply,
+) -> Result<(), Error> {
+    let mut msg = serenity::CreateMessage::new()
+        .content(convert::text(reply))
+        .components(action_rows(reply));
+    if let Some(b) = picture(bot, reply).await {
+        msg = msg.add_file(serenity::CreateAttachment::bytes(b, "board.png"));
+    }
+    channel.send_message(http, msg).await?;
+    Ok(())
+}
+
 /// Whether a serenity error is Discord refusing a DM.
 pub fn is_closed_dm(e: &serenity::Error) -> bool {
     matches!(e, serenity::Error::Http(serenity::HttpError::UnsuccessfulRequest(r))

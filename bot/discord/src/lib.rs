@@ -69,11 +69,14 @@ pub struct DiscordConfig {
     pub registration: Registration,
     /// Width of board pictures in pixels.
     pub board_size: u32,
+    /// Give every challenge made in a server channel its own thread, where the game is played.
+    pub thread_per_game: bool,
 }
 
 impl DiscordConfig {
     /// From the environment: `DISCORD_TOKEN` (required), `DISCORD_GUILD_ID` (register in
-    /// that server only; otherwise globally), `DISCORD_BOARD_SIZE` (pixels, default 640).
+    /// that server only; otherwise globally), `DISCORD_BOARD_SIZE` (pixels, default 640),
+    /// `DISCORD_THREAD_PER_GAME` (`1`/`true`: a thread per game).
     ///
     /// # Errors
     /// When the token is missing or a number does not read.
@@ -101,10 +104,13 @@ impl DiscordConfig {
             })?,
             None => 640,
         };
+        let thread_per_game = get("DISCORD_THREAD_PER_GAME")
+            .is_some_and(|v| matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes"));
         Ok(DiscordConfig {
             token: token.trim().trim_start_matches("Bot ").to_string(),
             registration,
             board_size,
+            thread_per_game,
         })
     }
 }
@@ -214,6 +220,7 @@ pub struct Bot {
     renderer: Arc<render::Renderer>,
     theme: render::Theme,
     board_size: u32,
+    threads: bool,
 }
 
 impl std::fmt::Debug for Bot {
@@ -238,7 +245,14 @@ impl Bot {
             renderer,
             theme: render::Theme::light(),
             board_size,
+            threads: false,
         }
+    }
+
+    /// Plays each game challenged in a server channel in a thread of its own.
+    pub fn with_thread_per_game(mut self, on: bool) -> Bot {
+        self.threads = on;
+        self
     }
 }
 
@@ -300,7 +314,8 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     renderer: Arc<render::Renderer>,
 ) -> Result<(), DiscordError> {
     let http = serenity::HttpBuilder::new(&config.token).build();
-    let bot = Bot::new(service, catalog, renderer, config.board_size);
+    let bot = Bot::new(service, catalog, renderer, config.board_size)
+        .with_thread_per_game(config.thread_per_game);
     let mut client = client(http, config.registration, bot).await?;
     client.start().await?;
     Ok(())
@@ -325,12 +340,15 @@ mod tests {
         assert_eq!(c.token, "abc");
         assert_eq!(c.registration, Registration::Global);
         assert_eq!(c.board_size, 640);
+        assert!(!c.thread_per_game);
         let c = DiscordConfig::from_vars(vars(&[
             ("DISCORD_TOKEN", "abc"),
             ("DISCORD_GUILD_ID", "123"),
             ("DISCORD_BOARD_SIZE", "480"),
+            ("DISCORD_THREAD_PER_GAME", "true"),
         ]))
         .unwrap();
+        assert!(c.thread_per_game);
         assert_eq!(c.registration, Registration::Guild(123));
         assert_eq!(c.board_size, 480);
         assert!(

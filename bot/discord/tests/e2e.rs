@@ -60,6 +60,10 @@ impl Drop for Running {
 }
 
 async fn start() -> Running {
+    start_with(false).await
+}
+
+async fn start_with(threads: bool) -> Running {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
     let service = Arc::new(GameService::new(
@@ -72,7 +76,8 @@ async fn start() -> Running {
         catalog,
         Arc::new(render::Renderer::new()),
         320,
-    );
+    )
+    .with_thread_per_game(threads);
     let mut client =
         bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
             .await
@@ -546,4 +551,65 @@ async fn commands_work_after_a_reconnect() {
     let m = message(fake, &ix).await;
     assert!(m.content.contains("chess"), "{}", m.content);
     assert!(fake.gateway_stats().resumed >= 1);
+}
+
+#[tokio::test]
+async fn thread_per_game() {
+    let bot = start_with(true).await;
+    let fake = &bot.fake;
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .integer("colour", 0)
+        .in_channel(ids::GAMES)
+        .send();
+    let said = message(fake, &ix).await;
+    let threads = fake.threads();
+    assert_eq!(threads.len(), 1);
+    let thread = threads[0].id;
+    assert_eq!(threads[0].parent_id, ids::GAMES);
+    assert_eq!(threads[0].name, "alice vs bob · chess");
+    assert!(
+        said.content.contains(&format!("<#{thread}>")),
+        "{}",
+        said.content
+    );
+    assert_eq!(said.channel_id, ids::GAMES);
+
+    // The challenge, with its buttons, is in the thread; accepting starts the game there.
+    let challenge = fake.wait_message(|m| m.channel_id == thread).await.unwrap();
+    let accept = challenge
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:accept:"))
+        .unwrap();
+    let click = fake.click(challenge.id, &accept).by(ids::BOB).send();
+    let game = message(fake, &click).await;
+    assert_eq!(game.channel_id, thread);
+    assert!(game.attachment("board.png").unwrap().is_png());
+
+    // Moves in the thread find the game; autocomplete too.
+    let ix = fake
+        .autocomplete("move")
+        .focused_string("move", "e2")
+        .in_channel(thread)
+        .send();
+    assert_eq!(
+        fake.wait_callback(&ix).await.unwrap().choice_values(),
+        ["e2e3", "e2e4"]
+    );
+    let ix = fake
+        .slash("move")
+        .string("move", "e4")
+        .in_channel(thread)
+        .send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("plays e4"), "{}", m.content);
+    assert_eq!(m.channel_id, thread);
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
 }
