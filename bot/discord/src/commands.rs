@@ -145,6 +145,19 @@ async fn move_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocomple
     serenity::CreateAutocompleteResponse::new().set_choices(choices)
 }
 
+async fn origin_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
+    let actor = deliver::actor(ctx.author());
+    let place = place(ctx);
+    let choices = match ctx.data().games.current_game(&actor, &place, None).await {
+        Some(g) => moves::origins(&g.position, partial)
+            .into_iter()
+            .map(|c| serenity::AutocompleteChoice::new(c.name, c.value))
+            .collect(),
+        None => Vec::new(),
+    };
+    serenity::CreateAutocompleteResponse::new().set_choices(choices)
+}
+
 /// Challenge someone to a game
 #[poise::command(slash_command)]
 pub async fn challenge(
@@ -324,7 +337,9 @@ pub async fn board(
 #[poise::command(slash_command)]
 pub async fn moves(
     ctx: Ctx<'_>,
-    #[description = "Only the moves of the piece on this cell"] from: Option<String>,
+    #[description = "Only the moves of the piece on this cell"]
+    #[autocomplete = "origin_choices"]
+    from: Option<String>,
     #[description = "The game number"] game: Option<i64>,
 ) -> Result<(), Error> {
     run(

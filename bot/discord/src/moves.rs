@@ -122,6 +122,26 @@ pub fn suggest(pos: &Position, typed: &str) -> Vec<Choice> {
         .collect()
 }
 
+/// The cells whose piece can move, for `/moves from:`: those starting with what is typed, at
+/// most 25, each shown with its piece and number of moves (`Nb1 (2 moves)` → `b1`).
+pub fn origins(pos: &Position, typed: &str) -> Vec<Choice> {
+    let t = typed.trim().to_ascii_lowercase();
+    let mut out: Vec<(String, String, usize)> = Vec::new();
+    for w in written(pos).into_iter().filter(|w| w.from.starts_with(&t)) {
+        match out.iter_mut().find(|(from, _, _)| *from == w.from) {
+            Some((_, _, n)) => *n += 1,
+            None => out.push((w.from, w.group_san, 1)),
+        }
+    }
+    out.into_iter()
+        .take(MAX_CHOICES)
+        .map(|(from, label, n)| Choice {
+            name: format!("{label} ({n} move{})", if n == 1 { "" } else { "s" }),
+            value: from,
+        })
+        .collect()
+}
+
 /// When `typed` names a move only up to its promotion (`e7e8`, `e8`, `exd8`), the legal
 /// moves it could be, as `(SAN, coordinates)`; empty otherwise.
 pub fn promotion_choices(pos: &Position, typed: &str) -> Vec<(String, String)> {
@@ -237,6 +257,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn origins_are_cells_with_moves() {
+        let pos = position("chess", None);
+        let all = origins(&pos, "");
+        assert_eq!(all.len(), 10);
+        assert!(all.contains(&Choice {
+            name: "Ng1 (2 moves)".into(),
+            value: "g1".into()
+        }));
+        assert_eq!(
+            origins(&pos, "e")
+                .iter()
+                .map(|c| c.value.as_str())
+                .collect::<Vec<_>>(),
+            ["e2"]
+        );
+        assert!(origins(&pos, "e4").is_empty());
     }
 
     #[test]

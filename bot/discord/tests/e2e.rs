@@ -339,6 +339,17 @@ async fn move_autocomplete_is_legal_limited_and_staged() {
         "Carol plays no game"
     );
 
+    // `/moves from:` offers the cells whose piece can move.
+    let ix = fake
+        .autocomplete("moves")
+        .focused_string("from", "b")
+        .send();
+    let cells = fake.wait_callback(&ix).await.unwrap().choice_values();
+    assert!(
+        cells.contains(&"b1".to_string()) && cells.contains(&"b2".to_string()),
+        "{cells:?}"
+    );
+
     // Variant autocomplete.
     let ix = fake
         .autocomplete("challenge")
