@@ -293,13 +293,24 @@ pub(crate) async fn on_event(
         (
             ComponentId::Promotion(g),
             serenity::ComponentInteractionDataKind::StringSelect { values },
-        ) => match values.first() {
-            Some(v) => Command::Move {
+        ) => {
+            let Some(v) = values.first() else {
+                return Ok(());
+            };
+            // The choice is made: close the menu, then play the move.
+            let msg = serenity::CreateInteractionResponseMessage::new()
+                .content(format!("You play {v}."))
+                .components(vec![]);
+            ix.create_response(ctx, serenity::CreateInteractionResponse::UpdateMessage(msg))
+                .await?;
+            if let Target::Component { responded, .. } = &mut target {
+                *responded = true;
+            }
+            Command::Move {
                 game: Some(*g),
                 text: v.clone(),
-            },
-            None => return Ok(()),
-        },
+            }
+        }
         (ComponentId::Resign(confirm, g), _) => {
             // Close the confirmation either way, then resign if confirmed.
             let text = if *confirm {

@@ -495,8 +495,16 @@ async fn promotion_select_menu() {
         .unwrap()
         .to_string();
     let sel = fake.select(ask.id, &menu, &[queen.as_ref()]).send();
+    let cb = fake.wait_callback(&sel).await.unwrap();
+    assert_eq!(cb.kind, callback_type::UPDATE_MESSAGE);
+    assert!(
+        fake.message(ask.id).unwrap().components().is_empty(),
+        "the menu closes"
+    );
     let done = message(fake, &sel).await;
     assert!(done.content.contains("g8=Q"), "{}", done.content);
+    assert!(!done.is_ephemeral());
+    assert!(done.attachment("board.png").unwrap().is_png());
 }
 
 #[tokio::test]
