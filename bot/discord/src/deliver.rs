@@ -353,3 +353,84 @@ pub(crate) async fn on_event(
     }
     deliver(bot, &mut target, replies).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bot_core::{
+        model::{GameId, Platform, PlayerId},
+        reply::Action,
+    };
+
+    fn user(json: serde_json::Value) -> serenity::User {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn users_become_actors() {
+        let u = user(serde_json::json!({
+            "id": "42", "username": "alice", "discriminator": "0", "global_name": "Alice A.",
+            "avatar": null,
+        }));
+        assert_eq!(
+            actor(&u),
+            Actor {
+                id: PlayerId::new(Platform::Discord, "42"),
+                name: "Alice A.".into()
+            }
+        );
+        let u = user(serde_json::json!({
+            "id": "43", "username": "bob", "discriminator": "0", "global_name": null,
+            "avatar": null,
+        }));
+        assert_eq!(actor(&u).name, "bob");
+    }
+
+    #[test]
+    fn actions_become_accept_and_decline_buttons() {
+        let r = Reply::room("x")
+            .with_action(Action::AnswerChallenge(12))
+            .with_action(Action::AnswerDraw(GameId(7)));
+        let rows = serde_json::to_value(action_rows(&r)).unwrap();
+        let ids: Vec<Vec<(String, String, u64)>> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                row["components"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|b| {
+                        (
+                            b["custom_id"].as_str().unwrap().to_string(),
+                            b["label"].as_str().unwrap().to_string(),
+                            b["style"].as_u64().unwrap(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                [
+                    ("fb:ch:accept:12".to_string(), "Accept".to_string(), 3),
+                    ("fb:ch:decline:12".to_string(), "Decline".to_string(), 4)
+                ],
+                [
+                    ("fb:draw:accept:7".to_string(), "Accept".to_string(), 3),
+                    ("fb:draw:decline:7".to_string(), "Decline".to_string(), 4)
+                ]
+            ]
+        );
+        assert!(action_rows(&Reply::room("y")).is_empty());
+    }
+
+    #[test]
+    fn closed_dm_notice_says_how_without_secrets() {
+        let t = closed_dm_notice(5);
+        assert!(t.starts_with("<@5>"));
+        assert!(t.contains("Direct Messages"));
+    }
+}
