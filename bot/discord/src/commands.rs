@@ -49,8 +49,10 @@ fn place(ctx: Ctx<'_>) -> Place {
 async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
-    let replies = ctx.data().games.handle(&actor, &place, cmd).await;
-    deliver::deliver(ctx.data(), &mut Target::Command(ctx), replies).await
+    let mut target = Target::Command(ctx);
+    let work = ctx.data().games.handle(&actor, &place, cmd);
+    let replies = deliver::in_time(ctx.data(), &mut target, work).await?;
+    deliver::deliver(ctx.data(), &mut target, replies).await
 }
 
 fn game(id: Option<i64>) -> Option<GameId> {

@@ -110,6 +110,23 @@ impl Target<'_> {
     }
 }
 
+/// Runs the core's work for a target, deferring (publicly) if it takes longer than the bot's
+/// `defer_after`, so Discord's 3-second limit is never missed.
+pub(crate) async fn in_time(
+    bot: &Bot,
+    target: &mut Target<'_>,
+    work: impl std::future::Future<Output = Vec<Reply>>,
+) -> Result<Vec<Reply>, Error> {
+    tokio::pin!(work);
+    match tokio::time::timeout(bot.defer_after, &mut work).await {
+        Ok(replies) => Ok(replies),
+        Err(_) => {
+            target.defer(false).await?;
+            Ok(work.await)
+        }
+    }
+}
+
 /// Accept/Decline buttons for a reply's actions.
 pub(crate) fn action_rows(reply: &Reply) -> Vec<serenity::CreateActionRow> {
     reply
@@ -336,11 +353,18 @@ pub(crate) async fn on_event(
             None => return Ok(()),
         },
     };
-    let replies = bot.games.handle(&actor, &place, command).await;
+    let replies = in_time(bot, &mut target, bot.games.handle(&actor, &place, command)).await?;
     let answered = matches!(
         id,
         ComponentId::Challenge(..) | ComponentId::Draw(..) | ComponentId::Takeback(..)
-    ) && matches!(replies.first().map(|r| &r.audience), Some(Audience::Room));
+    ) && matches!(replies.first().map(|r| &r.audience), Some(Audience::Room))
+        && !matches!(
+            target,
+            Target::Component {
+                responded: true,
+                ..
+            }
+        );
     if answered {
         // The question is settled: take its buttons away (same text and board), so nobody
         // clicks a stale Accept; the answer follows as new messages.

@@ -221,6 +221,7 @@ pub struct Bot {
     theme: render::Theme,
     board_size: u32,
     threads: bool,
+    defer_after: std::time::Duration,
 }
 
 impl std::fmt::Debug for Bot {
@@ -246,7 +247,15 @@ impl Bot {
             theme: render::Theme::light(),
             board_size,
             threads: false,
+            defer_after: std::time::Duration::from_secs(2),
         }
+    }
+
+    /// How long the core may take before the interaction is deferred (Discord wants an answer
+    /// within 3 seconds; default 2 s).
+    pub fn with_defer_after(mut self, after: std::time::Duration) -> Bot {
+        self.defer_after = after;
+        self
     }
 
     /// Plays each game challenged in a server channel in a thread of its own.

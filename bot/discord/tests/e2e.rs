@@ -28,6 +28,10 @@ impl Games for WithDm {
         cmd: Command,
     ) -> std::pin::Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
         Box::pin(async move {
+            if cmd == Command::Help(Some("slow".into())) {
+                tokio::time::sleep(Duration::from_millis(1300)).await;
+                return vec![Reply::actor("Slow but done.")];
+            }
             if cmd == Command::Help(Some("dm".into())) {
                 let mut secret = Reply::room("Your secret hand: {0}, knight and camel.")
                     .mention(actor.id.clone());
@@ -77,7 +81,8 @@ async fn start_with(threads: bool) -> Running {
         Arc::new(render::Renderer::new()),
         320,
     )
-    .with_thread_per_game(threads);
+    .with_thread_per_game(threads)
+    .with_defer_after(Duration::from_millis(1000));
     let mut client =
         bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
             .await
@@ -631,4 +636,15 @@ async fn thread_per_game() {
         "{:?}",
         fake.unhandled_requests()
     );
+}
+
+#[tokio::test]
+async fn slow_work_is_deferred() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ix = fake.slash("help").string("command", "slow").send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
+    let m = message(fake, &ix).await;
+    assert_eq!(m.content, "Slow but done.");
 }
