@@ -285,7 +285,8 @@ pub async fn move_(
 ) -> Result<(), Error> {
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
-    // A move that is complete but for its promotion: let the player pick the piece.
+    // A move that could be several (a promotion without its piece, `Nd2` with two Knights):
+    // let the player pick one from a menu.
     if let Some(g) = ctx
         .data()
         .games
@@ -294,10 +295,10 @@ pub async fn move_(
         && g.my_turn
     {
         let id = g.id;
-        let options = moves::promotion_choices(&g.position, &text);
+        let options = moves::move_choices(&g.position, &text);
         if !options.is_empty() {
             let menu = serenity::CreateSelectMenu::new(
-                ComponentId::Promotion(id).encode(),
+                ComponentId::ChooseMove(id).encode(),
                 serenity::CreateSelectMenuKind::String {
                     options: options
                         .into_iter()
@@ -305,10 +306,10 @@ pub async fn move_(
                         .collect(),
                 },
             )
-            .placeholder("Promote to…");
+            .placeholder("Which move?");
             return Target::Command(ctx)
                 .send(Outgoing {
-                    content: format!("{text}: which piece do you promote to?"),
+                    content: format!("{text} could be several moves: pick one."),
                     ephemeral: true,
                     png: None,
                     components: vec![serenity::CreateActionRow::SelectMenu(menu)],

@@ -67,8 +67,9 @@ pub enum ComponentId {
     Takeback(bool, GameId),
     /// Confirm (`true`) or cancel a resignation: `fb:resign:confirm:7`, `fb:resign:cancel:7`.
     Resign(bool, GameId),
-    /// A select menu whose values are moves of a game (promotion): `fb:promo:7`.
-    Promotion(GameId),
+    /// A select menu whose values are moves of a game (a promotion, an ambiguous move):
+    /// `fb:move:7`.
+    ChooseMove(GameId),
 }
 
 fn answer(yes: bool) -> &'static str {
@@ -85,7 +86,7 @@ impl ComponentId {
             ComponentId::Resign(y, g) => {
                 format!("fb:resign:{}:{g}", if *y { "confirm" } else { "cancel" })
             }
-            ComponentId::Promotion(g) => format!("fb:promo:{g}"),
+            ComponentId::ChooseMove(g) => format!("fb:move:{g}"),
         }
     }
 
@@ -107,7 +108,7 @@ impl ComponentId {
             ["fb", "resign", a, n] => {
                 ComponentId::Resign(yes(a, "confirm", "cancel")?, GameId(id(n)?))
             }
-            ["fb", "promo", n] => ComponentId::Promotion(GameId(id(n)?)),
+            ["fb", "move", n] => ComponentId::ChooseMove(GameId(id(n)?)),
             _ => return None,
         })
     }
@@ -122,7 +123,7 @@ impl ComponentId {
             ComponentId::Draw(y, g) => Command::Draw(ans(*y), Some(*g)),
             ComponentId::Takeback(y, g) => Command::Takeback(ans(*y), Some(*g)),
             ComponentId::Resign(true, g) => Command::Resign(Some(*g)),
-            ComponentId::Resign(false, _) | ComponentId::Promotion(_) => return None,
+            ComponentId::Resign(false, _) | ComponentId::ChooseMove(_) => return None,
         })
     }
 
@@ -200,7 +201,7 @@ mod tests {
             ComponentId::Takeback(false, GameId(3)),
             ComponentId::Resign(true, GameId(9)),
             ComponentId::Resign(false, GameId(9)),
-            ComponentId::Promotion(GameId(4)),
+            ComponentId::ChooseMove(GameId(4)),
         ];
         for c in &all {
             assert_eq!(ComponentId::decode(&c.encode()).as_ref(), Some(c));
@@ -214,7 +215,7 @@ mod tests {
             "fb:ch:maybe:1",
             "fb:ch:accept:x",
             "xx:ch:accept:1",
-            "fb:promo",
+            "fb:move",
         ] {
             assert_eq!(ComponentId::decode(bad), None, "{bad}");
         }

@@ -308,7 +308,7 @@ pub(crate) async fn on_event(
     };
     let command = match (&id, &ix.data.kind) {
         (
-            ComponentId::Promotion(g),
+            ComponentId::ChooseMove(g),
             serenity::ComponentInteractionDataKind::StringSelect { values },
         ) => {
             let Some(v) = values.first() else {

@@ -183,6 +183,27 @@ pub fn promotion_choices(pos: &Position, typed: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// When `typed` could be several legal moves (a promotion without its piece, `Nd2` with two
+/// Knights able to go there), the moves to choose from as `(SAN, coordinates)`, at most 25;
+/// empty when it names one move or none.
+pub fn move_choices(pos: &Position, typed: &str) -> Vec<(String, String)> {
+    let promotions = promotion_choices(pos, typed);
+    if !promotions.is_empty() {
+        return promotions;
+    }
+    let Err(notation::MoveTextError::Ambiguous { candidates, .. }) =
+        notation::parse_move(pos, typed)
+    else {
+        return Vec::new();
+    };
+    pos.legal_moves()
+        .iter()
+        .map(|m| (notation::san(pos, *m), notation::coord(pos, *m)))
+        .filter(|(san, _)| candidates.contains(san))
+        .take(MAX_CHOICES)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +308,22 @@ mod tests {
         assert_eq!(promotion_choices(&pos, "e8").len(), 4);
         assert!(promotion_choices(&pos, "e7e8q").is_empty());
         assert!(promotion_choices(&pos, "Kd1").is_empty());
+        assert_eq!(move_choices(&pos, "e7e8").len(), 4);
+    }
+
+    #[test]
+    fn ambiguous_moves_are_offered() {
+        let pos = position("chess", Some("4k3/8/8/8/8/5N2/8/1N2K3 w - - 0 1"));
+        let mut both = move_choices(&pos, "Nd2");
+        both.sort();
+        assert_eq!(
+            both,
+            [
+                ("Nbd2".to_string(), "b1d2".to_string()),
+                ("Nfd2".to_string(), "f3d2".to_string())
+            ]
+        );
+        assert!(move_choices(&pos, "Nbd2").is_empty());
+        assert!(move_choices(&pos, "Nd3").is_empty());
     }
 }

@@ -486,7 +486,7 @@ async fn promotion_select_menu() {
     let menu = ask
         .custom_ids()
         .into_iter()
-        .find(|c| c.starts_with("fb:promo:"))
+        .find(|c| c.starts_with("fb:move:"))
         .expect("a promotion menu");
     let select = ask.component(&menu).unwrap();
     let values = select.option_values();
