@@ -321,6 +321,17 @@ async fn move_autocomplete_is_legal_limited_and_staged() {
     let knight = ask("Nb1").await;
     assert!(!knight.is_empty());
     assert!(knight.iter().all(|m| m.starts_with('N')), "{knight:?}");
+    // Checked against the engine: every full move offered is legal in the game's position.
+    let catalog = Catalog::builtin();
+    let start = rules::Position::start(&catalog.get("capablanca").unwrap());
+    for typed in ["Nb1", "e2", "A", "c1", "Nb1c3"] {
+        for m in ask(typed).await {
+            assert!(
+                rules::notation::parse_move(&start, &m).is_ok(),
+                "{typed}: {m} is not a legal move"
+            );
+        }
+    }
     assert_eq!(ask("e2").await, ["e2e3", "e2e4"]);
     // Every choice is a legal move or leads to one (a piece or a cell).
     for typed in ["", "N", "Nb1", "e", "e2", "c", "Q", "A", "C"] {
