@@ -68,6 +68,10 @@ async fn start() -> Running {
 }
 
 async fn start_with(threads: bool) -> Running {
+    start_registered(threads, Registration::Guild(ids::GUILD)).await
+}
+
+async fn start_registered(threads: bool, registration: Registration) -> Running {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
     let service = Arc::new(GameService::new(
@@ -83,18 +87,29 @@ async fn start_with(threads: bool) -> Running {
     )
     .with_thread_per_game(threads)
     .with_defer_after(Duration::from_millis(1000));
-    let mut client =
-        bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
-            .await
-            .expect("client builds");
+    let mut client = bot_discord::client(fake.serenity_http(), registration, bot)
+        .await
+        .expect("client builds");
     let task = tokio::spawn(async move {
         if let Err(e) = client.start().await {
             eprintln!("client stopped: {e}");
         }
     });
-    fake.wait_guild_commands(ids::GUILD)
-        .await
-        .expect("commands registered");
+    match registration {
+        Registration::Guild(g) => {
+            fake.wait_guild_commands(g)
+                .await
+                .expect("commands registered");
+        }
+        Registration::Global => {
+            fake.wait_global_commands()
+                .await
+                .expect("commands registered");
+        }
+        Registration::None => {
+            fake.wait_ready().await.expect("connected");
+        }
+    }
     Running { fake, task }
 }
 
@@ -658,4 +673,12 @@ async fn slow_work_is_deferred() {
     assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
     let m = message(fake, &ix).await;
     assert_eq!(m.content, "Slow but done.");
+}
+
+#[tokio::test]
+async fn global_registration() {
+    let bot = start_registered(false, Registration::Global).await;
+    let global = bot.fake.registered_commands();
+    assert_eq!(global.len(), 18);
+    assert!(bot.fake.guild_commands(ids::GUILD).is_empty());
 }
