@@ -1,0 +1,535 @@
+//! The slash commands: each one turns its options into a core [`Command`] and delivers the
+//! replies.
+
+use bot_core::{
+    command::{Answer, ColourChoice, Command},
+    model::{GameId, Place},
+};
+use poise::serenity_prelude as serenity;
+
+use crate::{
+    Ctx, CurrentGame, Error, convert,
+    convert::ComponentId,
+    deliver::{self, Outgoing, Target},
+    moves,
+};
+
+pub(crate) fn all() -> Vec<poise::Command<crate::Bot, Error>> {
+    vec![
+        challenge(),
+        accept(),
+        decline(),
+        cancel(),
+        move_(),
+        board(),
+        moves(),
+        resign(),
+        draw(),
+        takeback(),
+        abort(),
+        games(),
+        history(),
+        export(),
+        variants(),
+        rules(),
+        piece(),
+        help(),
+    ]
+}
+
+fn place(ctx: Ctx<'_>) -> Place {
+    let channel = match ctx {
+        poise::Context::Application(a) => a.interaction.channel.as_ref(),
+        poise::Context::Prefix(_) => None,
+    };
+    convert::place(ctx.channel_id().get(), channel)
+}
+
+/// Runs a core command for the invoker and delivers the replies.
+async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
+    let actor = deliver::actor(ctx.author());
+    let place = place(ctx);
+    let mut target = Target::Command(ctx);
+    let work = ctx.data().games.handle(&actor, &place, cmd);
+    let replies = deliver::in_time(ctx.data(), &mut target, work).await?;
+    deliver::deliver(ctx.data(), &mut target, replies).await
+}
+
+fn game(id: Option<i64>) -> Option<GameId> {
+    id.map(GameId)
+}
+
+/// Colour choice of a challenge.
+#[derive(Debug, Clone, Copy, poise::ChoiceParameter)]
+pub enum Colour {
+    /// The challenger moves first.
+    #[name = "first (white)"]
+    First,
+    /// The challenger moves second.
+    #[name = "second (black)"]
+    Second,
+    /// Drawn by lot.
+    #[name = "random"]
+    Random,
+}
+
+impl From<Colour> for ColourChoice {
+    fn from(c: Colour) -> Self {
+        match c {
+            Colour::First => ColourChoice::First,
+            Colour::Second => ColourChoice::Second,
+            Colour::Random => ColourChoice::Random,
+        }
+    }
+}
+
+/// Answer to an offer (draw, takeback).
+#[derive(Debug, Clone, Copy, poise::ChoiceParameter)]
+pub enum OfferAnswer {
+    /// Make the offer.
+    #[name = "offer"]
+    Offer,
+    /// Accept the opponent's offer.
+    #[name = "accept"]
+    Accept,
+    /// Decline the opponent's offer.
+    #[name = "decline"]
+    Decline,
+}
+
+impl From<OfferAnswer> for Answer {
+    fn from(r: OfferAnswer) -> Self {
+        match r {
+            OfferAnswer::Offer => Answer::Offer,
+            OfferAnswer::Accept => Answer::Accept,
+            OfferAnswer::Decline => Answer::Decline,
+        }
+    }
+}
+
+/// The variant names matching what is typed (prefix first, then anywhere), at most 25.
+pub(crate) fn variant_names(names: &[String], partial: &str) -> Vec<String> {
+    let p = partial.trim().to_lowercase();
+    let mut out: Vec<String> = names
+        .iter()
+        .filter(|n| n.starts_with(&p))
+        .cloned()
+        .collect();
+    out.extend(
+        names
+            .iter()
+            .filter(|n| !n.starts_with(&p) && n.contains(&p))
+            .cloned(),
+    );
+    out.truncate(moves::MAX_CHOICES);
+    out
+}
+
+async fn variant_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
+    let choices = variant_names(&ctx.data().catalog.names(), partial)
+        .into_iter()
+        .map(|n| serenity::AutocompleteChoice::new(n.clone(), n))
+        .collect();
+    serenity::CreateAutocompleteResponse::new().set_choices(choices)
+}
+
+async fn move_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
+    let actor = deliver::actor(ctx.author());
+    let place = place(ctx);
+    let choices = match ctx.data().games.current_game(&actor, &place, None).await {
+        // Only the player to move gets moves: the opponent's would mislead.
+        Some(g) if g.my_turn => moves::suggest(&g.position, partial)
+            .into_iter()
+            .map(|c| serenity::AutocompleteChoice::new(c.name, c.value))
+            .collect(),
+        _ => Vec::new(),
+    };
+    serenity::CreateAutocompleteResponse::new().set_choices(choices)
+}
+
+async fn origin_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
+    let actor = deliver::actor(ctx.author());
+    let place = place(ctx);
+    let choices = match ctx.data().games.current_game(&actor, &place, None).await {
+        Some(g) => moves::origins(&g.position, partial)
+            .into_iter()
+            .map(|c| serenity::AutocompleteChoice::new(c.name, c.value))
+            .collect(),
+        None => Vec::new(),
+    };
+    serenity::CreateAutocompleteResponse::new().set_choices(choices)
+}
+
+/// Challenge someone to a game
+#[poise::command(slash_command)]
+pub async fn challenge(
+    ctx: Ctx<'_>,
+    #[description = "Who you want to play"] opponent: serenity::User,
+    #[description = "The variant"]
+    #[autocomplete = "variant_choices"]
+    variant: String,
+    #[description = "Your colour (default: random)"] colour: Option<Colour>,
+) -> Result<(), Error> {
+    let thread = ctx.data().threads
+        && ctx.guild_id().is_some()
+        && place(ctx).thread.is_none()
+        && opponent.id != ctx.author().id
+        && ctx.data().catalog.get(&variant).is_ok();
+    let cmd = Command::Challenge {
+        opponent: Some(convert::opponent_text(opponent.id.get())),
+        variant: variant.clone(),
+        colour: colour.map_or(ColourChoice::Random, ColourChoice::from),
+    };
+    if thread {
+        challenge_in_thread(ctx, cmd, &opponent, &variant).await
+    } else {
+        run(ctx, cmd).await
+    }
+}
+
+/// The name of a game's thread (Discord allows 100 characters).
+pub(crate) fn thread_name(challenger: &str, opponent: &str, variant: &str) -> String {
+    format!("{challenger} vs {opponent} · {variant}")
+        .chars()
+        .take(100)
+        .collect()
+}
+
+/// A challenge with a thread of its own: the challenge, and later the game, live there.
+async fn challenge_in_thread(
+    ctx: Ctx<'_>,
+    cmd: Command,
+    opponent: &serenity::User,
+    variant: &str,
+) -> Result<(), Error> {
+    ctx.defer().await?;
+    let actor = deliver::actor(ctx.author());
+    let name = thread_name(&actor.name, &deliver::actor(opponent).name, variant);
+    let thread = ctx
+        .channel_id()
+        .create_thread(
+            ctx,
+            serenity::CreateThread::new(name).kind(serenity::ChannelType::PublicThread),
+        )
+        .await?;
+    let place = place(ctx).in_thread(thread.id.get().to_string());
+    let replies = ctx.data().games.handle(&actor, &place, cmd).await;
+    let accepted = matches!(
+        replies.first().map(|r| &r.audience),
+        Some(bot_core::reply::Audience::Room)
+    );
+    if !accepted {
+        // Refused: no game will live there.
+        if let Err(e) = thread.id.delete(ctx).await {
+            tracing::warn!("could not delete the unused thread {}: {e}", thread.id);
+        }
+        return deliver::deliver(ctx.data(), &mut Target::Command(ctx), replies).await;
+    }
+    let mut rest = Vec::new();
+    for reply in replies {
+        if reply.audience == bot_core::reply::Audience::Room {
+            deliver::post(ctx.data(), ctx.http(), thread.id, &reply).await?;
+        } else {
+            rest.push(reply);
+        }
+    }
+    ctx.say(format!(
+        "{} challenges {}: the game is in <#{}>.",
+        convert::mention(&actor.id),
+        convert::mention(&convert::player(opponent.id.get())),
+        thread.id
+    ))
+    .await?;
+    if !rest.is_empty() {
+        deliver::deliver(ctx.data(), &mut Target::Command(ctx), rest).await?;
+    }
+    Ok(())
+}
+
+/// Accept a challenge
+#[poise::command(slash_command)]
+pub async fn accept(
+    ctx: Ctx<'_>,
+    #[description = "The challenge number (if you have several)"] id: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Accept(id)).await
+}
+
+/// Decline a challenge
+#[poise::command(slash_command)]
+pub async fn decline(
+    ctx: Ctx<'_>,
+    #[description = "The challenge number (if you have several)"] id: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Decline(id)).await
+}
+
+/// Withdraw your challenge
+#[poise::command(slash_command)]
+pub async fn cancel(
+    ctx: Ctx<'_>,
+    #[description = "The challenge number (if you have several)"] id: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Cancel(id)).await
+}
+
+/// Play a move
+#[poise::command(slash_command, rename = "move")]
+pub async fn move_(
+    ctx: Ctx<'_>,
+    #[description = "Your move: a piece or cell narrows the list (Nf3, e2e4, O-O)"]
+    #[rename = "move"]
+    #[autocomplete = "move_choices"]
+    text: String,
+    #[description = "The game number (if you play several here)"] game: Option<i64>,
+) -> Result<(), Error> {
+    let actor = deliver::actor(ctx.author());
+    let place = place(ctx);
+    // A move that could be several (a promotion without its piece, `Nd2` with two Knights):
+    // let the player pick one from a menu.
+    if let Some(g) = ctx
+        .data()
+        .games
+        .current_game(&actor, &place, self::game(game))
+        .await
+        && g.my_turn
+    {
+        let id = g.id;
+        let options = moves::move_choices(&g.position, &text);
+        if !options.is_empty() {
+            let menu = serenity::CreateSelectMenu::new(
+                ComponentId::ChooseMove(id).encode(),
+                serenity::CreateSelectMenuKind::String {
+                    options: options
+                        .into_iter()
+                        .map(|(san, coord)| serenity::CreateSelectMenuOption::new(san, coord))
+                        .collect(),
+                },
+            )
+            .placeholder("Which move?");
+            return Target::Command(ctx)
+                .send(Outgoing {
+                    content: format!("{text} could be several moves: pick one."),
+                    ephemeral: true,
+                    png: None,
+                    components: vec![serenity::CreateActionRow::SelectMenu(menu)],
+                })
+                .await;
+        }
+    }
+    run(
+        ctx,
+        Command::Move {
+            game: self::game(game),
+            text,
+        },
+    )
+    .await
+}
+
+/// Show the board
+#[poise::command(slash_command)]
+pub async fn board(
+    ctx: Ctx<'_>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Board(self::game(game))).await
+}
+
+/// List the legal moves
+#[poise::command(slash_command)]
+pub async fn moves(
+    ctx: Ctx<'_>,
+    #[description = "Only the moves of the piece on this cell"]
+    #[autocomplete = "origin_choices"]
+    from: Option<String>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(
+        ctx,
+        Command::Moves {
+            game: self::game(game),
+            from,
+        },
+    )
+    .await
+}
+
+/// Resign a game (asks for confirmation)
+#[poise::command(slash_command)]
+pub async fn resign(
+    ctx: Ctx<'_>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    let actor = deliver::actor(ctx.author());
+    let place = place(ctx);
+    let Some(CurrentGame { id, .. }) = ctx
+        .data()
+        .games
+        .current_game(&actor, &place, self::game(game))
+        .await
+    else {
+        // No game of the actor here: the core says why.
+        return run(ctx, Command::Resign(self::game(game))).await;
+    };
+    let row = serenity::CreateActionRow::Buttons(vec![
+        serenity::CreateButton::new(ComponentId::Resign(true, id).encode())
+            .label("Resign")
+            .style(serenity::ButtonStyle::Danger),
+        serenity::CreateButton::new(ComponentId::Resign(false, id).encode())
+            .label("Keep playing")
+            .style(serenity::ButtonStyle::Secondary),
+    ]);
+    Target::Command(ctx)
+        .send(Outgoing {
+            content: format!("Resign game {id}? This cannot be undone."),
+            ephemeral: true,
+            png: None,
+            components: vec![row],
+        })
+        .await
+}
+
+/// Offer, accept or decline a draw
+#[poise::command(slash_command)]
+pub async fn draw(
+    ctx: Ctx<'_>,
+    #[description = "Offer (default), accept or decline"] answer: Option<OfferAnswer>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    let a = answer.map_or(Answer::Offer, Answer::from);
+    run(ctx, Command::Draw(a, self::game(game))).await
+}
+
+/// Ask for, accept or decline a takeback
+#[poise::command(slash_command)]
+pub async fn takeback(
+    ctx: Ctx<'_>,
+    #[description = "Ask (default), accept or decline"] answer: Option<OfferAnswer>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    let a = answer.map_or(Answer::Offer, Answer::from);
+    run(ctx, Command::Takeback(a, self::game(game))).await
+}
+
+/// Call a game off before both sides have moved
+#[poise::command(slash_command)]
+pub async fn abort(
+    ctx: Ctx<'_>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Abort(self::game(game))).await
+}
+
+/// List the games here and yours
+#[poise::command(slash_command)]
+pub async fn games(ctx: Ctx<'_>) -> Result<(), Error> {
+    run(ctx, Command::Games).await
+}
+
+/// Show the moves played
+#[poise::command(slash_command)]
+pub async fn history(
+    ctx: Ctx<'_>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::History(self::game(game))).await
+}
+
+/// Export a game as text
+#[poise::command(slash_command)]
+pub async fn export(
+    ctx: Ctx<'_>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Export(self::game(game))).await
+}
+
+/// List the variants
+#[poise::command(slash_command)]
+pub async fn variants(ctx: Ctx<'_>) -> Result<(), Error> {
+    run(ctx, Command::Variants).await
+}
+
+/// Explain a variant's rules
+#[poise::command(slash_command)]
+pub async fn rules(
+    ctx: Ctx<'_>,
+    #[description = "The variant"]
+    #[autocomplete = "variant_choices"]
+    variant: String,
+) -> Result<(), Error> {
+    run(ctx, Command::Rules(variant)).await
+}
+
+/// Explain a piece of a variant
+#[poise::command(slash_command)]
+pub async fn piece(
+    ctx: Ctx<'_>,
+    #[description = "The variant"]
+    #[autocomplete = "variant_choices"]
+    variant: String,
+    #[description = "The piece: its letter or name"] piece: String,
+) -> Result<(), Error> {
+    run(ctx, Command::Piece { variant, piece }).await
+}
+
+/// How to play with fairybot
+#[poise::command(slash_command)]
+pub async fn help(
+    ctx: Ctx<'_>,
+    #[description = "A command to explain"] command: Option<String>,
+) -> Result<(), Error> {
+    run(ctx, Command::Help(command)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_names_prefix_first_and_limited() {
+        let names: Vec<String> = ["capablanca", "chess", "grand", "shogi", "chess960"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(variant_names(&names, "ch"), ["chess", "chess960"]);
+        assert_eq!(variant_names(&names, "ess"), ["chess", "chess960"]);
+        assert_eq!(variant_names(&names, "").len(), 5);
+        let many: Vec<String> = (0..40).map(|i| format!("v{i}")).collect();
+        assert_eq!(variant_names(&many, "").len(), 25);
+    }
+
+    #[test]
+    fn thread_names_fit() {
+        assert_eq!(thread_name("alice", "bob", "chess"), "alice vs bob · chess");
+        assert_eq!(
+            thread_name(&"a".repeat(90), "bob", "chess").chars().count(),
+            100
+        );
+    }
+
+    #[test]
+    fn options_become_core_values() {
+        assert_eq!(ColourChoice::from(Colour::First), ColourChoice::First);
+        assert_eq!(ColourChoice::from(Colour::Second), ColourChoice::Second);
+        assert_eq!(ColourChoice::from(Colour::Random), ColourChoice::Random);
+        assert_eq!(Answer::from(OfferAnswer::Offer), Answer::Offer);
+        assert_eq!(Answer::from(OfferAnswer::Accept), Answer::Accept);
+        assert_eq!(Answer::from(OfferAnswer::Decline), Answer::Decline);
+        assert_eq!(game(Some(3)), Some(GameId(3)));
+    }
+
+    #[test]
+    fn every_command_is_registered_with_a_description() {
+        let cmds = all();
+        let names: Vec<&str> = cmds.iter().map(|c| &*c.name).collect();
+        for n in bot_core::command::names() {
+            assert!(names.contains(n), "{n} has no slash command");
+        }
+        assert!(
+            cmds.iter()
+                .all(|c| c.description.is_some() && c.slash_action.is_some())
+        );
+    }
+}

@@ -1,0 +1,368 @@
+//! fairybot on Discord: poise slash commands for the whole command grammar, a legal-move
+//! autocomplete, buttons and select menus answered by one global handler, board pictures as
+//! attachments, and private replies by DM.
+//!
+//! Production: [`run`]. Tests and custom wiring: [`Bot::new`] and [`client`] with any
+//! serenity `Http` (for example the one of `discord-fake`).
+
+pub mod convert;
+pub mod moves;
+
+mod commands;
+mod deliver;
+
+use std::{future::Future, pin::Pin, sync::Arc};
+
+use bot_core::{
+    Actor, Clock, GameService,
+    command::Command,
+    model::{GameId, Place},
+    reply::Reply,
+    store::{GameFilter, GameStore},
+};
+use poise::serenity_prelude as serenity;
+use rules::{Catalog, Position, notation};
+
+pub use convert::ComponentId;
+
+/// The error type of commands and handlers.
+pub type Error = Box<dyn std::error::Error + Send + Sync>;
+/// A poise context of this bot.
+pub type Ctx<'a> = poise::Context<'a, Bot, Error>;
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why the Discord adapter stopped or could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscordError {
+    /// The configuration is incomplete.
+    #[error("configuration: {0}")]
+    Config(String),
+    /// serenity failed (gateway, HTTP, invalid token...).
+    #[error(transparent)]
+    Serenity(Box<serenity::Error>),
+}
+
+impl From<serenity::Error> for DiscordError {
+    fn from(e: serenity::Error) -> Self {
+        DiscordError::Serenity(Box::new(e))
+    }
+}
+
+/// Where slash commands are registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registration {
+    /// Globally (every server and DMs; Discord may take a while to show changes).
+    Global,
+    /// In one server only (immediate: for testing).
+    Guild(u64),
+    /// Not at all (they are registered already).
+    None,
+}
+
+/// The adapter's settings.
+#[derive(Debug, Clone)]
+pub struct DiscordConfig {
+    /// The bot token (without the `Bot ` prefix).
+    pub token: String,
+    /// Where to register the slash commands.
+    pub registration: Registration,
+    /// Width of board pictures in pixels.
+    pub board_size: u32,
+    /// Give every challenge made in a server channel its own thread, where the game is played.
+    pub thread_per_game: bool,
+}
+
+impl DiscordConfig {
+    /// From the environment: `DISCORD_TOKEN` (required), `DISCORD_GUILD_ID` (register in
+    /// that server only; otherwise globally), `DISCORD_BOARD_SIZE` (pixels, default 640),
+    /// `DISCORD_THREAD_PER_GAME` (`1`/`true`: a thread per game).
+    ///
+    /// # Errors
+    /// When the token is missing or a number does not read.
+    pub fn from_env() -> Result<Self, DiscordError> {
+        Self::from_vars(|k| std::env::var(k).ok())
+    }
+
+    /// Like [`DiscordConfig::from_env`], from any lookup.
+    ///
+    /// # Errors
+    /// When the token is missing or a number does not read.
+    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Self, DiscordError> {
+        let token = get("DISCORD_TOKEN")
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| DiscordError::Config("DISCORD_TOKEN is not set".into()))?;
+        let registration = match get("DISCORD_GUILD_ID").filter(|g| !g.trim().is_empty()) {
+            Some(g) => Registration::Guild(g.trim().parse().map_err(|_| {
+                DiscordError::Config(format!("DISCORD_GUILD_ID {g:?} is not a server id"))
+            })?),
+            None => Registration::Global,
+        };
+        let board_size = match get("DISCORD_BOARD_SIZE") {
+            Some(s) => s.trim().parse().map_err(|_| {
+                DiscordError::Config(format!("DISCORD_BOARD_SIZE {s:?} is not a number"))
+            })?,
+            None => 640,
+        };
+        let thread_per_game = get("DISCORD_THREAD_PER_GAME")
+            .is_some_and(|v| matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes"));
+        Ok(DiscordConfig {
+            token: token.trim().trim_start_matches("Bot ").to_string(),
+            registration,
+            board_size,
+            thread_per_game,
+        })
+    }
+}
+
+/// The actor's game in a place, as the autocomplete and the pickers need it.
+#[derive(Debug, Clone)]
+pub struct CurrentGame {
+    /// The game.
+    pub id: GameId,
+    /// Its position now.
+    pub position: Position,
+    /// Whether the actor is to move.
+    pub my_turn: bool,
+}
+
+/// What the adapter needs from the core, without its type parameters (poise commands are
+/// not generic). Implemented for every [`GameService`].
+pub trait Games: Send + Sync + 'static {
+    /// Handles one command.
+    fn handle<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        cmd: Command,
+    ) -> BoxFuture<'a, Vec<Reply>>;
+
+    /// The actor's active game here (or the one named) with its current position: the game
+    /// whose turn it is for the actor first.
+    fn current_game<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> BoxFuture<'a, Option<CurrentGame>>;
+}
+
+impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
+    fn handle<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        cmd: Command,
+    ) -> BoxFuture<'a, Vec<Reply>> {
+        Box::pin(GameService::handle(self, actor, place, cmd))
+    }
+
+    fn current_game<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> BoxFuture<'a, Option<CurrentGame>> {
+        Box::pin(async move {
+            let records = match game {
+                Some(id) => vec![self.store().get_game(id).await.ok()?],
+                None => self
+                    .store()
+                    .list_games(
+                        &GameFilter::default()
+                            .at(place.clone())
+                            .of(actor.id.clone())
+                            .active(),
+                    )
+                    .await
+                    .ok()?,
+            };
+            let mut found = Vec::new();
+            for r in records {
+                let Ok(v) = self.catalog().get(&r.variant) else {
+                    continue;
+                };
+                let Ok(mut pos) = rules::fen::position(&v, &r.start_state) else {
+                    continue;
+                };
+                let mut ok = true;
+                for m in &r.moves {
+                    match notation::parse_coord(&pos, m) {
+                        Ok(mv) => pos.play_unchecked(mv),
+                        Err(_) => {
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                if ok {
+                    let mine = r.seats.get(usize::from(pos.turn().0)) == Some(&actor.id);
+                    found.push((mine, r.id, pos));
+                }
+            }
+            let i = found.iter().position(|f| f.0).unwrap_or(0);
+            (i < found.len()).then(|| {
+                let (my_turn, id, position) = found.swap_remove(i);
+                CurrentGame {
+                    id,
+                    position,
+                    my_turn,
+                }
+            })
+        })
+    }
+}
+
+/// The bot's shared state (poise's user data).
+pub struct Bot {
+    games: Arc<dyn Games>,
+    catalog: Arc<Catalog>,
+    renderer: Arc<render::Renderer>,
+    theme: render::Theme,
+    board_size: u32,
+    threads: bool,
+    defer_after: std::time::Duration,
+}
+
+impl std::fmt::Debug for Bot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bot")
+            .field("board_size", &self.board_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bot {
+    /// The bot over a game service, the variants it offers and a renderer.
+    pub fn new(
+        games: Arc<dyn Games>,
+        catalog: Arc<Catalog>,
+        renderer: Arc<render::Renderer>,
+        board_size: u32,
+    ) -> Bot {
+        Bot {
+            games,
+            catalog,
+            renderer,
+            theme: render::Theme::light(),
+            board_size,
+            threads: false,
+            defer_after: std::time::Duration::from_secs(2),
+        }
+    }
+
+    /// How long the core may take before the interaction is deferred (Discord wants an answer
+    /// within 3 seconds; default 2 s).
+    pub fn with_defer_after(mut self, after: std::time::Duration) -> Bot {
+        self.defer_after = after;
+        self
+    }
+
+    /// Plays each game challenged in a server channel in a thread of its own.
+    pub fn with_thread_per_game(mut self, on: bool) -> Bot {
+        self.threads = on;
+        self
+    }
+}
+
+/// Every slash command of the bot (what is registered).
+pub fn commands() -> Vec<poise::Command<Bot, Error>> {
+    commands::all()
+}
+
+/// The gateway intents the bot asks for: only `GUILDS` (channels and threads in the cache);
+/// interactions arrive without any intent, and no privileged intent is needed.
+pub fn intents() -> serenity::GatewayIntents {
+    serenity::GatewayIntents::GUILDS
+}
+
+/// A serenity client for the bot over any `Http` (production: [`run`]; tests: a fake's).
+///
+/// # Errors
+/// When serenity cannot build the client.
+pub async fn client(
+    http: serenity::Http,
+    registration: Registration,
+    bot: Bot,
+) -> Result<serenity::Client, DiscordError> {
+    let framework = poise::Framework::builder()
+        .options(poise::FrameworkOptions {
+            commands: commands(),
+            event_handler: |fw, event| Box::pin(deliver::on_event(fw, event)),
+            initialize_owners: false,
+            ..Default::default()
+        })
+        .setup(move |ctx, _ready, framework| {
+            Box::pin(async move {
+                let cmds = &framework.options().commands;
+                match registration {
+                    Registration::Global => poise::builtins::register_globally(ctx, cmds).await?,
+                    Registration::Guild(g) => {
+                        poise::builtins::register_in_guild(ctx, cmds, serenity::GuildId::new(g))
+                            .await?;
+                    }
+                    Registration::None => {}
+                }
+                Ok(bot)
+            })
+        })
+        .build();
+    Ok(serenity::ClientBuilder::new_with_http(http, intents())
+        .framework(framework)
+        .await?)
+}
+
+/// Runs fairybot on Discord until the connection ends for good.
+///
+/// # Errors
+/// When the client cannot start (bad token, network) or stops with an error.
+pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
+    config: DiscordConfig,
+    service: Arc<GameService<S, C>>,
+    catalog: Arc<Catalog>,
+    renderer: Arc<render::Renderer>,
+) -> Result<(), DiscordError> {
+    let http = serenity::HttpBuilder::new(&config.token).build();
+    let bot = Bot::new(service, catalog, renderer, config.board_size)
+        .with_thread_per_game(config.thread_per_game);
+    let mut client = client(http, config.registration, bot).await?;
+    client.start().await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_from_variables() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert!(DiscordConfig::from_vars(vars(&[])).is_err());
+        let c = DiscordConfig::from_vars(vars(&[("DISCORD_TOKEN", "Bot abc")])).unwrap();
+        assert_eq!(c.token, "abc");
+        assert_eq!(c.registration, Registration::Global);
+        assert_eq!(c.board_size, 640);
+        assert!(!c.thread_per_game);
+        let c = DiscordConfig::from_vars(vars(&[
+            ("DISCORD_TOKEN", "abc"),
+            ("DISCORD_GUILD_ID", "123"),
+            ("DISCORD_BOARD_SIZE", "480"),
+            ("DISCORD_THREAD_PER_GAME", "true"),
+        ]))
+        .unwrap();
+        assert!(c.thread_per_game);
+        assert_eq!(c.registration, Registration::Guild(123));
+        assert_eq!(c.board_size, 480);
+        assert!(
+            DiscordConfig::from_vars(vars(&[("DISCORD_TOKEN", "a"), ("DISCORD_GUILD_ID", "x")]))
+                .is_err()
+        );
+    }
+}

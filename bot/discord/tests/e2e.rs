@@ -1,0 +1,684 @@
+//! End to end: the real poise/serenity client of `bot-discord` against `discord-fake`, with a
+//! `GameService` over the in-memory store.
+
+use std::{sync::Arc, time::Duration};
+
+use bot_core::{
+    Actor, GameService, SystemClock,
+    command::Command,
+    model::{GameId, Place},
+    reply::{Audience, Reply},
+    store::memory::MemoryStore,
+};
+use bot_discord::{Bot, CurrentGame, Games, Registration};
+use discord_fake::{FakeDiscord, InteractionRef, SentMessage, callback_type, ids};
+use rules::Catalog;
+
+type Service = GameService<MemoryStore, SystemClock>;
+
+/// The service, plus one extra for DM tests: `/help dm` also sends the actor a private reply
+/// (the built-in variants have no hidden information, so the core sends none by itself).
+struct WithDm(Arc<Service>);
+
+impl Games for WithDm {
+    fn handle<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        cmd: Command,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
+        Box::pin(async move {
+            if cmd == Command::Help(Some("slow".into())) {
+                tokio::time::sleep(Duration::from_millis(1300)).await;
+                return vec![Reply::actor("Slow but done.")];
+            }
+            if cmd == Command::Help(Some("dm".into())) {
+                let mut secret = Reply::room("Your secret hand: {0}, knight and camel.")
+                    .mention(actor.id.clone());
+                secret.audience = Audience::Private(actor.id.clone());
+                return vec![Reply::room("Dealt the hands."), secret];
+            }
+            Games::handle(&*self.0, actor, place, cmd).await
+        })
+    }
+
+    fn current_game<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<CurrentGame>> + Send + 'a>> {
+        self.0.current_game(actor, place, game)
+    }
+}
+
+struct Running {
+    fake: FakeDiscord,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn start() -> Running {
+    start_with(false).await
+}
+
+async fn start_with(threads: bool) -> Running {
+    start_registered(threads, Registration::Guild(ids::GUILD)).await
+}
+
+async fn start_registered(threads: bool, registration: Registration) -> Running {
+    let fake = FakeDiscord::start().await;
+    let catalog = Arc::new(Catalog::builtin());
+    let service = Arc::new(GameService::new(
+        MemoryStore::new(),
+        SystemClock,
+        catalog.clone(),
+    ));
+    let bot = Bot::new(
+        Arc::new(WithDm(service)),
+        catalog,
+        Arc::new(render::Renderer::new()),
+        320,
+    )
+    .with_thread_per_game(threads)
+    .with_defer_after(Duration::from_millis(1000));
+    let mut client = bot_discord::client(fake.serenity_http(), registration, bot)
+        .await
+        .expect("client builds");
+    let task = tokio::spawn(async move {
+        if let Err(e) = client.start().await {
+            eprintln!("client stopped: {e}");
+        }
+    });
+    match registration {
+        Registration::Guild(g) => {
+            fake.wait_guild_commands(g)
+                .await
+                .expect("commands registered");
+        }
+        Registration::Global => {
+            fake.wait_global_commands()
+                .await
+                .expect("commands registered");
+        }
+        Registration::None => {
+            fake.wait_ready().await.expect("connected");
+        }
+    }
+    Running { fake, task }
+}
+
+/// The finished messages an interaction produced (response and followups), once there are `n`
+/// and none is still "thinking".
+async fn messages(fake: &FakeDiscord, ix: &InteractionRef, n: usize) -> Vec<SentMessage> {
+    let what = format!("{n} messages of interaction {}", ix.id);
+    fake.wait_until(&what, Duration::from_secs(20), |r| {
+        let mine: Vec<&SentMessage> = r
+            .messages()
+            .iter()
+            .filter(|m| !m.deleted && m.interaction_id() == Some(ix.id))
+            .collect();
+        (mine.len() >= n && mine.iter().all(|m| !m.is_loading()))
+            .then(|| mine.into_iter().cloned().collect())
+    })
+    .await
+    .unwrap()
+}
+
+/// The one message an interaction produced.
+async fn message(fake: &FakeDiscord, ix: &InteractionRef) -> SentMessage {
+    messages(fake, ix, 1).await.remove(0)
+}
+
+fn decode_png(bytes: &[u8]) -> (u32, u32) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("valid PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("sized")];
+    let frame = reader.next_frame(&mut buf).expect("a whole frame");
+    (frame.width, frame.height)
+}
+
+/// Alice challenges Bob to chess as white; Bob accepts with the button. Returns the message
+/// of the accepted game (with its board).
+async fn start_game(fake: &FakeDiscord) -> SentMessage {
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .integer("colour", 0)
+        .send();
+    let msg = message(fake, &ix).await;
+    assert!(!msg.is_ephemeral());
+    let mentioned = msg.mentioned_users();
+    assert!(
+        mentioned.contains(&ids::ALICE) && mentioned.contains(&ids::BOB),
+        "{}",
+        msg.content
+    );
+    let accept = msg
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:accept:"))
+        .expect("an Accept button");
+    assert!(
+        msg.custom_ids()
+            .iter()
+            .any(|c| c.starts_with("fb:ch:decline:"))
+    );
+    let click = fake.click(msg.id, &accept).by(ids::BOB).send();
+    // The challenge is settled: its buttons go (same text), the game follows as a new message.
+    let cb = fake.wait_callback(&click).await.unwrap();
+    assert_eq!(cb.kind, callback_type::UPDATE_MESSAGE);
+    let game = message(fake, &click).await;
+    let settled = fake.message(msg.id).unwrap();
+    assert!(settled.components().is_empty());
+    assert_eq!(settled.content, msg.content);
+    game
+}
+
+async fn play(fake: &FakeDiscord, who: u64, mv: &str) -> SentMessage {
+    let ix = fake.slash("move").string("move", mv).by(who).send();
+    message(fake, &ix).await
+}
+
+#[tokio::test]
+async fn registration_payload() {
+    let bot = start().await;
+    let cmds = bot.fake.guild_commands(ids::GUILD);
+    let mut names: Vec<String> = cmds.iter().map(|c| c.name.clone()).collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "abort",
+            "accept",
+            "board",
+            "cancel",
+            "challenge",
+            "decline",
+            "draw",
+            "export",
+            "games",
+            "help",
+            "history",
+            "move",
+            "moves",
+            "piece",
+            "resign",
+            "rules",
+            "takeback",
+            "variants"
+        ]
+    );
+    let challenge = cmds.iter().find(|c| c.name == "challenge").unwrap();
+    assert_eq!(challenge.option("opponent").unwrap()["type"], 6);
+    assert_eq!(challenge.option("variant").unwrap()["autocomplete"], true);
+    let colour = challenge.option("colour").unwrap();
+    assert_eq!(colour["required"], false);
+    assert_eq!(colour["choices"].as_array().unwrap().len(), 3);
+    let mv = cmds.iter().find(|c| c.name == "move").unwrap();
+    assert_eq!(mv.option("move").unwrap()["autocomplete"], true);
+    assert_eq!(mv.option("game").unwrap()["type"], 4);
+    assert!(cmds.iter().all(|c| !c.description.is_empty()));
+    assert!(
+        bot.fake.unhandled_requests().is_empty(),
+        "{:?}",
+        bot.fake.unhandled_requests()
+    );
+}
+
+#[tokio::test]
+async fn full_game_to_fools_mate() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let accepted = start_game(fake).await;
+    assert!(!accepted.is_ephemeral());
+    let board = accepted.attachment("board.png").expect("a board picture");
+    assert!(board.is_png());
+    let (w, h) = decode_png(&board.bytes);
+    assert!(w >= 100 && h >= 100, "{w}x{h}");
+
+    let ix = fake.slash("move").string("move", "f3").send();
+    // A board is drawn: the command is deferred first (Discord's 3-second limit).
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("plays f3"), "{}", m.content);
+    assert!(
+        m.mentioned_users().contains(&ids::BOB),
+        "Bob is told it is his turn"
+    );
+    assert!(m.attachment("board.png").unwrap().is_png());
+    play(fake, ids::BOB, "e7e5").await;
+    play(fake, ids::ALICE, "g4").await;
+    let mate = play(fake, ids::BOB, "Qh4#").await;
+    assert!(mate.content.contains("Checkmate"), "{}", mate.content);
+    assert!(mate.attachment("board.png").unwrap().is_png());
+
+    // The game is over: a further move is an ephemeral error.
+    let ix = fake
+        .slash("move")
+        .string("move", "e4")
+        .by(ids::ALICE)
+        .send();
+    let err = message(fake, &ix).await;
+    assert!(err.is_ephemeral(), "{}", err.content);
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
+}
+
+#[tokio::test]
+async fn illegal_move_is_an_ephemeral_error() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    let ix = fake.slash("move").string("move", "e2e5").send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::CHANNEL_MESSAGE_WITH_SOURCE);
+    assert!(cb.is_ephemeral());
+    assert!(cb.content().unwrap().contains("e2e5"), "{:?}", cb.content());
+    // Not Bob's turn: also ephemeral, and specific.
+    let ix = fake.slash("move").string("move", "e5").by(ids::BOB).send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    assert!(cb.is_ephemeral());
+    assert!(
+        cb.content().unwrap().contains("not your turn"),
+        "{:?}",
+        cb.content()
+    );
+}
+
+#[tokio::test]
+async fn move_autocomplete_is_legal_limited_and_staged() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    // No game: no choices.
+    let ix = fake.autocomplete("move").focused_string("move", "").send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    assert_eq!(
+        cb.kind,
+        callback_type::APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
+    );
+    assert!(cb.choices().is_empty());
+
+    // Capablanca: more than 25 legal moves at the start.
+    let ch = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "capablanca")
+        .integer("colour", 0)
+        .send();
+    let msg = message(fake, &ch).await;
+    let accept = msg.custom_ids()[0].clone();
+    let click = fake.click(msg.id, &accept).by(ids::BOB).send();
+    message(fake, &click).await;
+
+    let ask = |typed: &str| {
+        let ix = fake
+            .autocomplete("move")
+            .focused_string("move", typed)
+            .send();
+        async move { fake.wait_callback(&ix).await.unwrap().choice_values() }
+    };
+    let first = ask("").await;
+    assert!(!first.is_empty() && first.len() <= 25, "{first:?}");
+    assert!(first.contains(&"Nb1".to_string()), "{first:?}");
+    assert!(first.contains(&"e2".to_string()), "{first:?}");
+    let knight = ask("Nb1").await;
+    assert!(!knight.is_empty());
+    assert!(knight.iter().all(|m| m.starts_with('N')), "{knight:?}");
+    // Checked against the engine: every full move offered is legal in the game's position.
+    let catalog = Catalog::builtin();
+    let start = rules::Position::start(&catalog.get("capablanca").unwrap());
+    for typed in ["Nb1", "e2", "A", "c1", "Nb1c3"] {
+        for m in ask(typed).await {
+            assert!(
+                rules::notation::parse_move(&start, &m).is_ok(),
+                "{typed}: {m} is not a legal move"
+            );
+        }
+    }
+    assert_eq!(ask("e2").await, ["e2e3", "e2e4"]);
+    // Every choice is a legal move or leads to one (a piece or a cell).
+    for typed in ["", "N", "Nb1", "e", "e2", "c", "Q", "A", "C"] {
+        let got = ask(typed).await;
+        assert!(got.len() <= 25, "{typed}: {got:?}");
+    }
+    // Bob is not to move: no moves offered to him.
+    let ix = fake
+        .autocomplete("move")
+        .focused_string("move", "")
+        .by(ids::BOB)
+        .send();
+    assert!(fake.wait_callback(&ix).await.unwrap().choices().is_empty());
+    let ix = fake
+        .autocomplete("move")
+        .focused_string("move", "e2")
+        .by(ids::CAROL)
+        .send();
+    assert!(
+        fake.wait_callback(&ix).await.unwrap().choices().is_empty(),
+        "Carol plays no game"
+    );
+
+    // `/moves from:` offers the cells whose piece can move.
+    let ix = fake
+        .autocomplete("moves")
+        .focused_string("from", "b")
+        .send();
+    let cells = fake.wait_callback(&ix).await.unwrap().choice_values();
+    assert!(
+        cells.contains(&"b1".to_string()) && cells.contains(&"b2".to_string()),
+        "{cells:?}"
+    );
+
+    // Variant autocomplete.
+    let ix = fake
+        .autocomplete("challenge")
+        .focused_string("variant", "capa")
+        .send();
+    assert_eq!(
+        fake.wait_callback(&ix).await.unwrap().choice_values(),
+        ["capablanca"]
+    );
+}
+
+#[tokio::test]
+async fn challenge_decline_button() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .send();
+    let msg = message(fake, &ix).await;
+    let decline = msg
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:decline:"))
+        .unwrap();
+    // Carol is not challenged: an ephemeral refusal, the buttons stay.
+    let click = fake.click(msg.id, &decline).by(ids::CAROL).send();
+    let refused = message(fake, &click).await;
+    assert!(refused.is_ephemeral(), "{}", refused.content);
+    assert_eq!(fake.message(msg.id).unwrap().custom_ids().len(), 2);
+    let click = fake.click(msg.id, &decline).by(ids::BOB).send();
+    let answer = message(fake, &click).await;
+    assert!(fake.message(msg.id).unwrap().components().is_empty());
+    assert!(
+        answer.content.to_lowercase().contains("decline"),
+        "{}",
+        answer.content
+    );
+    // Nothing to play now.
+    let ix = fake.slash("move").string("move", "e4").send();
+    assert!(message(fake, &ix).await.is_ephemeral());
+}
+
+#[tokio::test]
+async fn draw_offer_accepted_with_the_button() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    let ix = fake.slash("draw").send();
+    let offer = message(fake, &ix).await;
+    let accept = offer
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:draw:accept:"))
+        .unwrap_or_else(|| panic!("no Accept button: {:?}", offer.custom_ids()));
+    let click = fake.click(offer.id, &accept).by(ids::BOB).send();
+    let done = message(fake, &click).await;
+    assert!(
+        done.content.to_lowercase().contains("draw"),
+        "{}",
+        done.content
+    );
+    let ix = fake.slash("move").string("move", "e4").send();
+    assert!(message(fake, &ix).await.is_ephemeral(), "the game is over");
+}
+
+#[tokio::test]
+async fn resign_asks_for_confirmation() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    let ix = fake.slash("resign").send();
+    let ask = message(fake, &ix).await;
+    assert!(ask.is_ephemeral());
+    let keep = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:resign:cancel:"))
+        .unwrap();
+    let click = fake.click(ask.id, &keep).send();
+    let cb = fake.wait_callback(&click).await.unwrap();
+    assert_eq!(cb.kind, callback_type::UPDATE_MESSAGE);
+    // Still playing: a move works.
+    play(fake, ids::ALICE, "e4").await;
+
+    let ix = fake.slash("resign").send();
+    let ask = message(fake, &ix).await;
+    let confirm = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:resign:confirm:"))
+        .unwrap();
+    let click = fake.click(ask.id, &confirm).send();
+    let cb = fake.wait_callback(&click).await.unwrap();
+    assert_eq!(cb.kind, callback_type::UPDATE_MESSAGE);
+    assert!(fake.message(ask.id).unwrap().components().is_empty());
+    let done = message(fake, &click).await;
+    assert!(
+        done.content.to_lowercase().contains("resign"),
+        "{}",
+        done.content
+    );
+    assert!(!done.is_ephemeral());
+}
+
+#[tokio::test]
+async fn promotion_select_menu() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    // Race a pawn to the last rank: 1.h4 g5 2.hxg5 Nf6 3.gxf6 Bg7 4.fxg7 Kf8?? (the bishop
+    // moved away) — then g7 can promote on f8/g8/h8 with or without capture.
+    for (who, mv) in [
+        (ids::ALICE, "h4"),
+        (ids::BOB, "g5"),
+        (ids::ALICE, "hxg5"),
+        (ids::BOB, "Nf6"),
+        (ids::ALICE, "gxf6"),
+        (ids::BOB, "Bg7"),
+        (ids::ALICE, "fxg7"),
+        (ids::BOB, "a6"),
+    ] {
+        play(fake, who, mv).await;
+    }
+    let ix = fake.slash("move").string("move", "g7g8").send();
+    let ask = message(fake, &ix).await;
+    assert!(ask.is_ephemeral());
+    let menu = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:move:"))
+        .expect("a promotion menu");
+    let select = ask.component(&menu).unwrap();
+    let values = select.option_values();
+    assert!(
+        values.len() >= 4 && values.iter().all(|v| v.starts_with("g7g8")),
+        "{values:?}"
+    );
+    let queen = values
+        .iter()
+        .find(|v| v.ends_with('q'))
+        .unwrap()
+        .to_string();
+    let sel = fake.select(ask.id, &menu, &[queen.as_ref()]).send();
+    let cb = fake.wait_callback(&sel).await.unwrap();
+    assert_eq!(cb.kind, callback_type::UPDATE_MESSAGE);
+    assert!(
+        fake.message(ask.id).unwrap().components().is_empty(),
+        "the menu closes"
+    );
+    let done = message(fake, &sel).await;
+    assert!(done.content.contains("g8=Q"), "{}", done.content);
+    assert!(!done.is_ephemeral());
+    assert!(done.attachment("board.png").unwrap().is_png());
+}
+
+#[tokio::test]
+async fn private_reply_by_dm_and_closed_dms() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ix = fake.slash("help").string("command", "dm").send();
+    let public = message(fake, &ix).await;
+    assert_eq!(public.content, "Dealt the hands.");
+    let dm = fake.wait_dm(ids::ALICE, 1).await.unwrap();
+    assert!(dm.content.contains("secret hand"), "{}", dm.content);
+
+    fake.close_dms(ids::BOB);
+    let ix = fake
+        .slash("help")
+        .string("command", "dm")
+        .by(ids::BOB)
+        .send();
+    let msgs = messages(fake, &ix, 2).await;
+    let notice = &msgs[1];
+    assert!(!notice.is_ephemeral());
+    assert_eq!(notice.mentioned_users(), [ids::BOB]);
+    assert!(
+        notice.content.contains("Direct Messages"),
+        "{}",
+        notice.content
+    );
+    assert!(
+        !notice.content.contains("secret"),
+        "nothing private in the channel"
+    );
+    assert!(fake.dm_messages_to(ids::BOB).is_empty());
+}
+
+#[tokio::test]
+async fn takeback_request_accepted_with_the_button() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    play(fake, ids::ALICE, "e4").await;
+    let ix = fake.slash("takeback").send();
+    let ask = message(fake, &ix).await;
+    let accept = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:tb:accept:"))
+        .unwrap_or_else(|| panic!("no Accept button: {:?} {}", ask.custom_ids(), ask.content));
+    let click = fake.click(ask.id, &accept).by(ids::BOB).send();
+    message(fake, &click).await;
+    assert!(fake.message(ask.id).unwrap().components().is_empty());
+    // e4 is gone: Alice moves again.
+    let m = play(fake, ids::ALICE, "d4").await;
+    assert!(m.content.contains("plays d4"), "{}", m.content);
+}
+
+#[tokio::test]
+async fn commands_work_after_a_reconnect() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    fake.disconnect(discord_fake::Disconnect::Close(4000));
+    // Sent while the bot is away: replayed when it resumes.
+    let ix = fake.slash("variants").send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("chess"), "{}", m.content);
+    assert!(fake.gateway_stats().resumed >= 1);
+}
+
+#[tokio::test]
+async fn thread_per_game() {
+    let bot = start_with(true).await;
+    let fake = &bot.fake;
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .integer("colour", 0)
+        .in_channel(ids::GAMES)
+        .send();
+    let said = message(fake, &ix).await;
+    let threads = fake.threads();
+    assert_eq!(threads.len(), 1);
+    let thread = threads[0].id;
+    assert_eq!(threads[0].parent_id, ids::GAMES);
+    assert_eq!(threads[0].name, "alice vs bob · chess");
+    assert!(
+        said.content.contains(&format!("<#{thread}>")),
+        "{}",
+        said.content
+    );
+    assert_eq!(said.channel_id, ids::GAMES);
+
+    // The challenge, with its buttons, is in the thread; accepting starts the game there.
+    let challenge = fake.wait_message(|m| m.channel_id == thread).await.unwrap();
+    let accept = challenge
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:accept:"))
+        .unwrap();
+    let click = fake.click(challenge.id, &accept).by(ids::BOB).send();
+    let game = message(fake, &click).await;
+    assert_eq!(game.channel_id, thread);
+    assert!(game.attachment("board.png").unwrap().is_png());
+
+    // Moves in the thread find the game; autocomplete too.
+    let ix = fake
+        .autocomplete("move")
+        .focused_string("move", "e2")
+        .in_channel(thread)
+        .send();
+    assert_eq!(
+        fake.wait_callback(&ix).await.unwrap().choice_values(),
+        ["e2e3", "e2e4"]
+    );
+    let ix = fake
+        .slash("move")
+        .string("move", "e4")
+        .in_channel(thread)
+        .send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("plays e4"), "{}", m.content);
+    assert_eq!(m.channel_id, thread);
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
+}
+
+#[tokio::test]
+async fn slow_work_is_deferred() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ix = fake.slash("help").string("command", "slow").send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
+    let m = message(fake, &ix).await;
+    assert_eq!(m.content, "Slow but done.");
+}
+
+#[tokio::test]
+async fn global_registration() {
+    let bot = start_registered(false, Registration::Global).await;
+    let global = bot.fake.registered_commands();
+    assert_eq!(global.len(), 18);
+    assert!(bot.fake.guild_commands(ids::GUILD).is_empty());
+}
