@@ -49,9 +49,11 @@ pub struct RenderConfig {
 pub struct DiscordConfig {
     /// The bot token (prefer the `DISCORD_TOKEN` environment variable).
     pub token: Option<String>,
-    /// Register commands in this guild only (instant, for testing).
-    #[allow(dead_code)] // read by the Discord adapter (issue 6)
+    /// Register commands in this guild only (instant, for testing); default: globally.
     pub guild: Option<u64>,
+    /// Play every challenge made in a server channel in a thread of its own.
+    #[serde(default)]
+    pub thread_per_game: bool,
 }
 
 /// Matrix.
@@ -103,6 +105,13 @@ impl Config {
         if let Some(v) = get("DISCORD_TOKEN") {
             self.discord.token = Some(v);
         }
+        if let Some(v) = get("DISCORD_GUILD_ID") {
+            self.discord.guild = v.trim().parse().ok().or(self.discord.guild);
+        }
+        if let Some(v) = get("DISCORD_THREAD_PER_GAME") {
+            self.discord.thread_per_game =
+                matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes");
+        }
         if let Some(v) = get("MATRIX_PASSWORD") {
             self.matrix.password = Some(v);
         }
@@ -119,10 +128,23 @@ impl Config {
             .unwrap_or_else(|| PathBuf::from("data"))
     }
 
-    /// Whether any chat platform is configured; without one the console starts.
-    pub fn has_platform(&self) -> bool {
-        self.discord.token.is_some()
-            || self.matrix.access_token.is_some()
+    /// The Discord adapter's settings, when a token is configured.
+    pub fn discord_adapter(&self, board_size: u32) -> Option<bot_discord::DiscordConfig> {
+        let token = self.discord.token.as_deref()?.trim();
+        Some(bot_discord::DiscordConfig {
+            token: token.trim_start_matches("Bot ").to_string(),
+            registration: match self.discord.guild {
+                Some(g) => bot_discord::Registration::Guild(g),
+                None => bot_discord::Registration::Global,
+            },
+            board_size,
+            thread_per_game: self.discord.thread_per_game,
+        })
+    }
+
+    /// Whether a Matrix login is configured.
+    pub fn has_matrix(&self) -> bool {
+        self.matrix.access_token.is_some()
             || (self.matrix.user.is_some() && self.matrix.password.is_some())
     }
 }
@@ -135,7 +157,10 @@ mod tests {
     fn the_example_config_parses_and_documents_every_section() {
         let text = include_str!("../../../config.example.toml");
         let c: Config = toml::from_str(text).unwrap();
-        assert!(!c.has_platform(), "the example must not carry secrets");
+        assert!(
+            c.discord_adapter(640).is_none() && !c.has_matrix(),
+            "the example must not carry secrets"
+        );
         for section in ["[store]", "[render]", "[discord]", "[matrix]"] {
             assert!(text.contains(section), "{section}");
         }
@@ -144,8 +169,18 @@ mod tests {
     #[test]
     fn environment_overrides_and_unknown_keys_fail() {
         let mut c = Config::default();
-        c.apply_env(|k| (k == "DISCORD_TOKEN").then(|| "t".to_string()));
-        assert!(c.has_platform());
+        c.apply_env(|k| match k {
+            "DISCORD_TOKEN" => Some("Bot t0k".to_string()),
+            "DISCORD_GUILD_ID" => Some("42".to_string()),
+            "DISCORD_THREAD_PER_GAME" => Some("yes".to_string()),
+            _ => None,
+        });
+        let d = c.discord_adapter(512).expect("a token configures Discord");
+        assert_eq!(d.token, "t0k");
+        assert_eq!(d.registration, bot_discord::Registration::Guild(42));
+        assert!(d.thread_per_game);
+        assert_eq!(d.board_size, 512);
+        assert!(!c.has_matrix());
         assert!(toml::from_str::<Config>("[store]\nurll = \"x\"").is_err());
     }
 }

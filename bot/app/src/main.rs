@@ -53,6 +53,13 @@ fn args() -> anyhow::Result<Args> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = args()?;
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "warn,fairybot=info,bot_discord=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let mut config = config::Config::load(args.config.as_deref())?;
     if let Some(d) = args.data {
         config.store.data_dir = Some(d);
@@ -67,7 +74,11 @@ async fn main() -> anyhow::Result<()> {
             .with_context(|| format!("cannot open the store in {}", data_dir.display()))?,
     };
     let catalog = Arc::new(rules::Catalog::builtin());
-    let service = Arc::new(GameService::new(store.clone(), SystemClock, catalog));
+    let service = Arc::new(GameService::new(
+        store.clone(),
+        SystemClock,
+        catalog.clone(),
+    ));
     let theme_name = config
         .render
         .theme
@@ -78,12 +89,27 @@ async fn main() -> anyhow::Result<()> {
     })?;
     let size = config.render.size.unwrap_or(768);
 
-    if config.has_platform() {
-        // The Discord and Matrix adapters are wired here as they land (issues 6 and 7).
+    if config.has_matrix() {
+        // The Matrix adapter is wired here when it lands (issue 7).
         anyhow::bail!(
-            "a Discord token or Matrix login is configured, but this build has no chat adapters yet; \
-             unset them to use the local console"
+            "a Matrix login is configured, but this build has no Matrix adapter yet; \
+             unset MATRIX_PASSWORD / MATRIX_ACCESS_TOKEN (or the [matrix] login) to continue"
         );
+    }
+    if let Some(discord) = config.discord_adapter(size) {
+        let renderer = Arc::new(render::Renderer::new());
+        tracing::info!(
+            "connecting to Discord (commands registered {})",
+            match discord.registration {
+                bot_discord::Registration::Guild(g) => format!("in server {g}"),
+                _ => "globally".into(),
+            }
+        );
+        let result = bot_discord::run(discord, service, catalog, renderer)
+            .await
+            .context("Discord stopped");
+        store.close().await;
+        return result;
     }
     let result = console::Console::new(service, args.as_player, &data_dir, theme, size)
         .run()

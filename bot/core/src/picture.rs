@@ -33,6 +33,7 @@ fn glyph(name: &str, letter: char) -> Glyph {
         "pao" => Glyph::Pao,
         "vao" => Glyph::Vao,
         "elephant" | "alfil" => Glyph::Elephant,
+        "bilateral-elephant" => Glyph::BilateralElephant,
         "wizard" => Glyph::Wizard,
         "marshal" | "chancellor" => Glyph::Marshal,
         "cardinal" | "archbishop" => Glyph::Cardinal,
