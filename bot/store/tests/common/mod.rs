@@ -18,6 +18,12 @@ pub fn postgres_url(test: &str) -> Option<String> {
     match std::env::var(POSTGRES_ENV) {
         Ok(url) if !url.is_empty() => Some(url),
         _ => {
+            // scripts/test (and so CI) sets this after starting a cluster: a skip there would
+            // hide a broken setup behind green tests.
+            assert!(
+                std::env::var_os("FAIRYBOT_REQUIRE_POSTGRES").is_none(),
+                "{test}: FAIRYBOT_REQUIRE_POSTGRES is set but {POSTGRES_ENV} is not"
+            );
             println!(
                 "SKIP {test}: {POSTGRES_ENV} is not set (start one with \
                  `scripts/postgres-test.sh start` and export the URL it prints)"
