@@ -4,6 +4,7 @@
 
 pub mod command;
 pub mod export;
+mod memo;
 pub mod model;
 pub mod picture;
 pub mod reply;

@@ -147,6 +147,24 @@ pub fn view(
     view
 }
 
+/// Rebuilds the position of a reply's board picture and makes the renderer's view of it.
+///
+/// # Errors
+/// When the stored variant or state no longer reads (a corrupt record).
+pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView, PictureError> {
+    let v = catalog
+        .get(&picture.variant)
+        .map_err(|e| PictureError::Position(e.to_string()))?;
+    let pos = rules::fen::position(&v, &picture.state)
+        .map_err(|e| PictureError::Position(e.to_string()))?;
+    Ok(view(
+        &pos,
+        picture.last_move.as_deref(),
+        picture.viewer,
+        &picture.players,
+    ))
+}
+
 /// Renders a reply's board picture to PNG.
 ///
 /// # Errors
@@ -158,18 +176,7 @@ pub fn png(
     theme: &render::Theme,
     size: u32,
 ) -> Result<Vec<u8>, PictureError> {
-    let v = catalog
-        .get(&picture.variant)
-        .map_err(|e| PictureError::Position(e.to_string()))?;
-    let pos = rules::fen::position(&v, &picture.state)
-        .map_err(|e| PictureError::Position(e.to_string()))?;
-    let view = view(
-        &pos,
-        picture.last_move.as_deref(),
-        picture.viewer,
-        &picture.players,
-    );
-    Ok(renderer.png(&view, theme, size)?)
+    Ok(renderer.png(&board_view(picture, catalog)?, theme, size)?)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use rules::{Catalog, Outcome, Position, Side, Variant, notation};
 use crate::{
     command::{self, Answer, ColourChoice, Command},
     export,
+    memo::Memo,
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
         GameStatus, GameUpdate, NewChallenge, NewGame, Offer, OfferKind, Place, PlayerId,
@@ -56,6 +57,7 @@ pub struct GameService<S, C = SystemClock> {
     store: S,
     clock: C,
     catalog: Arc<Catalog>,
+    memo: Memo,
 }
 
 /// A game loaded from the store with its position rebuilt from the move list.
@@ -90,6 +92,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             store,
             clock,
             catalog,
+            memo: Memo::default(),
         }
     }
 
@@ -113,16 +116,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     && let Ok(games) = self.actor_games_here(actor, place).await
                     && !games.is_empty()
                 {
-                    return self
-                        .handle(
-                            actor,
-                            place,
-                            Command::Move {
-                                game: None,
-                                text: text.trim().to_string(),
-                            },
-                        )
-                        .await;
+                    // The only game is loaded already: play on it without a second lookup.
+                    let loaded = match games.as_slice() {
+                        [one] => self.rebuild(one.clone()).ok(),
+                        _ => None,
+                    };
+                    let result = match self.seen(actor).await {
+                        Ok(()) => self.play(actor, place, None, text.trim(), loaded).await,
+                        Err(f) => Err(f),
+                    };
+                    return self.respond(result).await;
                 }
                 if let command::ParseError::Unknown {
                     suggestion: None, ..
@@ -140,7 +143,27 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Handles one command.
     pub async fn handle(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
-        let result = self.dispatch(actor, place, cmd).await;
+        let result = match self.seen(actor).await {
+            Ok(()) => self.dispatch(actor, place, cmd).await,
+            Err(f) => Err(f),
+        };
+        self.respond(result).await
+    }
+
+    /// Records the actor's current name (a write only when it changed).
+    async fn seen(&self, actor: &Actor) -> Result<(), Failure> {
+        if !self.memo.knows_name(&actor.id, &actor.name) {
+            let record = self
+                .store
+                .upsert_player(&actor.id, &actor.name, self.clock.now())
+                .await?;
+            self.memo.keep_name(&actor.id, &record.display_name);
+        }
+        Ok(())
+    }
+
+    /// Turns a command's outcome into replies: names on boards, failures as private text.
+    async fn respond(&self, result: Outcomes) -> Vec<Reply> {
         match result {
             Ok(mut replies) => {
                 self.name_players(&mut replies).await;
@@ -158,10 +181,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     async fn dispatch(&self, actor: &Actor, place: &Place, cmd: Command) -> Outcomes {
-        let now = self.clock.now();
-        self.store
-            .upsert_player(&actor.id, &actor.name, now)
-            .await?;
         match cmd {
             Command::Challenge {
                 opponent,
@@ -180,7 +199,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 self.close_challenge(actor, place, id, ChallengeResolution::Cancelled)
                     .await
             }
-            Command::Move { game, text } => self.play(actor, place, game, &text).await,
+            Command::Move { game, text } => self.play(actor, place, game, &text, None).await,
             Command::Board(game) => {
                 let g = self.pick_game(actor, place, game, false).await?;
                 Ok(vec![self.board_reply(&g, "", g.record.seat_of(&actor.id))])
@@ -260,8 +279,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     async fn seat_names(&self, g: &GameRecord) -> Vec<String> {
         let mut names = Vec::new();
         for p in &g.seats {
+            if let Some(name) = self.memo.name(p) {
+                names.push(name);
+                continue;
+            }
             names.push(match self.store.get_player(p).await {
-                Ok(r) => r.display_name,
+                Ok(r) => {
+                    self.memo.keep_name(p, &r.display_name);
+                    r.display_name
+                }
                 Err(_) => p.user.clone(),
             });
         }
@@ -481,6 +507,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .catalog
             .get(&record.variant)
             .map_err(|e| Failure::Internal(format!("game {}: {e}", record.id)))?;
+        if let Some(position) = self.memo.position(record.id, record.version) {
+            return Ok(Loaded {
+                record,
+                variant,
+                position,
+            });
+        }
         let mut position = rules::fen::position(&variant, &record.start_state)
             .map_err(|e| Failure::Internal(format!("game {} start: {e}", record.id)))?;
         for (i, m) in record.moves.iter().enumerate() {
@@ -488,6 +521,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 .map_err(|e| Failure::Internal(format!("game {} ply {}: {e}", record.id, i + 1)))?;
             position.play_unchecked(mv);
         }
+        self.memo
+            .keep_position(record.id, record.version, &position);
         Ok(Loaded {
             record,
             variant,
@@ -589,10 +624,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         place: &Place,
         game: Option<GameId>,
         text: &str,
+        mut loaded: Option<Loaded>,
     ) -> Outcomes {
         let mut attempt = 0;
         loop {
-            let g = self.pick_game(actor, place, game, true).await?;
+            // After a lost race the game is read afresh.
+            let g = match loaded.take() {
+                Some(g) => g,
+                None => self.pick_game(actor, place, game, true).await?,
+            };
             if !g.record.status.is_active() {
                 return user(format!("Game {} is over.", g.record.id));
             }
@@ -637,7 +677,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 )
                 .await
             {
-                Ok(_) => {}
+                Ok(version) => self.memo.keep_position(g.record.id, version, &after),
                 Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
                     // Someone else changed the game meanwhile: re-read and re-validate.
                     attempt += 1;
@@ -659,7 +699,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 variant: g.variant.clone(),
                 position: after,
             };
-            return Ok(vec![self.after_move(&loaded, &san, outcome)]);
+            let mut reply = self.after_move(&loaded, &san, outcome);
+            if let Some(b) = reply.board.as_mut() {
+                // The record is at hand: no reload in `name_players`.
+                b.players = self.seat_names(&loaded.record).await;
+            }
+            return Ok(vec![reply]);
         }
     }
 

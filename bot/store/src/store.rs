@@ -678,6 +678,13 @@ impl GameStore for SqlStore {
         display_name: &str,
         at: i64,
     ) -> Result<PlayerRecord> {
+        // Every command upserts its sender; nearly always nothing changed, and a read costs no
+        // fsync and waits for no writer.
+        if let Ok(known) = self.get_player(id).await
+            && known.display_name == display_name
+        {
+            return Ok(known);
+        }
         let _gate = self.write_gate().await;
         let defaults = Preferences::default();
         let row = sqlx::query(concat!(

@@ -197,6 +197,13 @@ pub async fn players_round_trip<S: GameStore>(store: &S) {
     assert_eq!(updated.preferences, prefs);
     assert_eq!(updated.updated_at, T0 + 5);
 
+    // Seen again under the same name: nothing changes (no write on every command).
+    let seen = store
+        .upsert_player(&alice(), "Alice", T0 + 7)
+        .await
+        .unwrap();
+    assert_eq!(seen, updated, "an unchanged name is not an update");
+
     let renamed = store
         .upsert_player(&alice(), "Alice Ł.", T0 + 9)
         .await

@@ -269,8 +269,10 @@ impl GameStore for MemoryStore {
             .players
             .entry(id.clone())
             .and_modify(|p| {
-                p.display_name = display_name.to_owned();
-                p.updated_at = at;
+                if p.display_name != display_name {
+                    p.display_name = display_name.to_owned();
+                    p.updated_at = at;
+                }
             })
             .or_insert_with(|| PlayerRecord {
                 id: id.clone(),

@@ -257,8 +257,9 @@ pub trait GameStore: Send + Sync {
     ) -> impl Future<Output = Result<i64>> + Send;
 
     /// Record that a player was seen with `display_name`: creates them with default
-    /// preferences, or updates the name and keeps everything else. Returns the stored record,
-    /// so one call per command also yields the player's preferences.
+    /// preferences, or updates the name (and `updated_at`) if it changed and keeps everything
+    /// else; an unchanged name writes nothing. Returns the stored record, so one call per
+    /// command also yields the player's preferences.
     fn upsert_player(
         &self,
         id: &PlayerId,

@@ -1,0 +1,258 @@
+//! The whole command path of a move, as a chat message travels it: the text is parsed, the game
+//! is loaded from SQLite on disk, the move is validated by the rules engine, appended (one
+//! fsync: WAL with `synchronous=FULL`), the reply is built, and the board picture is rebuilt
+//! from the stored state into the renderer's view.
+//!
+//! Three depths of "render" are measured, because the adapters differ in what they need:
+//! - `view`: the renderer's board view (what every adapter needs before any pixel);
+//! - `svg`: plus the SVG scene text;
+//! - `raster`: plus rasterizing at Discord's 640 px (everything except PNG encoding).
+//!
+//! Each line is one or eight players' tables playing pseudo-random legal games (chess and
+//! Toulousain, moves in SAN as people type them), fixed seed, so reruns play the same moves.
+//! Reported: median and p99 latency per move command, and moves per second sustained over the
+//! run (wall clock, all tables together).
+//!
+//! Run: `cargo bench -p bot-store --bench service`. The database lives under cargo's target
+//! tmp dir, on the same disk as the build, never on a tmpfs where fsync is free.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use bot_core::{
+    Actor, GameService, SystemClock,
+    model::{Place, Platform, PlayerId},
+    picture,
+};
+use bot_store::SqlStore;
+use rules::{Catalog, Position};
+use tokio::runtime::Runtime;
+
+/// Moves measured per line.
+const MOVES: usize = 2_000;
+/// Plies per game at most; a game that ends earlier is replaced by a new one.
+const GAME_LENGTH: usize = 80;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Depth {
+    View,
+    Svg,
+    Raster,
+}
+
+impl Depth {
+    fn name(self) -> &'static str {
+        match self {
+            Depth::View => "view",
+            Depth::Svg => "view+svg",
+            Depth::Raster => "view+svg+raster",
+        }
+    }
+}
+
+/// A small deterministic generator (xorshift64*), so every run plays the same games.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+    }
+}
+
+/// A pseudo-random legal game in SAN, stopping before the game ends (so every move in the list
+/// is accepted) or at [`GAME_LENGTH`].
+fn random_game(catalog: &Catalog, variant: &str, rng: &mut Rng) -> Vec<String> {
+    let v = catalog.get(variant).expect("built-in variant");
+    let mut pos = Position::start(&v);
+    let mut out = Vec::new();
+    while out.len() < GAME_LENGTH && pos.outcome().is_none() {
+        let moves = pos.legal_moves();
+        let m = moves[rng.below(moves.len())];
+        out.push(rules::notation::san(&pos, m));
+        pos.play_unchecked(m);
+    }
+    if pos.outcome().is_some() {
+        out.pop();
+    }
+    out
+}
+
+struct Table {
+    place: Place,
+    players: [Actor; 2],
+}
+
+fn table(n: usize) -> Table {
+    let actor = |name: String| Actor {
+        id: PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
+        name,
+    };
+    Table {
+        place: Place::room(Platform::Matrix, format!("!table{n}:bench.example")),
+        players: [actor(format!("white{n}")), actor(format!("black{n}"))],
+    }
+}
+
+type Service = GameService<SqlStore, SystemClock>;
+
+/// Challenge and accept (not measured): a fresh game at the table.
+async fn start_game(svc: &Service, t: &Table, variant: &str) {
+    let [w, b] = &t.players;
+    // The challenger plays first (white).
+    let text = format!("challenge {} {variant}", b.id.user);
+    svc.handle_text(w, &t.place, &text).await;
+    let r = svc.handle_text(b, &t.place, "accept").await;
+    assert!(
+        r.iter().any(|r| r.board.is_some()),
+        "the game did not start: {:?}",
+        r.first().map(|r| &r.text)
+    );
+}
+
+/// One move command, timed from the text to the finished picture at the given depth.
+async fn one_move(
+    svc: &Service,
+    catalog: &Catalog,
+    renderer: &render::Renderer,
+    depth: Depth,
+    who: &Actor,
+    place: &Place,
+    text: &str,
+) -> Duration {
+    let t = Instant::now();
+    let replies = svc.handle_text(who, place, text).await;
+    let board = replies
+        .iter()
+        .find_map(|r| r.board.as_ref())
+        .unwrap_or_else(|| panic!("{text} was refused: {:?}", replies[0].text));
+    let view = picture::board_view(board, catalog).expect("stored state reads");
+    let theme = render::Theme::light();
+    match depth {
+        Depth::View => {
+            std::hint::black_box(&view);
+        }
+        Depth::Svg => {
+            std::hint::black_box(renderer.svg(&view, &theme));
+        }
+        Depth::Raster => {
+            std::hint::black_box(renderer.pixmap(&view, &theme, 640).expect("raster"));
+        }
+    }
+    t.elapsed()
+}
+
+/// Plays `moves` move commands at one table, returning each one's latency.
+async fn play_table(
+    svc: Arc<Service>,
+    catalog: Arc<Catalog>,
+    renderer: Arc<render::Renderer>,
+    depth: Depth,
+    variant: &'static str,
+    n: usize,
+    moves: usize,
+) -> Vec<Duration> {
+    let t = table(n);
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (n as u64 + 1));
+    let mut samples = Vec::with_capacity(moves);
+    while samples.len() < moves {
+        let game = random_game(&catalog, variant, &mut rng);
+        if game.is_empty() {
+            continue;
+        }
+        start_game(&svc, &t, variant).await;
+        for (ply, san) in game.iter().enumerate() {
+            if samples.len() == moves {
+                break;
+            }
+            let who = &t.players[ply % 2];
+            samples.push(one_move(&svc, &catalog, &renderer, depth, who, &t.place, san).await);
+        }
+        // Whatever is left of the game is resigned, so the table has no active game.
+        svc.handle_text(&t.players[0], &t.place, "resign").await;
+    }
+    samples
+}
+
+fn report(name: &str, mut samples: Vec<Duration>, wall: Duration) {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
+    println!(
+        "{name:<42} median {:>6.2} ms   p99 {:>6.2} ms   max {:>6.2} ms   {:>6.0} moves/s",
+        at(0.5).as_secs_f64() * 1e3,
+        at(0.99).as_secs_f64() * 1e3,
+        samples.last().unwrap().as_secs_f64() * 1e3,
+        samples.len() as f64 / wall.as_secs_f64()
+    );
+}
+
+fn run(rt: &Runtime, variant: &'static str, depth: Depth, tables: usize) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let catalog = Arc::new(Catalog::builtin());
+    let renderer = Arc::new(render::Renderer::new());
+    rt.block_on(async {
+        let store = SqlStore::open_sqlite(dir.path().join("bench.db"))
+            .await
+            .unwrap();
+        let svc = Arc::new(GameService::new(
+            store.clone(),
+            SystemClock,
+            catalog.clone(),
+        ));
+        let start = Instant::now();
+        let tasks: Vec<_> = (0..tables)
+            .map(|n| {
+                tokio::spawn(play_table(
+                    svc.clone(),
+                    catalog.clone(),
+                    renderer.clone(),
+                    depth,
+                    variant,
+                    n,
+                    MOVES / tables,
+                ))
+            })
+            .collect();
+        let mut samples = Vec::with_capacity(MOVES);
+        for task in tasks {
+            samples.extend(task.await.unwrap());
+        }
+        let wall = start.elapsed();
+        report(
+            &format!("{variant} {}, {tables} table(s)", depth.name()),
+            samples,
+            wall,
+        );
+        store.close().await;
+    });
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a name filter may follow, as for criterion benches.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    println!(
+        "move command path on SQLite on disk (WAL, synchronous=FULL), {MOVES} moves a line, \
+         {} cores",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    for variant in ["chess", "toulousain"] {
+        for depth in [Depth::View, Depth::Svg, Depth::Raster] {
+            for tables in [1, 8] {
+                let name = format!("{variant} {} {tables}", depth.name());
+                if filter.as_deref().is_some_and(|f| !name.contains(f)) {
+                    continue;
+                }
+                run(&rt, variant, depth, tables);
+            }
+        }
+    }
+}
