@@ -54,6 +54,8 @@ pub struct DiscordConfig {
     /// Play every challenge made in a server channel in a thread of its own.
     #[serde(default)]
     pub thread_per_game: bool,
+    /// Board picture size on Discord; default: `[render] size`.
+    pub board_size: Option<u32>,
 }
 
 /// Matrix.
@@ -108,6 +110,9 @@ impl Config {
         if let Some(v) = get("DISCORD_GUILD_ID") {
             self.discord.guild = v.trim().parse().ok().or(self.discord.guild);
         }
+        if let Some(v) = get("DISCORD_BOARD_SIZE") {
+            self.discord.board_size = v.trim().parse().ok().or(self.discord.board_size);
+        }
         if let Some(v) = get("DISCORD_THREAD_PER_GAME") {
             self.discord.thread_per_game =
                 matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes");
@@ -137,7 +142,7 @@ impl Config {
                 Some(g) => bot_discord::Registration::Guild(g),
                 None => bot_discord::Registration::Global,
             },
-            board_size,
+            board_size: self.discord.board_size.unwrap_or(board_size),
             thread_per_game: self.discord.thread_per_game,
         })
     }

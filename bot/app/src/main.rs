@@ -105,9 +105,15 @@ async fn main() -> anyhow::Result<()> {
                 _ => "globally".into(),
             }
         );
-        let result = bot_discord::run(discord, service, catalog, renderer)
-            .await
-            .context("Discord stopped");
+        // Ctrl-C stops the client between events; every acknowledged move is already durable,
+        // so closing the store is all the cleanup there is.
+        let result = tokio::select! {
+            r = bot_discord::run(discord, service, catalog, renderer) => r.context("Discord stopped"),
+            _ = tokio::signal::ctrl_c() => {
+                tracing::info!("Ctrl-C: disconnecting from Discord");
+                Ok(())
+            }
+        };
         store.close().await;
         return result;
     }
