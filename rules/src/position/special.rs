@@ -244,21 +244,22 @@ impl Position {
                 i += op.skip as usize;
             }
         }
-        let st = self.special_tables();
-        for &(w, a, b) in &st.killed_from[target] {
-            let code = board[w as usize];
-            if code != 0
-                && code >> 5 == by
-                && v.pieces[(code & 31) as usize].powers.kills
-                && tmask >> (code & 31) & 1 != 0
-                && board[a as usize] == 0
-                && board[b as usize] == 0
-                && !self.is_frozen(w as usize)
-            {
-                return true;
-            }
-        }
-        false
+        self.special_tables().killed_from[target]
+            .iter()
+            .any(|&path| self.kill_threat(board, by, tmask, path))
+    }
+
+    /// Whether the piece at the start of a kill path (`w`, through the empty `a` and `b`) is
+    /// `by`'s unfrozen killer of a target that `tmask`'s kinds may capture.
+    fn kill_threat(&self, board: &[u8], by: u8, tmask: u32, (w, a, b): (u8, u8, u8)) -> bool {
+        let code = board[w as usize];
+        code != 0
+            && code >> 5 == by
+            && self.variant.pieces[(code & 31) as usize].powers.kills
+            && tmask >> (code & 31) & 1 != 0
+            && board[a as usize] == 0
+            && board[b as usize] == 0
+            && !self.is_frozen(w as usize)
     }
 
     /// The cells of `by`'s pieces that attack `target` on `board` (special rules).
@@ -279,17 +280,9 @@ impl Position {
                     && self.verify_attack(board, by, kind, o.index(), target)
             })
             .collect();
-        for &(w, a, b) in &self.special_tables().killed_from[target] {
-            let code = board[w as usize];
-            if code != 0
-                && code >> 5 == by
-                && v.pieces[(code & 31) as usize].powers.kills
-                && tmask >> (code & 31) & 1 != 0
-                && board[a as usize] == 0
-                && board[b as usize] == 0
-                && !self.is_frozen(w as usize)
-            {
-                out.push(Cell(w));
+        for &path in &self.special_tables().killed_from[target] {
+            if self.kill_threat(board, by, tmask, path) {
+                out.push(Cell(path.0));
             }
         }
         out
