@@ -123,11 +123,11 @@ fn san_plain(pos: &Position, m: Move, legal: &[Move]) -> String {
     let v = &**pos.variant();
     let g = &v.geometry;
     if m.kind == MoveKind::Castle {
-        let (kf, pf) = (g.info(m.from).file, g.info(m.aux).file);
-        let base = if pf > kf { "O-O" } else { "O-O-O" };
+        let kingside = pos.castles_kingside(m);
+        let base = if kingside { "O-O" } else { "O-O-O" };
         let same_wing = legal
             .iter()
-            .filter(|o| o.kind == MoveKind::Castle && (g.info(o.aux).file > kf) == (pf > kf))
+            .filter(|o| o.kind == MoveKind::Castle && pos.castles_kingside(**o) == kingside)
             .count();
         return if same_wing > 1 {
             format!("{base}({})", g.name(m.aux))

@@ -350,7 +350,11 @@ impl Position {
         }
         let sides = self.variant.sides as usize;
         let mover = Side(((self.turn.0 as usize + sides - 1) % sides) as u8);
-        let (fwd, _) = crate::tables::frame(mover);
+        let (fwd, _) = self
+            .variant
+            .orientation
+            .facing(mover, target.index())
+            .frame();
         let i = g.info(target);
         let victim = g
             .canon(i.board, i.file as i32 + fwd.0, i.rank as i32 + fwd.1)
@@ -708,6 +712,15 @@ impl Position {
             if self.rights >> i & 1 == 0 || slot.side != us {
                 continue;
             }
+            if let CastlingRule::Table(entries) = &v.castling {
+                let pf = g.info(slot.partner).file;
+                for e in entries.iter().filter(|e| e.partner_file == pf) {
+                    if let Some(m) = self.table_castling(slot, e) {
+                        out.push(m);
+                    }
+                }
+                continue;
+            }
             let (kc, pc) = (slot.king, slot.partner);
             let (ki, pi) = (g.info(kc), g.info(pc));
             let (board_id, rank) = (ki.board, ki.rank as i32);
@@ -715,7 +728,7 @@ impl Position {
             let dir = if pf > kf { 1 } else { -1 };
             let wing = if dir > 0 { 0 } else { 1 };
             let (kt_file, pt_file) = match v.castling {
-                CastlingRule::None => continue,
+                CastlingRule::None | CastlingRule::Table(_) => continue,
                 CastlingRule::Fixed {
                     king_files,
                     partner_files,
@@ -742,35 +755,14 @@ impl Position {
             if blocked {
                 continue;
             }
-            // Not out of, through or into check: each route cell with the King standing on it
-            // (start vacated, partner in place unless the King stands on its cell).
-            let mut scratch = [0u8; crate::types::MAX_CELLS];
-            scratch[..self.board.len()].copy_from_slice(&self.board);
-            let scratch = &mut scratch[..self.board.len()];
-            let king_code = scratch[kc.index()];
-            let partner_code = scratch[pc.index()];
-            let mut safe = !self.attacked_by_any_enemy(scratch, us, kc);
-            scratch[kc.index()] = 0;
             let step = if kt_file >= kf { 1 } else { -1 };
-            let mut f = kf;
-            while safe && f != kt_file {
-                f += step;
-                let Some(r) = g.at(board_id, f, rank) else {
-                    safe = false;
-                    break;
-                };
-                let old = scratch[r.index()];
-                if r == pc {
-                    scratch[pc.index()] = 0;
-                }
-                scratch[r.index()] = king_code;
-                safe = !self
-                    .enemies(us)
-                    .any(|e| self.attacked_on(scratch, e, r.index()));
-                scratch[r.index()] = old;
-                scratch[pc.index()] = partner_code;
+            let route: Vec<Cell> = (1..=(kt_file - kf).abs())
+                .map_while(|n| g.at(board_id, kf + step * n, rank))
+                .collect();
+            if route.last() != Some(&kt) && kt != kc {
+                continue;
             }
-            if !safe {
+            if !self.castling_route_safe(kc, pc, &route) {
                 continue;
             }
             out.push(Move {
@@ -782,6 +774,90 @@ impl Position {
                 aux2: pt,
             });
         }
+    }
+
+    /// One listed castling (fine point E2): every cell from the King to the partner in the
+    /// entry's direction (around the wrap) empty, the destinations empty but for the two, and
+    /// the King's start and whole route unattacked.
+    fn table_castling(&self, slot: &CastleSlot, e: &crate::variant::CastleEntry) -> Option<Move> {
+        let g = &self.variant.geometry;
+        let t = &self.variant.tables;
+        let (kc, pc) = (slot.king, slot.partner);
+        let ki = g.info(kc);
+        let ray = &t.rank_rays[if e.kingside { 0 } else { 1 }][kc.index()];
+        let reach = ray.iter().position(|c| *c == pc.0)?;
+        let between = &ray[..reach];
+        if between.iter().any(|c| self.board[*c as usize] != 0) {
+            return None;
+        }
+        let kt = g.at(ki.board, e.king_to as i32, ki.rank as i32)?;
+        let pt = g.at(ki.board, e.partner_to as i32, ki.rank as i32)?;
+        for c in [kt, pt] {
+            if c != kc && c != pc && self.board[c.index()] != 0 {
+                return None;
+            }
+        }
+        let steps = ray.iter().position(|c| *c == kt.0)?;
+        let route: Vec<Cell> = ray[..=steps].iter().map(|c| Cell(*c)).collect();
+        if !self.castling_route_safe(kc, pc, &route) {
+            return None;
+        }
+        Some(Move {
+            from: kc,
+            to: kt,
+            kind: MoveKind::Castle,
+            promotion: None,
+            aux: pc,
+            aux2: pt,
+        })
+    }
+
+    /// Not out of, through or into check (G2): the King's start with the board as it is, then
+    /// each route cell with the King standing on it (start vacated, partner in place unless
+    /// the King stands on its cell).
+    fn castling_route_safe(&self, kc: Cell, pc: Cell, route: &[Cell]) -> bool {
+        let us = self.turn;
+        let mut scratch = [0u8; crate::types::MAX_CELLS];
+        scratch[..self.board.len()].copy_from_slice(&self.board);
+        let scratch = &mut scratch[..self.board.len()];
+        let king_code = scratch[kc.index()];
+        let partner_code = scratch[pc.index()];
+        if self.attacked_by_any_enemy(scratch, us, kc) {
+            return false;
+        }
+        scratch[kc.index()] = 0;
+        for &r in route {
+            let old = scratch[r.index()];
+            if r == pc {
+                scratch[pc.index()] = 0;
+            }
+            scratch[r.index()] = king_code;
+            let attacked = self
+                .enemies(us)
+                .any(|e| self.attacked_on(scratch, e, r.index()));
+            scratch[r.index()] = old;
+            scratch[pc.index()] = partner_code;
+            if attacked {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Whether a castling move goes kingside (towards higher files; for listed castlings, as
+    /// its table entry says, since on a cylinder the partner may lie either way round).
+    pub fn castles_kingside(&self, m: Move) -> bool {
+        let v = &*self.variant;
+        let g = &v.geometry;
+        let (kf, pf, tf) = (g.info(m.from).file, g.info(m.aux).file, g.info(m.to).file);
+        if let CastlingRule::Table(entries) = &v.castling
+            && let Some(e) = entries
+                .iter()
+                .find(|e| e.partner_file == pf && e.king_to == tf)
+        {
+            return e.kingside;
+        }
+        pf > kf
     }
 
     // ----- playing moves ---------------------------------------------------------------

@@ -40,6 +40,9 @@ pub struct VariantSpec {
     pub promotion: Option<PromotionSpec>,
     /// Which draws apply.
     pub draws: Option<DrawSpec>,
+    /// Where "forward" points, per side (`white`, `black`) and rank range: `["1-8 up",
+    /// "9-16 down"]`. Sides not listed, and ranks not covered, keep the usual direction.
+    pub forward: Option<BTreeMap<String, Vec<String>>>,
 }
 
 /// The board's shape and topology.
@@ -134,6 +137,9 @@ pub struct PieceSpec {
     /// diagonal steps (both intermediate cells empty), staying in place.
     #[serde(default)]
     pub kills: bool,
+    /// The only files it may ever stand on (Double Cross pawns: `["c", "d", "e", "f"]`); it
+    /// neither moves nor captures onto another file, and rides stop before one.
+    pub files: Option<Vec<String>>,
 }
 
 /// How castling works.
@@ -150,6 +156,10 @@ pub struct CastlingSpec {
     pub partner_files: Option<[String; 2]>,
     /// `slide`: how far the King moves.
     pub steps: Option<u8>,
+    /// `table`: every castling the source lists, as `[partner's file, "kingside" or
+    /// "queenside", King's destination file, partner's destination file]`. Kingside runs
+    /// towards higher files, around the wrap on a cylinder.
+    pub table: Option<Vec<[String; 4]>>,
 }
 
 /// Promotion.
@@ -166,6 +176,9 @@ pub struct PromotionSpec {
     /// A piece may only be chosen while its side has fewer of it than the start position
     /// (Grand Chess: only captured pieces come back).
     pub limit_to_start_counts: Option<bool>,
+    /// Compulsory promotion ranks per side by rank *name*, when the sides' zones are not
+    /// mirror images (Besiege: `{ white = ["8", "9"], black = ["1", "16"] }`).
+    pub by_side: Option<BTreeMap<String, Vec<String>>>,
 }
 
 /// Which draws apply.

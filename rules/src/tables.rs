@@ -12,6 +12,7 @@
 use crate::{
     betza::{Atom, Leg},
     geometry::Geometry,
+    orientation::Orientation,
     types::{Cell, CellSet, MAX_KINDS, Side},
     variant::PieceType,
 };
@@ -107,6 +108,8 @@ impl Tables {
         pieces: &[PieceType],
         sides: u8,
         initial: &[CellSet],
+        orientation: &Orientation,
+        confined: &[CellSet],
     ) -> Tables {
         let ncells = geometry.len();
         let sides = sides as usize;
@@ -132,7 +135,9 @@ impl Tables {
                         if atom.initial && !init.contains(cell) {
                             continue;
                         }
-                        t.add_atom(geometry, piece, Side(side as u8), cell, atom);
+                        let facing = orientation.facing(Side(side as u8), cell.index());
+                        let allowed = confined[k];
+                        t.add_atom(geometry, piece, facing.frame(), allowed, cell, atom);
                     }
                     let slot = t.slot(k, side, cell.index());
                     t.index[slot] = (first, t.paths.len() as u32);
@@ -196,10 +201,19 @@ impl Tables {
         });
     }
 
-    fn add_atom(&mut self, g: &Geometry, piece: &PieceType, side: Side, cell: Cell, atom: &Atom) {
+    /// Adds the paths of one atom of `piece` from `cell`, in the frame `(forward, right)` of
+    /// its side there, landing only on `allowed` cells (a confined piece's own files).
+    fn add_atom(
+        &mut self,
+        g: &Geometry,
+        piece: &PieceType,
+        (fwd, right): ((i32, i32), (i32, i32)),
+        allowed: CellSet,
+        cell: Cell,
+        atom: &Atom,
+    ) {
         let info = g.info(cell);
         let (b, x, y) = (info.board, info.file as i32, info.rank as i32);
-        let (fwd, right) = frame(side);
         let mut flags = 0;
         if atom.moves {
             flags |= F_MOVE;
@@ -224,6 +238,9 @@ impl Tables {
                 let Some(c1) = g.canon(b, x + v.0, y + v.1) else {
                     continue;
                 };
+                if !allowed.contains(c1) {
+                    continue;
+                }
                 for w in second.leap.vectors() {
                     let dot = v.0 * w.0 + v.1 * w.1;
                     let parallel = v.0 * w.1 == v.1 * w.0;
@@ -239,12 +256,12 @@ impl Tables {
                         second_range(second),
                         &[cell.0, c1.0],
                     );
-                    self.push_path(&[c1.0], &land, RIDE, flags);
+                    self.push_path(&[c1.0], &confine(land, allowed), RIDE, flags);
                 }
                 continue;
             }
             if atom.leg.rides() {
-                let land = walk(g, b, x, y, v, atom.leg.range, &[cell.0]);
+                let land = confine(walk(g, b, x, y, v, atom.leg.range, &[cell.0]), allowed);
                 self.push_path(&[], &land, if atom.hop { HOP } else { RIDE }, flags);
                 continue;
             }
@@ -255,7 +272,7 @@ impl Tables {
             let Some(target) = g.canon(b, x + v.0, y + v.1) else {
                 continue;
             };
-            if target == cell {
+            if target == cell || !allowed.contains(target) {
                 continue;
             }
             if atom.lame {
@@ -403,14 +420,13 @@ fn second_range(leg: Leg) -> u8 {
     leg.range
 }
 
-/// The forward and right vectors of a side.
-pub(crate) fn frame(side: Side) -> ((i32, i32), (i32, i32)) {
-    match side.0 {
-        0 => ((0, 1), (1, 0)),
-        1 => ((0, -1), (-1, 0)),
-        2 => ((0, -1), (-1, 0)),
-        _ => ((0, 1), (1, 0)),
+/// A ride cut short before the first cell its piece may not enter (a confined piece treats
+/// such cells as the edge of its board).
+fn confine(mut land: Vec<u8>, allowed: CellSet) -> Vec<u8> {
+    if let Some(i) = land.iter().position(|c| !allowed.contains(Cell(*c))) {
+        land.truncate(i);
     }
+    land
 }
 
 /// The cells a rider passes from cover point `(x, y)` along `v`: it stops at the edge, at a

@@ -7,6 +7,7 @@ use crate::{
     betza::{self, Atom},
     fen,
     geometry::{Geometry, Join, Shape},
+    orientation::Orientation,
     spec::{SpecError, VariantSpec},
     tables::Tables,
     types::{Cell, CellSet, Kind, MAX_KINDS, MAX_SIDES, Side},
@@ -123,6 +124,23 @@ pub enum CastlingRule {
         /// How far the King moves.
         steps: u8,
     },
+    /// Exactly the castlings a source lists (Wraparound Ecumenical: eight, with five partners,
+    /// some around the wrap). Every cell from the King to the partner in the entry's direction
+    /// must be empty but for the two, and every cell the King crosses or lands on unattacked.
+    Table(Vec<CastleEntry>),
+}
+
+/// One listed castling of [`CastlingRule::Table`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CastleEntry {
+    /// The partner's file (it must have its castling right there).
+    pub partner_file: u8,
+    /// Towards higher files (around the wrap on a cylinder), or lower.
+    pub kingside: bool,
+    /// Where the King lands.
+    pub king_to: u8,
+    /// Where the partner lands.
+    pub partner_to: u8,
 }
 
 /// Promotion rules.
@@ -183,6 +201,8 @@ pub struct Variant {
     pub(crate) zobrist: Zobrist,
     /// Tables of the special powers; `None` when no piece has one (the fast, ordinary path).
     pub special: Option<Box<SpecialTables>>,
+    /// Which way is forward for each side on each cell (`[forward]`).
+    pub orientation: Orientation,
 }
 
 impl Variant {
@@ -474,10 +494,52 @@ impl Variant {
                         )
                     })?,
                 },
+                "table" => {
+                    let rows = c.table.as_ref().filter(|t| !t.is_empty()).ok_or_else(|| {
+                        err(
+                            "castling.table",
+                            "missing; `table` castling lists [partner file, \"kingside\" or \"queenside\", King's file, partner's file] rows".into(),
+                        )
+                    })?;
+                    let file = |n: &str| {
+                        geometry
+                            .shape()
+                            .file_names
+                            .iter()
+                            .position(|x| x == n)
+                            .map(|i| i as u8)
+                            .ok_or_else(|| {
+                                err(
+                                    "castling.table",
+                                    format!("{n:?} is not a file of the board"),
+                                )
+                            })
+                    };
+                    let mut entries = Vec::new();
+                    for [p, wing, k, t] in rows {
+                        let kingside = match wing.as_str() {
+                            "kingside" => true,
+                            "queenside" => false,
+                            other => {
+                                return Err(err(
+                                    "castling.table",
+                                    format!("{other:?}: write \"kingside\" or \"queenside\""),
+                                ));
+                            }
+                        };
+                        entries.push(CastleEntry {
+                            partner_file: file(p)?,
+                            kingside,
+                            king_to: file(k)?,
+                            partner_to: file(t)?,
+                        });
+                    }
+                    CastlingRule::Table(entries)
+                }
                 other => {
                     return Err(err(
                         "castling.style",
-                        format!("{other:?}: use \"fixed\", \"slide\" or \"none\""),
+                        format!("{other:?}: use \"fixed\", \"slide\", \"table\" or \"none\""),
                     ));
                 }
             },
@@ -542,6 +604,42 @@ impl Variant {
                 }
             }
         }
+        if let Some(by_side) = spec.promotion.as_ref().and_then(|p| p.by_side.as_ref()) {
+            for (side_name, ranks) in by_side {
+                let side = (0..sides)
+                    .find(|s| {
+                        Side(*s)
+                            .name(sides as usize)
+                            .eq_ignore_ascii_case(side_name)
+                    })
+                    .ok_or_else(|| {
+                        err(
+                            "promotion.by_side",
+                            format!(
+                                "{side_name:?} is not a side of this variant: use white or black"
+                            ),
+                        )
+                    })?;
+                for r in ranks {
+                    let y = geometry
+                        .shape()
+                        .rank_names
+                        .iter()
+                        .position(|n| n == r)
+                        .ok_or_else(|| {
+                            err(
+                                "promotion.by_side",
+                                format!("{r:?} is not a rank name of the board"),
+                            )
+                        })?;
+                    for cell in geometry.cells() {
+                        if geometry.info(cell).rank as usize == y {
+                            promotion.compulsory[side as usize].insert(cell);
+                        }
+                    }
+                }
+            }
+        }
         if pieces.iter().any(|p| p.pawn) && promotion.choices.is_empty() {
             return Err(err(
                 "promotion.choices",
@@ -570,7 +668,42 @@ impl Variant {
             fide_insufficient_material: fide,
         };
 
-        let tables = Tables::build(&geometry, &pieces, sides, &initial);
+        let orientation = Orientation::from_entries(
+            &geometry,
+            sides,
+            spec.forward
+                .iter()
+                .flatten()
+                .map(|(side, list)| (side.as_str(), list.as_slice())),
+        )
+        .map_err(|e| err("forward", e.to_string()))?;
+        // Pieces confined to some files (`pieces.X.files`) may land only there; the others
+        // anywhere.
+        let mut everywhere = CellSet::EMPTY;
+        for c in geometry.cells() {
+            everywhere.insert(c);
+        }
+        let mut confined = vec![everywhere; pieces.len()];
+        for (i, p) in piece_specs.values().enumerate() {
+            let Some(files) = &p.files else { continue };
+            let key = format!("pieces.{}.files", pieces[i + 1].letter);
+            let mut keep = CellSet::EMPTY;
+            for f in files {
+                let x = geometry
+                    .shape()
+                    .file_names
+                    .iter()
+                    .position(|n| n == f)
+                    .ok_or_else(|| err(&key, format!("{f:?} is not a file of the board")))?;
+                for c in geometry.cells() {
+                    if geometry.info(c).file as usize == x {
+                        keep.insert(c);
+                    }
+                }
+            }
+            confined[i + 1] = keep;
+        }
+        let tables = Tables::build(&geometry, &pieces, sides, &initial, &orientation, &confined);
         let zobrist = Zobrist::new(geometry.len(), sides as usize);
         let special = special_on.then(|| Box::new(build_special(&geometry)));
         Ok(Variant {
@@ -590,6 +723,7 @@ impl Variant {
             tables,
             zobrist,
             special,
+            orientation,
         })
     }
 }
