@@ -401,19 +401,24 @@ fn split_cells(pos: &Position, text: &str) -> Option<(crate::Cell, crate::Cell)>
         .filter(|c| !matches!(c, ' ' | '+' | '#'))
         .collect::<String>()
         .to_lowercase();
+    // An `ep` suffix marks an en-passant capture, but `ep` is also a Double Cross cell name
+    // (file e, rank p): the text as it stands is tried first.
     if let Some((a, b)) = t.split_once('-') {
         let b = b.split('=').next()?;
-        return Some((g.parse(a)?, g.parse(b.strip_suffix("ep").unwrap_or(b))?));
+        let to = g.parse(b).or_else(|| g.parse(b.strip_suffix("ep")?))?;
+        return Some((g.parse(a)?, to));
     }
-    let t = t.strip_suffix("ep").unwrap_or(&t);
-    t.char_indices().skip(1).find_map(|(i, _)| {
-        let (a, b) = t.split_at(i);
-        let a = g.parse(a)?;
-        // The second cell may be followed by a promotion letter.
-        let b = g.parse(b).or_else(|| {
-            let cut = b.char_indices().last()?.0;
-            g.parse(&b[..cut])
-        })?;
-        Some((a, b))
-    })
+    let split = |t: &str| {
+        t.char_indices().skip(1).find_map(|(i, _)| {
+            let (a, b) = t.split_at(i);
+            let a = g.parse(a)?;
+            // The second cell may be followed by a promotion letter.
+            let b = g.parse(b).or_else(|| {
+                let cut = b.char_indices().last()?.0;
+                g.parse(&b[..cut])
+            })?;
+            Some((a, b))
+        })
+    };
+    split(&t).or_else(|| split(t.strip_suffix("ep")?))
 }

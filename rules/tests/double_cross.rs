@@ -1,0 +1,302 @@
+//! Double Cross Besiege, two players: the cruciform board with holes, the solid-block rule, the
+//! circular and Moebius joins, confined Pawns that face the enemy camp their own camp faces,
+//! and the depth-1 counts of the perft table's positions (rulebook `double-cross-besiege.md`
+//! 4.1-4.5, decision 6, fine points D1-D5). Every expected list was worked out by hand.
+//!
+//! The "random-3" positions of `tests/data/double-cross.perft` come from the pseudo-random play
+//! described in `tests/ecumenical.rs` (30 plies, seed 3); a test checks one still matches.
+
+use std::collections::BTreeSet;
+
+use rules::{Catalog, Position, fen, notation, perft::perft};
+
+fn pos(variant: &str, state: &str) -> Position {
+    let v = Catalog::builtin().get(variant).unwrap();
+    fen::position(&v, state).unwrap_or_else(|e| panic!("{state}: {e}"))
+}
+
+fn start(variant: &str) -> Position {
+    Position::start(&Catalog::builtin().get(variant).unwrap())
+}
+
+fn moves_from(p: &Position, from: &str) -> BTreeSet<String> {
+    let g = &p.variant().geometry;
+    let from = g.parse(from).unwrap();
+    p.legal_moves()
+        .into_iter()
+        .filter(|m| m.from == from)
+        .map(|m| notation::coord(p, m))
+        .collect()
+}
+
+fn set(from: &str, tos: &str) -> BTreeSet<String> {
+    tos.split_whitespace()
+        .map(|t| format!("{from}-{t}"))
+        .collect()
+}
+
+const FORMS: [&str; 3] = ["", "-circular", "-moebius"];
+
+fn random_position(variant: &str, plies: usize, mut seed: u64) -> Position {
+    let mut p = start(variant);
+    for _ in 0..plies {
+        let legal = p.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        p.play_unchecked(legal[(seed >> 33) as usize % legal.len()]);
+    }
+    p
+}
+
+#[test]
+fn random_positions_of_the_perft_table_are_reproducible() {
+    assert_eq!(
+        fen::write(&random_position("dcb-balanced", 30, 3)),
+        "**R1BR**/**4**/2N1PP2/2PPn3/3pp3/2p2p2/**1b2**/**rr2**/**2kn**/**2p1**/8/2p2b2/2N5/3q4/**1Q1P**/**B1K1** w - - 2 16"
+    );
+}
+
+#[test]
+fn the_board_has_96_cells_and_letter_ranks() {
+    let v = Catalog::builtin().get("dcb-balanced").unwrap();
+    let g = &v.geometry;
+    assert_eq!(g.len(), 96);
+    for hole in ["ak", "bl", "gq", "hr", "as", "bt", "gy", "hz"] {
+        assert!(g.parse(hole).is_none(), "{hole} is a hole");
+    }
+    for cell in ["ck", "fz", "am", "hp", "au", "hx", "dl", "es"] {
+        assert!(g.parse(cell).is_some(), "{cell} exists");
+    }
+    // A piece on a hole is refused, with the fix.
+    let e = fen::position(
+        &v,
+        "R***/**4**/8/8/8/8/**4**/**4**/**4**/**4**/8/8/8/8/**4**/**K1k1** w",
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("hole"), "{e}");
+}
+
+#[test]
+fn balanced_start_has_19_moves_in_every_form() {
+    // Knight fk: em (dl is its own Pawn; gm's 2x3 block lacks gk and gl). Knight dz: cx ex.
+    // 8 Pawns x 2 (l up, y down). The joins add nothing: everything across them is White's
+    // own (fk to ey/dz circular, dy/ez Moebius; dz to cl/el or the mirrored cells).
+    for form in FORMS {
+        let p = start(&format!("dcb-balanced{form}"));
+        let mut expected = set("fk", "em");
+        expected.extend(set("dz", "cx ex"));
+        for f in ["c", "d", "e", "f"] {
+            expected.extend(set(&format!("{f}l"), &format!("{f}m {f}n")));
+            expected.extend(set(&format!("{f}y"), &format!("{f}x {f}w")));
+        }
+        let got: BTreeSet<String> = p
+            .legal_moves()
+            .into_iter()
+            .map(|m| notation::coord(&p, m))
+            .collect();
+        assert_eq!(got, expected, "dcb-balanced{form}");
+    }
+}
+
+#[test]
+fn queen_lines_keep_to_solid_blocks() {
+    // Queen dl, King hp, black King au: up the d-file 14, dk, cl, el fl; dl-cm-bn-ao (each step
+    // in a solid 2x2 block); em fn go (hp is her own King); ck; ek. 26 in all.
+    let p = pos(
+        "dcb-balanced",
+        "**4**/**4**/8/8/8/k7/**4**/**4**/**4**/**4**/7K/8/8/8/**1Q2**/**4** w - - 0 1",
+    );
+    let want = set(
+        "dl",
+        "dm dn do dp dq dr ds dt du dv dw dx dy dz dk cl el fl cm bn ao em fn go ck ek",
+    );
+    assert_eq!(moves_from(&p, "dl"), want);
+    assert_eq!(want.len(), 26);
+}
+
+#[test]
+fn king_diagonals_keep_to_solid_blocks() {
+    // King cl: ck dk dl dm cm; not bm, although it exists (cl-bm needs bl, a hole: D2).
+    let p = pos(
+        "dcb-balanced",
+        "**4**/**4**/8/8/8/k7/**4**/**4**/**4**/**4**/8/8/8/8/**K3**/**4** w - - 0 1",
+    );
+    assert_eq!(moves_from(&p, "cl"), set("cl", "ck dk dl dm cm"));
+}
+
+#[test]
+fn gnu_across_the_joins() {
+    // Wildebeest Gnu on fk, King hp, black King au. Knight leaps need a solid 2x3 block, Camel
+    // leaps do not (they fly over the holes).
+    let state = "**4**/**4**/8/8/8/k7/**4**/**4**/**4**/**4**/7K/8/8/8/**4**/**3G** w - - 0 1";
+    // Single: Knight em dl (gm lacks gk, gl); Camel en gn cl.
+    let p = pos("dcb-wildebeest", state);
+    assert_eq!(moves_from(&p, "fk"), set("fk", "em dl en gn cl"));
+    // Circular: below fk lies fz, so also Knight ey dz (D1) and Camel ex gx cz.
+    let p = pos("dcb-wildebeest-circular", state);
+    assert_eq!(
+        moves_from(&p, "fk"),
+        set("fk", "em dl en gn cl ey dz ex gx cz")
+    );
+    // Moebius: below fk lies cz, mirrored: Knight dy ez (D1) and Camel dx bx fz.
+    let p = pos("dcb-wildebeest-moebius", state);
+    assert_eq!(
+        moves_from(&p, "fk"),
+        set("fk", "em dl en gn cl dy ez dx bx fz")
+    );
+}
+
+#[test]
+fn file_loops_and_dead_ends() {
+    // Rook dm: single 14 up the d-file (dn..dz) and dl dk, plus 7 on rank m.
+    let state = "**4**/**4**/8/8/8/k7/**4**/**4**/**4**/**4**/7K/8/8/3R4/**4**/**4** w - - 0 1";
+    let count = |v: &str| moves_from(&pos(v, state), "dm").len();
+    assert_eq!(count("dcb-balanced"), 15 + 7);
+    // Circular: the d-file is a loop of 16 (15 steps, G1: one move per cell).
+    assert_eq!(count("dcb-balanced-circular"), 15 + 7);
+    // Moebius: d and e make one loop of 32 (31 steps); em is on the loop and on the rank.
+    assert_eq!(count("dcb-balanced-moebius"), 31 + 7 - 1);
+    // A Rook on am: the a-file ends at the holes aq and al.
+    let p = pos(
+        "dcb-balanced-moebius",
+        "**4**/**4**/8/8/8/k7/**4**/**4**/**4**/**4**/7K/8/8/R7/**4**/**4** w - - 0 1",
+    );
+    assert_eq!(
+        moves_from(&p, "am"),
+        set("am", "an ao ap bm cm dm em fm gm hm")
+    );
+}
+
+#[test]
+fn pawns_keep_to_files_c_to_f() {
+    // White Pawn cn (moving up): co, and the capture on do; not the Knight on bo (file b).
+    let p = pos(
+        "dcb-balanced",
+        "**4**/**4**/8/8/8/k7/**4**/**4**/**4**/**4**/8/1n1r4/2P5/8/**4**/**2K1** w - - 0 1",
+    );
+    assert_eq!(moves_from(&p, "cn"), set("cn", "co do"));
+}
+
+/// Position "promotions" of the perft table: Pawns cq (White, up) and ft (White, down) one step
+/// from promotion, el (Black, down) and dy (Black, up) likewise.
+const PROMOTIONS: &str =
+    "**4**/**1p2**/6B1/7r/3k4/7q/**3P**/**4**/**4**/**P3**/Q7/1n6/2R5/4K3/**2p1**/**4** w - - 0 1";
+
+#[test]
+fn pawns_promote_where_they_meet_the_enemy_piece_rank() {
+    let p = pos("dcb-balanced", PROMOTIONS);
+    // White: cq up to cr, ft down to fs; four choices each (Q R B N: D3).
+    assert_eq!(moves_from(&p, "cq"), set("cq", "cr=Q cr=R cr=B cr=N"));
+    assert_eq!(moves_from(&p, "ft"), set("ft", "fs=Q fs=R fs=B fs=N"));
+    let p = pos("dcb-balanced", &PROMOTIONS.replace(" w ", " b "));
+    assert_eq!(moves_from(&p, "el").len(), 4);
+    assert!(moves_from(&p, "el").contains("el-ek=Q"));
+    assert!(moves_from(&p, "dy").contains("dy-dz=N"));
+    // The Kamil army promotes to its own pieces (Q M A R B), not to a Knight.
+    let v = Catalog::builtin().get("dcb-kamil").unwrap();
+    let letters: String = v
+        .promotion
+        .choices
+        .iter()
+        .map(|k| v.piece(*k).letter)
+        .collect();
+    assert_eq!(letters, "QMARB");
+}
+
+/// Position "en-passant" of the perft table: Black just played dq-do; White's eo may take it.
+const EN_PASSANT: &str =
+    "**B2R**/**4**/8/8/8/8/**4**/**r2b**/**2k1**/**4**/6n1/3pP3/8/1N6/**P2P**/**2K1** w - dp 0 1";
+
+#[test]
+fn en_passant_position_by_hand() {
+    // Single: King ek (dk fk dl el), Pawn eo (ep, x dp e.p.), Pawns cl (cm cn), fl (fm fn),
+    // Knight bm (co ao dn; dl's block lacks bl), Bishop cz (dy ex fw gv hu), Rook fz (fy..ft,
+    // x fs, ez dz): 4 + 2 + 2 + 2 + 3 + 5 + 9 = 27.
+    let p = pos("dcb-balanced", EN_PASSANT);
+    assert_eq!(moves_from(&p, "eo"), set("eo", "ep dp"));
+    assert_eq!(moves_from(&p, "bm"), set("bm", "co ao dn"));
+    assert_eq!(moves_from(&p, "cz"), set("cz", "dy ex fw gv hu"));
+    assert_eq!(p.legal_moves().len(), 27);
+    let ep = notation::parse_move(&p, "eo-dp").unwrap();
+    assert_eq!(ep.kind, rules::MoveKind::EnPassant);
+    // `ep` is also a cell (file e, rank p): "eo-ep" is the quiet step there, in both parsers.
+    let step = notation::parse_coord(&p, "eo-ep").unwrap();
+    assert_eq!(p.variant().geometry.name(step.to), "ep");
+    assert_eq!(notation::parse_move(&p, "eoep"), Ok(step));
+    // Circular: King also ez dz, Bishop cz up through the join dk el fm gn ho, Rook fk: 35.
+    let p = pos("dcb-balanced-circular", EN_PASSANT);
+    assert_eq!(moves_from(&p, "ek"), set("ek", "dk fk dl el ez dz"));
+    assert_eq!(
+        moves_from(&p, "cz"),
+        set("cz", "dy ex fw gv hu dk el fm gn ho")
+    );
+    assert_eq!(p.legal_moves().len(), 35);
+    // Moebius: King dz ez (cz is its own Bishop), Rook fz up to ck (cl is its own Pawn), and
+    // the Bishop's way up runs into its own King: 30.
+    let p = pos("dcb-balanced-moebius", EN_PASSANT);
+    assert_eq!(moves_from(&p, "ek"), set("ek", "dk fk dl el dz ez"));
+    assert!(moves_from(&p, "fz").contains("fz-ck"));
+    assert_eq!(moves_from(&p, "cz"), set("cz", "dy ex fw gv hu"));
+    assert_eq!(p.legal_moves().len(), 30);
+}
+
+// ----- symmetry ---------------------------------------------------------------------------
+
+/// The position mirrored top to bottom and/or left to right, colours kept: both are symmetries
+/// of every 2-player Double Cross form (no castling; the Moebius join commutes with both).
+fn mirrored(p: &Position, ranks: bool, files: bool) -> Position {
+    let v = p.variant();
+    let g = &v.geometry;
+    let (w, h) = (g.shape().width as i32, g.shape().height as i32);
+    let map = |c: rules::Cell| {
+        let i = g.info(c);
+        let x = if files {
+            w - 1 - i.file as i32
+        } else {
+            i.file as i32
+        };
+        let y = if ranks {
+            h - 1 - i.rank as i32
+        } else {
+            i.rank as i32
+        };
+        g.at(i.board, x, y).unwrap()
+    };
+    let s = p.to_setup();
+    let mut board = vec![None; s.board.len()];
+    for c in g.cells() {
+        board[map(c).index()] = s.board[c.index()];
+    }
+    let setup = rules::Setup {
+        board,
+        ep: s.ep.map(map),
+        ..s
+    };
+    Position::from_setup(v, setup).unwrap()
+}
+
+#[test]
+fn every_form_is_symmetric_under_both_mirrors() {
+    for army in ["balanced", "unbalanced", "kamil", "wildebeest", "knighted"] {
+        for form in FORMS {
+            let v = format!("dcb-{army}{form}");
+            for (plies, seed) in [(0, 0), (16, 5), (30, 3)] {
+                let mut p = random_position(&v, plies, seed);
+                let n = perft(&mut p, 2);
+                for (r, f) in [(true, false), (false, true), (true, true)] {
+                    let mut q = mirrored(&p, r, f);
+                    assert_eq!(perft(&mut q, 2), n, "{v} {} mirror {r} {f}", fen::write(&p));
+                }
+            }
+        }
+    }
+    for form in FORMS {
+        let mut p = pos(&format!("dcb-balanced{form}"), EN_PASSANT);
+        let mut q = mirrored(&p, true, true);
+        assert_eq!(perft(&mut q, 3), perft(&mut p, 3), "en-passant {form}");
+    }
+}
