@@ -282,6 +282,7 @@ fn panel(sc: &mut Scene, view: &BoardView, theme: &Theme, p: &PanelLayout) {
     let _ = write!(o, r#"<path d="{dark}" fill="{}"/>"#, theme.dark);
 
     rivers(o, b, theme, p);
+    seams(o, b, theme, p);
     joins(o, b, theme, p);
     labels(o, b, theme, p);
     if b.veiled {
@@ -302,12 +303,11 @@ fn panel(sc: &mut Scene, view: &BoardView, theme: &Theme, p: &PanelLayout) {
     arrows(&mut sc.over, view, theme, p);
 }
 
-fn rivers(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
-    if b.rivers.is_empty() {
-        return;
-    }
+/// The screen segments of the edges between rank `y` and `y + 1` for each listed `y`, where
+/// at least one of the two cells exists.
+fn rank_boundaries(b: &BoardPanel, p: &PanelLayout, ys: &[u8]) -> String {
     let mut d = String::new();
-    for &ry in &b.rivers {
+    for &ry in ys {
         if ry + 1 >= b.height {
             continue;
         }
@@ -334,10 +334,32 @@ fn rivers(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
             );
         }
     }
+    d
+}
+
+fn rivers(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
+    if b.rivers.is_empty() {
+        return;
+    }
+    let d = rank_boundaries(b, p, &b.rivers);
     let _ = write!(
         o,
         r#"<path d="{d}" fill="none" stroke="{}" stroke-width="18" stroke-linecap="round"/><path d="{d}" fill="none" stroke="{}" stroke-width="4" stroke-dasharray="16 12"/>"#,
         theme.river, theme.river_light
+    );
+}
+
+/// Where two boards meet back to back: a bold line in the frame colour, so the two halves of
+/// a Besiege board read as two boards.
+fn seams(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
+    if b.seams.is_empty() {
+        return;
+    }
+    let d = rank_boundaries(b, p, &b.seams);
+    let _ = write!(
+        o,
+        r#"<path d="{d}" fill="none" stroke="{}" stroke-width="8" stroke-linecap="square"/>"#,
+        theme.frame
     );
 }
 

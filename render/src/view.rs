@@ -291,6 +291,9 @@ pub struct BoardPanel {
     pub shading: Shading,
     /// Rivers: a river is drawn between rank `y` and rank `y + 1` for each `y` listed.
     pub rivers: Vec<u8>,
+    /// Seams: where two boards were put back to back to make this one (Besiege boards), a
+    /// bold line in the frame colour between rank `y` and rank `y + 1` for each `y` listed.
+    pub seams: Vec<u8>,
     /// Glued edges.
     pub joins: Vec<Join>,
     /// The viewer cannot see this board (Looking-Glass): the board is veiled, and only the
@@ -331,6 +334,7 @@ impl BoardPanel {
             ranks,
             shading: Shading::Parity,
             rivers: Vec::new(),
+            seams: Vec::new(),
             joins: Vec::new(),
             veiled: false,
         }

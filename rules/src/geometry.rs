@@ -45,6 +45,11 @@ pub struct Shape {
     /// The Double Cross rule: diagonal steps and Knight leaps must stay inside a solid block of
     /// existing cells.
     pub solid_blocks: bool,
+    /// Ranks (indices) above which two boards meet back to back (Besiege boards): drawn as a
+    /// seam, no rule attached.
+    pub seams: Vec<u8>,
+    /// Ranks (indices) above which a river runs.
+    pub rivers: Vec<u8>,
 }
 
 /// Where a cell is: which board, which file and rank.
@@ -279,6 +284,8 @@ impl Shape {
             wrap_x: None,
             wrap_y: None,
             solid_blocks: false,
+            seams: Vec::new(),
+            rivers: Vec::new(),
         }
     }
 

@@ -67,6 +67,11 @@ pub struct BoardSpec {
     pub solid_blocks: Option<bool>,
     /// Several boards of this shape, each with a name prefix (`["R:", "M:"]`).
     pub boards: Option<Vec<String>>,
+    /// Rank names above which two boards meet back to back (`["8"]` on a Besiege board): the
+    /// picture draws a seam there.
+    pub seams: Option<Vec<String>>,
+    /// Rank names above which a river runs (`["n", "r", "v"]`).
+    pub rivers: Option<Vec<String>>,
 }
 
 /// One glued pair of edges.

@@ -862,6 +862,25 @@ fn build_geometry(
     shape.wrap_x = join(&b.wrap_files);
     shape.wrap_y = join(&b.wrap_ranks);
     shape.solid_blocks = b.solid_blocks.unwrap_or(false);
+    for (key, names, out) in [
+        ("board.seams", &b.seams, &mut shape.seams),
+        ("board.rivers", &b.rivers, &mut shape.rivers),
+    ] {
+        for n in names.iter().flatten() {
+            let y = shape
+                .rank_names
+                .iter()
+                .position(|r| r == n)
+                .filter(|y| y + 1 < ranks as usize)
+                .ok_or_else(|| {
+                    err(
+                        key,
+                        format!("{n:?} is not a rank below the top rank; name the rank the line runs above"),
+                    )
+                })?;
+            out.push(y as u8);
+        }
+    }
     // Holes are named with the plain file+rank names of the shape (before board prefixes).
     if let Some(holes) = &b.holes {
         let names: BTreeMap<String, (usize, usize)> = (0..ranks as usize)

@@ -1,7 +1,9 @@
 //! From the engine's position to the renderer's view: the one place that knows both, so every
 //! adapter draws the same picture for the same [`BoardPicture`].
 
-use render::{Army, BoardPanel, BoardView, Glyph, LastMove, Piece, PlayerInfo, Rotation, Square};
+use render::{
+    Army, BoardPanel, BoardView, Edge, Glyph, Join, LastMove, Piece, PlayerInfo, Rotation, Square,
+};
 use rules::{Catalog, Cell, Position, Variant};
 
 use crate::reply::BoardPicture;
@@ -65,6 +67,49 @@ fn square(v: &Variant, cell: Cell) -> Square {
     }
 }
 
+/// The glued edges of board `b`, each with the name of the cell every line leaving the edge
+/// continues into (wrap markers: a Rook's way round the cylinder, the twist of a Moebius
+/// join), computed from the engine's own `canon` map so the picture cannot disagree with it.
+fn joins(g: &rules::Geometry, b: u8) -> Vec<Join> {
+    let shape = g.shape();
+    let (w, h) = (shape.width as i32, shape.height as i32);
+    let mut out = Vec::new();
+    let partners = |cells: &mut dyn Iterator<Item = ((i32, i32), (i32, i32))>| {
+        cells
+            .map(|(at, beyond)| {
+                g.at(b, at.0, at.1)?;
+                g.canon(b, beyond.0, beyond.1)
+                    .map(|c| g.name(c).to_string())
+            })
+            .collect::<Vec<_>>()
+    };
+    if let Some(j) = shape.wrap_y {
+        out.push(Join {
+            edge: Edge::Top,
+            twisted: j.mirror,
+            partners: partners(&mut (0..w).map(|x| ((x, h - 1), (x, h)))),
+        });
+        out.push(Join {
+            edge: Edge::Bottom,
+            twisted: j.mirror,
+            partners: partners(&mut (0..w).map(|x| ((x, 0), (x, -1)))),
+        });
+    }
+    if let Some(j) = shape.wrap_x {
+        out.push(Join {
+            edge: Edge::Right,
+            twisted: j.mirror,
+            partners: partners(&mut (0..h).map(|y| ((w - 1, y), (w, y)))),
+        });
+        out.push(Join {
+            edge: Edge::Left,
+            twisted: j.mirror,
+            partners: partners(&mut (0..h).map(|y| ((0, y), (-1, y)))),
+        });
+    }
+    out
+}
+
 /// The renderer's view of a position.
 pub fn view(
     pos: &Position,
@@ -88,6 +133,9 @@ pub fn view(
         if g.boards() > 1 {
             panel = panel.titled(g.prefixes()[b as usize].trim_end_matches(':'));
         }
+        panel.rivers = shape.rivers.clone();
+        panel.seams = shape.seams.clone();
+        panel.joins = joins(g, b);
         panels.push(panel);
     }
     let mut view = BoardView::new(panels.remove(0));
@@ -211,5 +259,76 @@ mod tests {
             let bytes = png(&pic, &catalog, &renderer, &render::Theme::light(), 640).unwrap();
             assert_eq!(&bytes[1..4], b"PNG", "{name}");
         }
+    }
+
+    fn start_view(name: &str) -> BoardView {
+        let catalog = Catalog::builtin();
+        let v = catalog.get(name).unwrap();
+        view(&Position::start(&v), None, None, &[])
+    }
+
+    #[test]
+    fn double_cross_moebius_has_holes_twisted_joins_and_a_seam() {
+        let view = start_view("dcb-balanced-moebius");
+        assert!(view.validate().is_ok(), "{:?}", view.validate());
+        let b = &view.boards[0];
+        assert_eq!(b.holes.len(), 32);
+        assert!(b.holes.contains(&(0, 0)) && b.holes.contains(&(7, 15)));
+        assert_eq!(b.seams, vec![7], "between the two cruciform boards (r|s)");
+        let top = b.joins.iter().find(|j| j.edge == Edge::Top).unwrap();
+        assert!(top.twisted);
+        // cz-fk, dz-ek, ez-dk, fz-ck; the corners a, b, g, h of rank z are holes.
+        let names: Vec<Option<&str>> = top.partners.iter().map(|p| p.as_deref()).collect();
+        assert_eq!(
+            names,
+            [
+                None,
+                None,
+                Some("fk"),
+                Some("ek"),
+                Some("dk"),
+                Some("ck"),
+                None,
+                None
+            ]
+        );
+        let bottom = b.joins.iter().find(|j| j.edge == Edge::Bottom).unwrap();
+        assert_eq!(bottom.partners[2].as_deref(), Some("fz"));
+    }
+
+    #[test]
+    fn wraparound_marks_the_seam_between_p_and_a() {
+        let view = start_view("ecumenical-wraparound");
+        assert!(view.validate().is_ok(), "{:?}", view.validate());
+        let b = &view.boards[0];
+        let right = b.joins.iter().find(|j| j.edge == Edge::Right).unwrap();
+        assert!(!right.twisted);
+        let names: Vec<String> = right.partners.iter().map(|p| p.clone().unwrap()).collect();
+        assert_eq!(names, (1..=8).map(|r| format!("a{r}")).collect::<Vec<_>>());
+        let left = b.joins.iter().find(|j| j.edge == Edge::Left).unwrap();
+        assert_eq!(left.partners[0].as_deref(), Some("p1"));
+        assert!(
+            b.joins.iter().all(|j| j.edge != Edge::Top),
+            "ranks do not wrap"
+        );
+    }
+
+    #[test]
+    fn besiege_boards_show_their_two_halves() {
+        let view = start_view("ecumenical-besiege");
+        assert_eq!(view.boards[0].seams, vec![7]);
+        assert!(view.boards[0].joins.is_empty());
+        let view = start_view("ecumenical-double-besiege");
+        let top = view.boards[0]
+            .joins
+            .iter()
+            .find(|j| j.edge == Edge::Top)
+            .unwrap();
+        assert_eq!(top.partners[4].as_deref(), Some("e1"));
+        // The seam is drawn as a bold frame-coloured line; a board without one has none.
+        let seam = r#"stroke-width="8" stroke-linecap="square""#;
+        assert!(render::render_svg(&view, &render::Theme::light()).contains(seam));
+        let plain = start_view("ecumenical-northern");
+        assert!(!render::render_svg(&plain, &render::Theme::light()).contains(seam));
     }
 }

@@ -54,6 +54,25 @@ pub fn rules(v: &Variant) -> String {
         rules::CastlingRule::Slide { steps } => s.push_str(&format!(
             "Castling: the King slides {steps} cells towards its Rook, which lands on the last cell the King crossed.\n"
         )),
+        rules::CastlingRule::Table(entries) => {
+            let file = |f: u8| shape.file_names[f as usize].as_str();
+            let list: Vec<String> = entries
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{} with the piece on the {}-file (King to {}, partner to {})",
+                        if e.kingside { "O-O" } else { "O-O-O" },
+                        file(e.partner_file),
+                        file(e.king_to),
+                        file(e.partner_to)
+                    )
+                })
+                .collect();
+            s.push_str(&format!(
+                "Castling, only these (King and partner unmoved, every cell between them that way round empty, the King's path unattacked): {}.\n",
+                list.join("; ")
+            ));
+        }
     }
     if !v.promotion.choices.is_empty() {
         let names: Vec<&str> = v
