@@ -378,16 +378,15 @@ async fn toulousain_through_the_service() {
     );
 }
 
-/// Plays a whole Toulousain game through the service with a fixed seed: mate in one when
-/// there is one, otherwise a capture if any, otherwise any move. It must end in checkmate.
-#[tokio::test]
-async fn a_complete_toulousain_game_ends_in_checkmate() {
+/// Plays a whole game of `variant` through the service with a fixed seed: mate in one when
+/// there is one, otherwise a capture if any, otherwise any move, every move typed in SAN by the
+/// player whose turn it is. It must end in checkmate; returns the number of plies.
+async fn play_to_mate(variant: &str, mut seed: u64) -> usize {
     let t = Table::new();
-    t.start("toulousain").await;
+    t.start(variant).await;
     let catalog = Catalog::builtin();
-    let v = catalog.get("toulousain").unwrap();
+    let v = catalog.get(variant).unwrap();
     let mut pos = rules::Position::start(&v);
-    let mut seed: u64 = 7;
     let mut plies = 0;
     loop {
         let legal = pos.legal_moves();
@@ -413,21 +412,97 @@ async fn a_complete_toulousain_game_ends_in_checkmate() {
         let text = rules::notation::san(&pos, m);
         let r = t.say(who, &text).await;
         assert_eq!(r[0].audience, Audience::Room, "{text}: {}", r[0].text);
+        assert!(
+            r[0].board.is_some(),
+            "{variant}: every move shows the board"
+        );
         pos.play_unchecked(m);
         plies += 1;
         if let Some(o) = pos.outcome() {
             assert!(
                 matches!(o, rules::Outcome::Win { .. }),
-                "ended by {o} after {plies} plies"
+                "{variant} ended by {o} after {plies} plies"
             );
             assert!(r[0].text.contains("Checkmate"), "{}", r[0].text);
             break;
         }
-        assert!(plies < 600, "the game did not end");
+        assert!(plies < 600, "the {variant} game did not end");
     }
     assert!(
         matches!(t.status().await, GameStatus::Finished { reason, .. } if reason == "checkmate")
     );
+    // The stored game replays: its history reads back.
+    assert!(t.text(&t.alice, "history").await.contains("1."));
+    plies
+}
+
+#[tokio::test]
+async fn a_complete_toulousain_game_ends_in_checkmate() {
+    play_to_mate("toulousain", 7).await;
+}
+
+#[tokio::test]
+async fn a_complete_double_besiege_ecumenical_game_ends_in_checkmate() {
+    // Both armies fight on two fronts across the glued ends (rank 16 touches rank 1).
+    assert!(play_to_mate("ecumenical-double-besiege", 1).await > 100);
+}
+
+#[tokio::test]
+async fn a_complete_double_cross_moebius_game_ends_in_checkmate() {
+    // The cruciform board with holes, solid blocks and the twisted join.
+    assert!(play_to_mate("dcb-balanced-moebius", 7).await > 100);
+}
+
+#[tokio::test]
+async fn besiege_games_by_hand() {
+    // Single Besiege: White's Gnu mates the besieged King by its Camel leap d5-e8.
+    let t = Table::new();
+    t.start("ecumenical-besiege").await;
+    let r = t.play("Gb4 Lb11 Ca4 f12 Gd5").await;
+    assert!(r[0].text.contains("Checkmate"), "{}", r[0].text);
+    assert_eq!(
+        t.status().await,
+        GameStatus::Finished {
+            result: "1-0".into(),
+            reason: "checkmate".into()
+        }
+    );
+    // Moebius: White's Camel b1 leaps over the twisted join to h14, and Black's Camel mates.
+    let t = Table::new();
+    t.start("ecumenical-moebius").await;
+    let r = t.play("b1h14 Cc5 Cc14 Cf4").await;
+    assert!(r[0].text.contains("Checkmate"), "{}", r[0].text);
+    let rules_text = t.text(&t.bob, "rules ecumenical-moebius").await;
+    assert!(rules_text.contains("Reconstructed"), "{rules_text}");
+    assert!(rules_text.contains("Moebius"), "{rules_text}");
+}
+
+#[tokio::test]
+async fn a_double_cross_game_by_hand() {
+    // 32 plies on the Double Cross board (letters for files and ranks), ending in a Queen mate.
+    let t = Table::new();
+    t.start("dcb-balanced").await;
+    let r = t
+        .play(
+            "cm cp fn dv dw cv Ncx Ncq Qcl Ncep Bdy Baw dxcv Bbx New Nds \
+             Bex Nefr dn fp Kfl eu Rcez Baw Bdl Bcu Bgv fu Bek Qcq Bhw Qxfn",
+        )
+        .await;
+    assert!(r[0].text.contains("Checkmate"), "{}", r[0].text);
+    assert_eq!(
+        t.status().await,
+        GameStatus::Finished {
+            result: "0-1".into(),
+            reason: "checkmate".into()
+        }
+    );
+    // A Pawn may not leave files c-f: the refusal says why.
+    let t = Table::new();
+    t.start("dcb-balanced").await;
+    let e = t.text(&t.alice, "cl-bm").await;
+    assert!(e.contains("cannot reach"), "{e}");
+    let rules_text = t.text(&t.bob, "rules dcb-balanced").await;
+    assert!(rules_text.contains("Reconstructed"), "{rules_text}");
 }
 
 #[tokio::test]
