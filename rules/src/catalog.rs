@@ -48,6 +48,10 @@ const BUILTIN: &[(&str, &str)] = &[
         include_str!("../variants/ecumenical-moebius.toml"),
     ),
     (
+        "ecumenical-quadruple.toml",
+        include_str!("../variants/ecumenical-quadruple.toml"),
+    ),
+    (
         "dcb-balanced.toml",
         include_str!("../variants/dcb-balanced.toml"),
     ),

@@ -142,8 +142,23 @@ fn san_plain(pos: &Position, m: Move, legal: &[Move]) -> String {
     let capture = m.is_capture();
     let mut s = String::new();
     if pt.letter == 'P' {
-        if capture {
-            s.push_str(&g.shape().file_names[g.info(m.from).file as usize]);
+        // Pawns that advance in different directions (Besiege camps, Quadruple Besiege) can
+        // reach one cell from two cells of a file: then the whole start cell is named.
+        let rivals: Vec<&Move> = legal
+            .iter()
+            .filter(|o| {
+                o.to == m.to
+                    && o.from != m.from
+                    && o.promotion == m.promotion
+                    && o.is_capture() == capture
+                    && pos.piece_at(o.from).map(|p| p.kind) == Some(piece.kind)
+            })
+            .collect();
+        let fi = g.info(m.from).file;
+        if rivals.iter().any(|o| !capture || g.info(o.from).file == fi) {
+            s.push_str(g.name(m.from));
+        } else if capture {
+            s.push_str(&g.shape().file_names[fi as usize]);
             if g.boards() > 1 {
                 s = format!("{}{s}", g.prefixes()[g.info(m.from).board as usize]);
             }
@@ -204,7 +219,8 @@ fn is_flip(pos: &Position, m: Move) -> bool {
             .is_some_and(|p| v.piece(p.kind).powers.flip == m.promotion)
 }
 
-/// A piece move written without disambiguation (`Rd1`, `Rxd1`), for the ambiguity message.
+/// A move written without disambiguation (`Rd1`, `Rxd1`, a Pawn capture by file), for the
+/// ambiguity message.
 fn bare_san(pos: &Position, m: Move) -> Vec<String> {
     let v = &**pos.variant();
     let g = &v.geometry;
@@ -212,7 +228,7 @@ fn bare_san(pos: &Position, m: Move) -> Vec<String> {
         return Vec::new();
     };
     let letter = v.piece(p.kind).letter;
-    if m.kind == MoveKind::Castle || letter == 'P' {
+    if m.kind == MoveKind::Castle || (letter == 'P' && !m.is_capture()) {
         return Vec::new();
     }
     let to = g.name(m.to);
@@ -220,6 +236,11 @@ fn bare_san(pos: &Position, m: Move) -> Vec<String> {
         .promotion
         .map(|k| format!("={}", v.piece(k).letter))
         .unwrap_or_default();
+    if letter == 'P' {
+        // A Pawn capture by file alone (`jxi4` when Pawns on j3 and j5 both take i4).
+        let file = &g.shape().file_names[g.info(m.from).file as usize];
+        return vec![format!("{file}x{to}{promo}")];
+    }
     vec![
         format!("{letter}{to}{promo}"),
         format!("{letter}x{to}{promo}"),
@@ -321,6 +342,17 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
         return Err(MoveTextError::Empty);
     }
     let legal = pos.legal_moves();
+    // The canonical coordinates name one move by construction. On boards with letter ranks a
+    // Pawn capture's SAN can read like another piece's coordinates with the dash left out
+    // (Double Cross: `exdv`, the e-Pawn takes dv, and `ex-dv`, the Gnu on ex goes to dv), so
+    // exact canonical coordinates come first, then an exact SAN, then the other spellings.
+    if let Some(m) = legal
+        .iter()
+        .copied()
+        .find(|m| coord_with(pos, *m, &legal) == text.trim())
+    {
+        return Ok(m);
+    }
     let matching = |fold_case: bool| -> Vec<Move> {
         let wanted = normalise(text.trim(), fold_case);
         let mut found: Vec<Move> = legal
@@ -329,6 +361,16 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
             .filter(|m| spellings(pos, *m, &legal, fold_case).contains(&wanted))
             .collect();
         found.dedup();
+        if found.len() > 1 {
+            let by_san: Vec<Move> = found
+                .iter()
+                .copied()
+                .filter(|m| normalise(&san_plain(pos, *m, &legal), fold_case) == wanted)
+                .collect();
+            if by_san.len() == 1 {
+                return by_san;
+            }
+        }
         found
     };
     let mut exact = matching(false);

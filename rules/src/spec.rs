@@ -40,8 +40,9 @@ pub struct VariantSpec {
     pub promotion: Option<PromotionSpec>,
     /// Which draws apply.
     pub draws: Option<DrawSpec>,
-    /// Where "forward" points, per side (`white`, `black`) and rank range: `["1-8 up",
-    /// "9-16 down"]`. Sides not listed, and ranks not covered, keep the usual direction.
+    /// Where "forward" points, per side (`white`, `black`): rank ranges with a direction
+    /// (`["1-8 up", "9-16 down"]`) or rectangles facing their nearest edge (`"a1:h8 outward"`,
+    /// `"i1:p8 inward"`). Sides not listed, and cells not covered, keep the usual direction.
     pub forward: Option<BTreeMap<String, Vec<String>>>,
 }
 
@@ -181,8 +182,9 @@ pub struct PromotionSpec {
     /// A piece may only be chosen while its side has fewer of it than the start position
     /// (Grand Chess: only captured pieces come back).
     pub limit_to_start_counts: Option<bool>,
-    /// Compulsory promotion ranks per side by rank *name*, when the sides' zones are not
-    /// mirror images (Besiege: `{ white = ["8", "9"], black = ["1", "16"] }`).
+    /// Compulsory promotion zones per side, when the sides' zones are not mirror images: rank
+    /// *names* (Besiege: `{ white = ["8", "9"], black = ["1", "16"] }`) or rectangles of cells
+    /// (Quadruple Besiege: `{ white = ["k3:n6"], black = ["c3:f6"] }`).
     pub by_side: Option<BTreeMap<String, Vec<String>>>,
 }
 

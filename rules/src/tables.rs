@@ -12,7 +12,7 @@
 use crate::{
     betza::{Atom, Leg},
     geometry::Geometry,
-    orientation::Orientation,
+    orientation::{Facing, Orientation},
     types::{Cell, CellSet, MAX_KINDS, Side},
     variant::PieceType,
 };
@@ -137,7 +137,7 @@ impl Tables {
                         }
                         let facing = orientation.facing(Side(side as u8), cell.index());
                         let allowed = confined[k];
-                        t.add_atom(geometry, piece, facing.frame(), allowed, cell, atom);
+                        t.add_atom(geometry, piece, facing, allowed, cell, atom);
                     }
                     let slot = t.slot(k, side, cell.index());
                     t.index[slot] = (first, t.paths.len() as u32);
@@ -201,17 +201,19 @@ impl Tables {
         });
     }
 
-    /// Adds the paths of one atom of `piece` from `cell`, in the frame `(forward, right)` of
-    /// its side there, landing only on `allowed` cells (a confined piece's own files).
+    /// Adds the paths of one atom of `piece` from `cell`, in the frame its side faces there,
+    /// landing only on `allowed` cells (a confined piece's own files).
     fn add_atom(
         &mut self,
         g: &Geometry,
         piece: &PieceType,
-        (fwd, right): ((i32, i32), (i32, i32)),
+        facing: Facing,
         allowed: CellSet,
         cell: Cell,
         atom: &Atom,
     ) {
+        let (fwd, right) = facing.frame();
+        let diagonal = facing.forward.0 != 0 && facing.forward.1 != 0;
         let info = g.info(cell);
         let (b, x, y) = (info.board, info.file as i32, info.rank as i32);
         let mut flags = 0;
@@ -226,10 +228,19 @@ impl Tables {
         }
         let mut leaps = Vec::new();
         for (dx, dy) in atom.leg.leap.vectors() {
-            if !atom.dirs.allows(dx, dy) {
+            // An orthogonal frame maps the piece's own vectors onto the board; a diagonal one
+            // (a pawn on a long diagonal) reads each board vector in its frame instead.
+            let (v, local) = if diagonal {
+                ((dx, dy), facing.local((dx, dy)))
+            } else {
+                (
+                    (dx * right.0 + dy * fwd.0, dx * right.1 + dy * fwd.1),
+                    (dx, dy),
+                )
+            };
+            if !atom.dirs.allows(local.0, local.1) {
                 continue;
             }
-            let v = (dx * right.0 + dy * fwd.0, dx * right.1 + dy * fwd.1);
             if let Some(second) = atom.then {
                 // Bent path: one step onto an empty cell, then onward at an acute angle.
                 if !g.solid(b, x, y, v.0, v.1) {

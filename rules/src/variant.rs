@@ -621,21 +621,16 @@ impl Variant {
                         )
                     })?;
                 for r in ranks {
-                    let y = geometry
-                        .shape()
-                        .rank_names
-                        .iter()
-                        .position(|n| n == r)
-                        .ok_or_else(|| {
-                            err(
-                                "promotion.by_side",
-                                format!("{r:?} is not a rank name of the board"),
-                            )
-                        })?;
-                    for cell in geometry.cells() {
-                        if geometry.info(cell).rank as usize == y {
-                            promotion.compulsory[side as usize].insert(cell);
-                        }
+                    let zone = promotion_zone(&geometry, r).ok_or_else(|| {
+                        err(
+                            "promotion.by_side",
+                            format!(
+                                "{r:?} is neither a rank name nor a rectangle of cells such as \"k3:n6\""
+                            ),
+                        )
+                    })?;
+                    for cell in zone {
+                        promotion.compulsory[side as usize].insert(cell);
                     }
                 }
             }
@@ -726,6 +721,35 @@ impl Variant {
             orientation,
         })
     }
+}
+
+/// The cells of a promotion zone entry: a whole rank by name (`"8"`, `"s"`), or a rectangle
+/// between two cells of one board (`"k3:n6"`, Quadruple Besiege's enemy piece block).
+fn promotion_zone(g: &Geometry, entry: &str) -> Option<Vec<Cell>> {
+    if let Some((a, b)) = entry.split_once(':') {
+        let (a, b) = (g.info(g.parse(a)?), g.info(g.parse(b)?));
+        if a.board != b.board {
+            return None;
+        }
+        let (xs, ys) = (
+            a.file.min(b.file)..=a.file.max(b.file),
+            a.rank.min(b.rank)..=a.rank.max(b.rank),
+        );
+        return Some(
+            g.cells()
+                .filter(|c| {
+                    let i = g.info(*c);
+                    i.board == a.board && xs.contains(&i.file) && ys.contains(&i.rank)
+                })
+                .collect(),
+        );
+    }
+    let y = g.shape().rank_names.iter().position(|n| n == entry)?;
+    Some(
+        g.cells()
+            .filter(|c| g.info(*c).rank as usize == y)
+            .collect(),
+    )
 }
 
 /// Builds the per-cell tables of the special powers on a single rectangular board (with

@@ -300,3 +300,21 @@ fn every_form_is_symmetric_under_both_mirrors() {
         assert_eq!(perft(&mut q, 3), perft(&mut p, 3), "en-passant {form}");
     }
 }
+
+#[test]
+fn pawn_san_and_coordinates_with_letter_ranks() {
+    // With letter ranks, the Pawn ew (upper half, facing down) taking dv is "exdv" and the Gnu
+    // on ex going to dv is "ex-dv": exact canonical coordinates and exact SAN each name their
+    // own move.
+    let p = pos(
+        "dcb-wildebeest",
+        "**4**/**4**/4G3/4P3/3p4/8/**4**/**4**/**k3**/**4**/8/8/8/8/**4**/**3K** w - - 0 1",
+    );
+    let pawn = notation::parse_move(&p, "exdv").unwrap();
+    let gnu = notation::parse_move(&p, "ex-dv").unwrap();
+    assert_ne!(pawn, gnu);
+    assert_eq!(p.variant().geometry.name(pawn.from), "ew");
+    assert_eq!(notation::san(&p, pawn), "exdv");
+    assert_eq!(notation::san(&p, gnu), "Gxdv");
+    assert_eq!(notation::coord(&p, gnu), "ex-dv");
+}

@@ -1,6 +1,7 @@
 //! Twin-board Ecumenical Chess: hand-derived move lists for every new piece on looped boards,
-//! the topologies (cylinder, Moebius), the Wraparound castling table, Besiege Pawns, and the
-//! depth-1 counts of the start positions (rulebook `ecumenical.md` 3.0-3.5, fine points E1-E7).
+//! the topologies (cylinder, Moebius, the Quadruple Besiege torus), the Wraparound castling
+//! table, Besiege and Quadruple Besiege Pawns, and the depth-1 counts of the start positions
+//! (rulebook `ecumenical.md` 3.0-3.6, fine points E1-E7).
 //! Every expected list was worked out by hand from the rule text, not printed from the engine.
 //!
 //! The "random-N" positions of `tests/data/ecumenical.perft` were made by playing, from the
@@ -509,4 +510,95 @@ fn besiege_forms_are_symmetric_top_to_bottom() {
         let mut q = ranks_mirrored(&p);
         assert_eq!(perft(&mut q, 2), perft(&mut p, 2), "{v} promotion");
     }
+}
+
+// ----- Quadruple Besiege: the torus, radial Pawns, the 7-step Bishop ----------------------
+
+#[test]
+fn quadruple_start_by_hand() {
+    // Pawns step towards the nearest join: c7-f7 up, c2-f2 down, b3-b6 left, g3-g6 right (16).
+    // Bishop c6 runs b7 a8 and on across the join to h1 g2 (the diagonal loops after 8).
+    // Knight d3: b2 c1 e1. Camels f3: i2 i4 (across the side seam) and m8 o8 (down through the
+    // join onto the other board's top rank); f4: g7 e1 g1 i3 i5. Gnu c4: Knight a3 a5 b2, Camel
+    // b1 b7 d1 p3 p5. Caliph c5 (Camel b2 b8 d8 p4 p6), f5 (Camel e8 g8 g2 i4 i6), Canvasser d6
+    // (Camel a5 a7 g7 k1 m1), Knight e6 (d8 f8 g7). 16 + 4 + 3 + 4 + 5 + 8 + 5 + 5 + 5 + 3 = 58.
+    let p = start("ecumenical-quadruple");
+    assert_eq!(moves_from(&p, "c6"), set("c6", "b7 a8 h1 g2"));
+    assert_eq!(moves_from(&p, "f3"), set("f3", "i2 i4 m8 o8"));
+    assert_eq!(moves_from(&p, "c4"), set("c4", "a3 a5 b2 b1 b7 d1 p3 p5"));
+    assert_eq!(moves_from(&p, "d6"), set("d6", "a5 a7 g7 k1 m1"));
+    for (cell, to) in [("c7", "c8"), ("e2", "e1"), ("b4", "a4"), ("g5", "h5")] {
+        assert_eq!(moves_from(&p, cell), set(cell, to), "no double step");
+    }
+    assert_eq!(p.legal_moves().len(), 58);
+}
+
+#[test]
+fn quadruple_loops_are_16_and_8() {
+    // Rook d4: rank 4 round both boards (15) and the d-file, which continues on the other
+    // board's l-file (15); l4 lies on both loops: one move (G1). 29 + King h2's 8.
+    let p = pos(
+        "ecumenical-quadruple",
+        "16/16/13k2/16/3R12/16/7K8/16 w - - 0 1",
+    );
+    assert_eq!(moves_from(&p, "d4").len(), 15 + 15 - 1);
+    assert!(moves_from(&p, "d4").contains("d4l1"));
+    // Bishop d4: the a1-h8 diagonal loops onto itself (7 cells), the other runs e3 f2 g1, over
+    // the corner to p8, a7 b6 c5 (7): at most 7 steps, as the page says.
+    let p = pos(
+        "ecumenical-quadruple",
+        "16/16/13k2/16/3B12/16/7K8/16 w - - 0 1",
+    );
+    assert_eq!(
+        moves_from(&p, "d4"),
+        set("d4", "e5 f6 g7 h8 a1 b2 c3 e3 f2 g1 p8 a7 b6 c5")
+    );
+}
+
+#[test]
+fn quadruple_pawns_on_long_diagonals() {
+    // White Pawn b2 stands on its own board's long diagonal (never reached in play): it faces
+    // diagonally outward, stepping a2 or b1. White Pawn j2, on the enemy board's long diagonal,
+    // faces inward: quiet steps j3 and k2, and the only capture is up the diagonal onto k3,
+    // which enters the enemy block and promotes (ten choices); i3 is not attacked.
+    let p = pos(
+        "ecumenical-quadruple",
+        "15k/16/7K8/16/16/8p1p5/1P7P6/16 w - - 0 1",
+    );
+    assert_eq!(moves_from(&p, "b2"), set("b2", "a2 b1"));
+    let mut want = set("j2", "j3 k2");
+    want.extend("q m a g v l c r n b".split(' ').map(|k| format!("j2k3{k}")));
+    assert_eq!(moves_from(&p, "j2"), want);
+    assert_eq!(p.legal_moves().len(), 22);
+    // The black Pawn k3 faces down-left: it attacks j2 only; i3 faces left: h2 and h4.
+    let g = &p.variant().geometry;
+    let cell = |n: &str| g.parse(n).unwrap();
+    assert!(p.is_attacked(cell("j2"), rules::Side::BLACK));
+    assert!(!p.is_attacked(cell("l2"), rules::Side::BLACK));
+    assert!(p.is_attacked(cell("h4"), rules::Side::BLACK));
+}
+
+#[test]
+fn quadruple_pawn_captures_from_one_file_name_their_cell() {
+    // Black's Pawns j3 and j5 both face left (towards the nearest join of their own board) and
+    // both attack the Knight on i4: "jxi4" would be ambiguous, so SAN names the whole cell.
+    let p = pos(
+        "ecumenical-quadruple",
+        "7K8/16/16/9p6/8N7/9p6/16/3k12 b - - 0 1",
+    );
+    let sans: BTreeSet<String> = p
+        .legal_moves()
+        .into_iter()
+        .filter(|m| m.is_capture())
+        .map(|m| notation::san(&p, m))
+        .collect();
+    assert!(sans.contains("j3xi4") && sans.contains("j5xi4"), "{sans:?}");
+    for s in ["j3xi4", "j5xi4"] {
+        let m = notation::parse_move(&p, s).unwrap();
+        assert_eq!(notation::san(&p, m), s);
+    }
+    assert!(matches!(
+        notation::parse_move(&p, "jxi4"),
+        Err(notation::MoveTextError::Ambiguous { .. })
+    ));
 }
