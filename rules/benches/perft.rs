@@ -1,5 +1,6 @@
 //! Perft speed (single thread, bulk counting) on every variant with published numbers, plus
-//! Toulousain. Criterion reports the time per perft call; nodes per second = leaves / time
+//! Toulousain and one form each of the looped-board families (Ecumenical Wraparound and
+//! Moebius, Double Cross Moebius). Criterion reports the time per perft call; nodes per second = leaves / time
 //! (the leaf counts are printed once at start). Run: `cargo bench -p rules --bench perft`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -11,6 +12,9 @@ const CASES: &[(&str, u32)] = &[
     ("grand", 3),
     ("courier", 3),
     ("toulousain", 3),
+    ("ecumenical-wraparound", 3),
+    ("ecumenical-moebius", 3),
+    ("dcb-balanced-moebius", 4),
 ];
 
 fn bench(c: &mut Criterion) {

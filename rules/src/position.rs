@@ -756,13 +756,19 @@ impl Position {
                 continue;
             }
             let step = if kt_file >= kf { 1 } else { -1 };
-            let route: Vec<Cell> = (1..=(kt_file - kf).abs())
-                .map_while(|n| g.at(board_id, kf + step * n, rank))
-                .collect();
-            if route.last() != Some(&kt) && kt != kc {
+            let mut route = [kc; crate::types::MAX_FILES];
+            let mut len = 0;
+            for n in 1..=(kt_file - kf).abs() {
+                let Some(c) = g.at(board_id, kf + step * n, rank) else {
+                    break;
+                };
+                route[len] = c;
+                len += 1;
+            }
+            if (len == 0 && kt != kc) || (len > 0 && route[len - 1] != kt) {
                 continue;
             }
-            if !self.castling_route_safe(kc, pc, &route) {
+            if !self.castling_route_safe(kc, pc, &route[..len]) {
                 continue;
             }
             out.push(Move {
@@ -798,8 +804,11 @@ impl Position {
             }
         }
         let steps = ray.iter().position(|c| *c == kt.0)?;
-        let route: Vec<Cell> = ray[..=steps].iter().map(|c| Cell(*c)).collect();
-        if !self.castling_route_safe(kc, pc, &route) {
+        let mut route = [kc; crate::types::MAX_FILES];
+        for (r, c) in route.iter_mut().zip(&ray[..=steps]) {
+            *r = Cell(*c);
+        }
+        if !self.castling_route_safe(kc, pc, &route[..=steps]) {
             return None;
         }
         Some(Move {

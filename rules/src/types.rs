@@ -64,6 +64,8 @@ pub const MAX_KINDS: usize = 31;
 pub const MAX_SIDES: usize = 4;
 /// The largest number of cells a variant's board (all boards together) may have.
 pub const MAX_CELLS: usize = 256;
+/// The largest number of files (or ranks) a board may have: one letter each.
+pub const MAX_FILES: usize = 26;
 
 /// A piece on the board: a side and a kind, packed in one byte (`side << 5 | kind`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]

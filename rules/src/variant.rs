@@ -864,7 +864,8 @@ fn build_geometry(
     let ranks = b
         .ranks
         .ok_or_else(|| err("board.ranks", "missing".into()))?;
-    if files == 0 || ranks == 0 || files > 26 || ranks > 26 {
+    let max = crate::types::MAX_FILES as u8;
+    if files == 0 || ranks == 0 || files > max || ranks > max {
         return Err(err(
             "board",
             format!("{files}x{ranks}: files and ranks must each be between 1 and 26"),
