@@ -108,6 +108,18 @@ const BUILTIN: &[(&str, &str)] = &[
         "dcb-knighted-moebius.toml",
         include_str!("../variants/dcb-knighted-moebius.toml"),
     ),
+    (
+        "dcb-coblache.toml",
+        include_str!("../variants/dcb-coblache.toml"),
+    ),
+    (
+        "dcb-coblache-circular.toml",
+        include_str!("../variants/dcb-coblache-circular.toml"),
+    ),
+    (
+        "dcb-coblache-moebius.toml",
+        include_str!("../variants/dcb-coblache-moebius.toml"),
+    ),
 ];
 
 /// A set of variant files by name, and the variants resolved from them so far.

@@ -72,6 +72,23 @@ pub fn explain(pos: &Position, m: Move) -> IllegalMove {
     if let Some(reason) = pos.special_reason(m) {
         return IllegalMove::Other(reason);
     }
+    if let Some(winner) = pos.capture_winner() {
+        return IllegalMove::Other(format!(
+            "the game is over: {} has captured every piece that wins",
+            winner.name(sides)
+        ));
+    }
+    if let Some(c) = pos.shunned_in_section(piece.kind, m.to) {
+        let enemy = pos
+            .piece_at(c)
+            .map(|p| v.piece(p.kind).name.clone())
+            .unwrap_or_default();
+        return IllegalMove::Other(format!(
+            "the {name} may not move into the river section of {}: the enemy {enemy} on {} is there",
+            g.name(m.to),
+            g.name(c)
+        ));
+    }
     let pseudo: MoveList = pos.pseudo_legal_moves();
     let candidates: Vec<Move> = pseudo
         .iter()

@@ -4,7 +4,8 @@
 //! second; digits (several digits for long runs: `12`) count empty cells; `*` marks a hole and
 //! must stand exactly where the board has one. Castling is `KQkq` (the outermost partner on
 //! that wing), Shredder-style file letters (`HAha`), a comma-separated list of partner cells
-//! (`b2,k2,b11,k11`), or `-`. Every field after the board is optional.
+//! (`b2,k2,b11,k11`), or `-`. Every field after the board is optional. Variants won by captures
+//! (CoBlaChe) add `captured:QMb`, the pieces taken so far (uppercase: White's losses).
 
 use std::sync::Arc;
 
@@ -190,7 +191,27 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
     };
     let mut unmoved = Vec::new();
     let mut freezes = Vec::new();
+    let mut captured = Vec::new();
     for rest in fields {
+        if let Some(list) = rest.strip_prefix("captured:") {
+            for c in list.chars() {
+                let kind = variant.kind_by_letter(c).ok_or_else(|| {
+                    FenError::Special(
+                        "captured",
+                        c.to_string(),
+                        "not a piece letter of this variant (uppercase: White's lost pieces)"
+                            .into(),
+                    )
+                })?;
+                let side = if c.is_ascii_uppercase() {
+                    Side::WHITE
+                } else {
+                    Side::BLACK
+                };
+                captured.push(Piece { side, kind });
+            }
+            continue;
+        }
         if let Some(list) = rest.strip_prefix("unmoved:") {
             for name in list.split(',').filter(|n| !n.is_empty()) {
                 let c = g.parse(name).ok_or_else(|| {
@@ -235,6 +256,7 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
         fullmoves,
         unmoved,
         freezes,
+        captured,
     })
 }
 
@@ -387,6 +409,16 @@ pub fn write(pos: &Position) -> String {
     if !unmoved.is_empty() {
         let names: Vec<&str> = unmoved.iter().map(|c| g.name(c)).collect();
         text.push_str(&format!(" unmoved:{}", names.join(",")));
+    }
+    if !v.capture_goal.is_empty() {
+        let captured: String = pos
+            .captured_pieces()
+            .iter()
+            .map(|p| v.letter(p.side, p.kind))
+            .collect();
+        if !captured.is_empty() {
+            text.push_str(&format!(" captured:{captured}"));
+        }
     }
     let freezes = pos.freezes();
     if !freezes.is_empty() {

@@ -32,6 +32,9 @@ pub struct Setup {
     pub unmoved: Vec<Cell>,
     /// Active freezes as (freezing piece's cell, frozen piece's cell) (special powers only).
     pub freezes: Vec<(Cell, Cell)>,
+    /// Pieces captured so far in the game, by their owner and kind (only kept for variants won
+    /// by captures: CoBlaChe).
+    pub captured: Vec<Piece>,
 }
 
 /// Why a setup is not a legal position.
@@ -134,6 +137,8 @@ pub enum Outcome {
 pub enum WinReason {
     /// The loser's royal piece is attacked and it has no legal move.
     Checkmate,
+    /// The winner has captured every kind the variant's victory rule lists (CoBlaChe).
+    Captures,
 }
 
 /// Why the game is drawn.
@@ -154,6 +159,7 @@ impl std::fmt::Display for Outcome {
         match self {
             Outcome::Win { reason, .. } => match reason {
                 WinReason::Checkmate => write!(f, "checkmate"),
+                WinReason::Captures => write!(f, "the capture of the pieces that win"),
             },
             Outcome::Draw(r) => match r {
                 DrawReason::Stalemate => write!(f, "stalemate"),
@@ -189,6 +195,8 @@ pub struct Position {
     freezes: Vec<(u8, u8)>,
     /// Special powers: the state before each move, for undo.
     special_history: Vec<(CellSet, Vec<(u8, u8)>)>,
+    /// Pieces each side has lost by capture over the game (`[side][kind]`).
+    lost: [[u8; MAX_KINDS + 1]; MAX_SIDES],
 }
 
 impl PartialEq for Position {
@@ -201,6 +209,7 @@ impl PartialEq for Position {
             && self.ep == other.ep
             && self.unmoved == other.unmoved
             && self.freeze_set() == other.freeze_set()
+            && self.lost == other.lost
     }
 }
 
@@ -244,7 +253,12 @@ impl Position {
             unmoved: CellSet::EMPTY,
             freezes: Vec::new(),
             special_history: Vec::new(),
+            lost: [[0; MAX_KINDS + 1]; MAX_SIDES],
         };
+        for p in &setup.captured {
+            let n = &mut pos.lost[p.side.index().min(MAX_SIDES - 1)][p.kind.index().min(MAX_KINDS)];
+            *n = n.saturating_add(1);
+        }
         let sides = variant.sides as usize;
         let mut royals = vec![0usize; sides];
         for (i, p) in setup.board.iter().enumerate() {
@@ -404,7 +418,60 @@ impl Position {
                 .into_iter()
                 .map(|(a, b)| (Cell(a), Cell(b)))
                 .collect(),
+            captured: self.captured_pieces(),
         }
+    }
+
+    /// Every piece captured so far (as far as this position knows: the state text carries it
+    /// for variants won by captures), White's first, kinds in order.
+    pub fn captured_pieces(&self) -> Vec<Piece> {
+        let mut out = Vec::new();
+        for (s, kinds) in self
+            .lost
+            .iter()
+            .enumerate()
+            .take(self.variant.sides as usize)
+        {
+            for (k, n) in kinds.iter().enumerate().skip(1) {
+                for _ in 0..*n {
+                    out.push(Piece {
+                        side: Side(s as u8),
+                        kind: Kind(k as u8),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// For a piece of `kind` that shuns some enemy kinds (CoBlaChe's Queen and Prince): the
+    /// cell of an enemy piece it shuns in the river section of `to`, if there is one.
+    pub(crate) fn shunned_in_section(&self, kind: Kind, to: Cell) -> Option<Cell> {
+        let v = &*self.variant;
+        let mask = v.piece(kind).shuns;
+        if mask == 0 {
+            return None;
+        }
+        self.enemies(self.turn)
+            .flat_map(|e| self.occupied[e as usize].iter())
+            .find(|c| {
+                mask >> (self.board[c.index()] & 31) & 1 != 0
+                    && v.sections[c.index()] == v.sections[to.index()]
+            })
+    }
+
+    /// The side that has met the variant's capture goal (captured at least one enemy piece of
+    /// each listed kind), if any.
+    pub fn capture_winner(&self) -> Option<Side> {
+        let goal = &self.variant.capture_goal;
+        if goal.is_empty() {
+            return None;
+        }
+        let sides = self.variant.sides;
+        (0..sides).map(Side).find(|w| {
+            self.enemies(*w)
+                .all(|e| goal.iter().all(|k| self.lost[e as usize][k.index()] > 0))
+        })
     }
 
     /// The variant.
@@ -551,6 +618,11 @@ impl Position {
 
     /// Every legal move, written into a reusable list (cleared first).
     pub fn legal_moves_into(&self, out: &mut MoveList) {
+        if !self.variant.capture_goal.is_empty() && self.capture_winner().is_some() {
+            // The game is won: nothing more may be played.
+            out.clear();
+            return;
+        }
         if self.variant.special.is_some() {
             self.special_legal(out);
             return;
@@ -656,9 +728,74 @@ impl Position {
             if promotes {
                 self.expand_promotions(out, start);
             }
+            if v.move_rules {
+                self.apply_river_rules(kind, out, start);
+            }
         }
         if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
             self.castling_moves(out);
+        }
+    }
+
+    /// CoBlaChe's river rules on the moves `out[start..]` of one piece of kind `kind`: a piece
+    /// that shuns some enemy kinds may not move into a section holding one of them, and a
+    /// one-rank step across a river promotes a piece that has a crossing rule.
+    fn apply_river_rules(&self, kind: usize, out: &mut MoveList, start: usize) {
+        let v = &*self.variant;
+        let us = self.turn.index();
+        let pt = &v.pieces[kind];
+        if pt.shuns != 0 {
+            let mut shunned = 0u32;
+            for e in self.enemies(self.turn) {
+                for c in self.occupied[e as usize].iter() {
+                    if pt.shuns >> (self.board[c.index()] & 31) & 1 != 0 {
+                        shunned |= 1 << v.sections[c.index()];
+                    }
+                }
+            }
+            if shunned != 0 {
+                let mut i = start;
+                while i < out.len() {
+                    if shunned >> v.sections[out[i].to.index()] & 1 != 0 {
+                        out.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+        }
+        let Some(crossing) = &pt.crossing else {
+            return;
+        };
+        let g = &v.geometry;
+        let mut i = start;
+        while i < out.len() {
+            let m = out[i];
+            if m.promotion.is_some() || !crossing.crosses(g.info(m.from).rank, g.info(m.to).rank) {
+                i += 1;
+                continue;
+            }
+            let mut expanded: Vec<Move> = Vec::new();
+            if crossing.optional {
+                expanded.push(m);
+            }
+            for k in &crossing.choices {
+                if crossing.captured_only
+                    && self.counts[us][k.index()] >= v.start_counts[us][k.index()]
+                {
+                    continue;
+                }
+                let mut pm = m;
+                pm.promotion = Some(*k);
+                expanded.push(pm);
+            }
+            if expanded.is_empty() {
+                // Nothing to become and no choice to stay: the piece just crosses.
+                expanded.push(m);
+            }
+            let n = expanded.len();
+            out.splice(i..i + 1, expanded);
+            i += n;
         }
     }
 
@@ -914,6 +1051,7 @@ impl Position {
                 self.counts[(captured >> 5) as usize][(captured & 31) as usize] -= 1;
                 self.occupied[(captured >> 5) as usize].remove(m.to);
                 undo.captured = captured;
+                self.lost[(captured >> 5) as usize][(captured & 31) as usize] += 1;
                 reset = true;
             }
             MoveKind::Push => {
@@ -973,6 +1111,7 @@ impl Position {
                     self.counts[(captured >> 5) as usize][(captured & 31) as usize] -= 1;
                     self.occupied[(captured >> 5) as usize].remove(victim_cell);
                     undo.captured = captured;
+                    self.lost[(captured >> 5) as usize][(captured & 31) as usize] += 1;
                     reset = true;
                 }
                 h ^= z.piece(moved, m.from.index());
@@ -1051,6 +1190,7 @@ impl Position {
                 self.board[m.to.index()] = u.captured;
                 self.occupied[(u.captured >> 5) as usize].insert(m.to);
                 self.counts[(u.captured >> 5) as usize][(u.captured & 31) as usize] += 1;
+                self.lost[(u.captured >> 5) as usize][(u.captured & 31) as usize] -= 1;
             }
             MoveKind::Push => {
                 let ps = (u.captured >> 5) as usize;
@@ -1103,6 +1243,7 @@ impl Position {
                     self.board[cell.index()] = u.captured;
                     self.occupied[(u.captured >> 5) as usize].insert(cell);
                     self.counts[(u.captured >> 5) as usize][(u.captured & 31) as usize] += 1;
+                    self.lost[(u.captured >> 5) as usize][(u.captured & 31) as usize] -= 1;
                 }
                 if self.royal[us.index()] == Some(m.to) {
                     self.royal[us.index()] = Some(m.from);
@@ -1134,6 +1275,12 @@ impl Position {
     /// How the game stands: `None` while it goes on.
     pub fn outcome(&self) -> Option<Outcome> {
         let v = &*self.variant;
+        if let Some(winner) = self.capture_winner() {
+            return Some(Outcome::Win {
+                winner,
+                reason: WinReason::Captures,
+            });
+        }
         let mut buf = MoveList::new();
         if self.count_legal(&mut buf) == 0 {
             return Some(if self.is_check() {

@@ -44,6 +44,8 @@ pub struct VariantSpec {
     /// (`["1-8 up", "9-16 down"]`) or rectangles facing their nearest edge (`"a1:h8 outward"`,
     /// `"i1:p8 inward"`). Sides not listed, and cells not covered, keep the usual direction.
     pub forward: Option<BTreeMap<String, Vec<String>>>,
+    /// How a game is won besides checkmate.
+    pub victory: Option<VictorySpec>,
 }
 
 /// The board's shape and topology.
@@ -146,6 +148,37 @@ pub struct PieceSpec {
     /// The only files it may ever stand on (Double Cross pawns: `["c", "d", "e", "f"]`); it
     /// neither moves nor captures onto another file, and rides stop before one.
     pub files: Option<Vec<String>>,
+    /// Promotion on a one-rank step across one of these rivers (CoBlaChe: a Pawn crossing an
+    /// outer river becomes a Wazir; a Wazir crossing the middle one may become a captured piece).
+    pub crossing: Option<CrossingSpec>,
+    /// Letters of enemy kinds whose river section this piece may not move into, not even to
+    /// capture (CoBlaChe's Queen and Prince: `["Q", "I"]`).
+    pub shuns: Option<Vec<String>>,
+}
+
+/// Promotion on crossing a river.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CrossingSpec {
+    /// The rivers, by the name of the rank each runs above (`board.rivers`).
+    pub rivers: Vec<String>,
+    /// Letters of the kinds it may become.
+    pub choices: Vec<String>,
+    /// Whether it may also stay as it is (default: compulsory).
+    #[serde(default)]
+    pub optional: bool,
+    /// Only kinds its side has fewer of than at the start (captured and not yet restored).
+    #[serde(default)]
+    pub captured_only: bool,
+}
+
+/// How a game is won besides checkmate.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VictorySpec {
+    /// A side wins once it has captured, over the whole game, at least one enemy piece of each
+    /// of these kinds (CoBlaChe: `["Q", "I", "M", "B", "F"]`).
+    pub capture_one_of_each: Option<Vec<String>>,
 }
 
 /// How castling works.

@@ -39,6 +39,31 @@ pub struct PieceType {
     pub san_letter: char,
     /// Special powers (flip, push, immunity, freeze, kill...); all off for ordinary pieces.
     pub powers: Powers,
+    /// Promotion on a one-rank step across a river (CoBlaChe).
+    pub crossing: Option<Crossing>,
+    /// Bit set of enemy kinds whose river section it may not move into (CoBlaChe).
+    pub shuns: u32,
+}
+
+/// Promotion on crossing a river: a one-rank step between rank `y` and `y + 1` for a listed
+/// `y` (wherever the river runs; a step across a wrap join is no crossing).
+#[derive(Debug, Clone, Default)]
+pub struct Crossing {
+    /// The ranks the rivers run above.
+    pub rivers: Vec<u8>,
+    /// What it may become.
+    pub choices: Vec<Kind>,
+    /// May stay as it is.
+    pub optional: bool,
+    /// Only kinds its side has fewer of than at the start.
+    pub captured_only: bool,
+}
+
+impl Crossing {
+    /// Whether a step from rank `a` to rank `b` crosses one of the rivers.
+    pub fn crosses(&self, a: u8, b: u8) -> bool {
+        a.abs_diff(b) == 1 && self.rivers.contains(&a.min(b))
+    }
 }
 
 /// Rule primitives beyond movement, switched on per piece by the variant file. A variant whose
@@ -203,6 +228,13 @@ pub struct Variant {
     pub special: Option<Box<SpecialTables>>,
     /// Which way is forward for each side on each cell (`[forward]`).
     pub orientation: Orientation,
+    /// The river section of each cell (0 below the first river), for `shuns`.
+    pub sections: Vec<u8>,
+    /// A side wins once it has captured at least one enemy piece of each of these kinds
+    /// (CoBlaChe); empty: no such victory.
+    pub capture_goal: Vec<Kind>,
+    /// Some piece has a crossing promotion or shuns sections: the generator applies them.
+    pub move_rules: bool,
 }
 
 impl Variant {
@@ -293,6 +325,8 @@ impl Variant {
             glyph: String::new(),
             san_letter: '?',
             powers: Powers::ordinary(),
+            crossing: None,
+            shuns: 0,
         }];
         for (letter, p) in piece_specs {
             let key = format!("pieces.{letter}");
@@ -343,6 +377,8 @@ impl Variant {
                     }
                 },
                 powers: Powers::ordinary(),
+                crossing: None,
+                shuns: 0,
             });
         }
         let letters: Vec<char> = pieces.iter().map(|p| p.letter).collect();
@@ -635,7 +671,9 @@ impl Variant {
                 }
             }
         }
-        if pieces.iter().any(|p| p.pawn) && promotion.choices.is_empty() {
+        if piece_specs.values().any(|p| p.pawn && p.crossing.is_none())
+            && promotion.choices.is_empty()
+        {
             return Err(err(
                 "promotion.choices",
                 "missing; pawn-like pieces need promotion choices".into(),
@@ -698,6 +736,85 @@ impl Variant {
             }
             confined[i + 1] = keep;
         }
+        // River rules: crossing promotions, sections some pieces shun, the capture goal.
+        let rank_of = |key: &str, n: &str| {
+            geometry
+                .shape()
+                .rank_names
+                .iter()
+                .position(|r| r == n)
+                .map(|y| y as u8)
+                .filter(|y| geometry.shape().rivers.contains(y))
+                .ok_or_else(|| {
+                    err(
+                        key,
+                        format!(
+                            "{n:?} is not the rank a river runs above (list it in board.rivers)"
+                        ),
+                    )
+                })
+        };
+        let kinds_of = |key: &str, letters: &[String]| -> Result<Vec<Kind>, SpecError> {
+            letters
+                .iter()
+                .map(|l| {
+                    letter_kind(l)
+                        .ok_or_else(|| err(key, format!("{l:?} is not a piece of this variant")))
+                })
+                .collect()
+        };
+        for (i, p) in piece_specs.values().enumerate() {
+            let letter = pieces[i + 1].letter;
+            if let Some(c) = &p.crossing {
+                let key = format!("pieces.{letter}.crossing");
+                let rivers = c
+                    .rivers
+                    .iter()
+                    .map(|n| rank_of(&key, n))
+                    .collect::<Result<Vec<u8>, SpecError>>()?;
+                let choices = kinds_of(&key, &c.choices)?;
+                if choices.is_empty() || choices.iter().any(|k| pieces[k.index()].royal) {
+                    return Err(err(&key, "list the non-royal kinds it may become".into()));
+                }
+                pieces[i + 1].crossing = Some(Crossing {
+                    rivers,
+                    choices,
+                    optional: c.optional,
+                    captured_only: c.captured_only,
+                });
+            }
+            if let Some(list) = &p.shuns {
+                let key = format!("pieces.{letter}.shuns");
+                if geometry.shape().rivers.is_empty() {
+                    return Err(err(&key, "sections need board.rivers".into()));
+                }
+                for k in kinds_of(&key, list)? {
+                    pieces[i + 1].shuns |= 1 << k.0;
+                }
+            }
+        }
+        let sections = geometry
+            .cells()
+            .map(|c| {
+                let r = geometry.info(c).rank;
+                geometry.shape().rivers.iter().filter(|y| r > **y).count() as u8
+            })
+            .collect();
+        let capture_goal = match spec
+            .victory
+            .as_ref()
+            .and_then(|v| v.capture_one_of_each.as_ref())
+        {
+            Some(list) => kinds_of("victory.capture_one_of_each", list)?,
+            None => Vec::new(),
+        };
+        let move_rules = pieces.iter().any(|p| p.crossing.is_some() || p.shuns != 0);
+        if move_rules && special_on {
+            return Err(err(
+                "pieces",
+                "river rules (crossing, shuns) and special powers cannot be combined yet".into(),
+            ));
+        }
         let tables = Tables::build(&geometry, &pieces, sides, &initial, &orientation, &confined);
         let zobrist = Zobrist::new(geometry.len(), sides as usize);
         let special = special_on.then(|| Box::new(build_special(&geometry)));
@@ -719,6 +836,9 @@ impl Variant {
             zobrist,
             special,
             orientation,
+            sections,
+            capture_goal,
+            move_rules,
         })
     }
 }

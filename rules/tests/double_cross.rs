@@ -1,7 +1,8 @@
 //! Double Cross Besiege, two players: the cruciform board with holes, the solid-block rule, the
 //! circular and Moebius joins, confined Pawns that face the enemy camp their own camp faces,
-//! and the depth-1 counts of the perft table's positions (rulebook `double-cross-besiege.md`
-//! 4.1-4.5, decision 6, fine points D1-D5). Every expected list was worked out by hand.
+//! the depth-1 counts of the perft table's positions, and CoBlaChe's rivers, sections and
+//! victory (rulebook `double-cross-besiege.md` 4.1-4.5, 4.7, decision 6, fine points D1-D5).
+//! Every expected list was worked out by hand.
 //!
 //! The "random-3" positions of `tests/data/double-cross.perft` come from the pseudo-random play
 //! described in `tests/ecumenical.rs` (30 plies, seed 3); a test checks one still matches.
@@ -281,7 +282,14 @@ fn mirrored(p: &Position, ranks: bool, files: bool) -> Position {
 
 #[test]
 fn every_form_is_symmetric_under_both_mirrors() {
-    for army in ["balanced", "unbalanced", "kamil", "wildebeest", "knighted"] {
+    for army in [
+        "balanced",
+        "unbalanced",
+        "kamil",
+        "wildebeest",
+        "knighted",
+        "coblache",
+    ] {
         for form in FORMS {
             let v = format!("dcb-{army}{form}");
             for (plies, seed) in [(0, 0), (16, 5), (30, 3)] {
@@ -317,4 +325,104 @@ fn pawn_san_and_coordinates_with_letter_ranks() {
     assert_eq!(notation::san(&p, pawn), "exdv");
     assert_eq!(notation::san(&p, gnu), "Gxdv");
     assert_eq!(notation::coord(&p, gnu), "ex-dv");
+}
+
+// ----- CoBlaChe ----------------------------------------------------------------------------
+
+#[test]
+fn coblache_start_has_12_moves() {
+    // No King. Pawns step once (no double step): cl..fl up, cy..fy down (8). Marshal ck: only
+    // the Knight leap dm (bm's block lacks bk). Frog fk: the Threeleaper leap fn (el is its own
+    // Pawn, gl a hole). Marshal cz: dx. Frog dz: dw. Queen, Prince and Bishops are boxed in.
+    let p = start("dcb-coblache");
+    let mut expected = set("ck", "dm");
+    expected.extend(set("fk", "fn"));
+    expected.extend(set("cz", "dx"));
+    expected.extend(set("dz", "dw"));
+    for f in ["c", "d", "e", "f"] {
+        expected.extend(set(&format!("{f}l"), &format!("{f}m")));
+        expected.extend(set(&format!("{f}y"), &format!("{f}x")));
+    }
+    let got: BTreeSet<String> = p
+        .legal_moves()
+        .into_iter()
+        .map(|m| notation::coord(&p, m))
+        .collect();
+    assert_eq!(got, expected);
+    assert!(!p.is_check() && p.royal(rules::Side::WHITE).is_none());
+}
+
+/// Black Queen dx and Prince dv (sections 3 and 2), White Queen dk and Prince ek (section 0),
+/// White Pawn cn before the n|o river, White Wazir er before the middle river; White has one
+/// Marshal (hm), one Frog (fm) and no Bishop on the board.
+const RIVERS: &str =
+    "**m3**/**4**/f2q4/8/3i4/8/**4**/**3b**/**2W1**/**4**/8/8/2P5/5F1M/**4**/**1QI1** w - - 0 1";
+
+#[test]
+fn coblache_river_promotions() {
+    let p = pos("dcb-coblache", RIVERS);
+    // Crossing an outer river, a Pawn becomes a Wazir at once.
+    assert_eq!(moves_from(&p, "cn"), set("cn", "co=W"));
+    // Crossing the middle river, a Wazir may stay, or become a kind White has fewer of than at
+    // the start (Marshal, Bishop, Frog; not the Queen or Prince, both still on the board).
+    // Its other steps cross nothing.
+    assert_eq!(
+        moves_from(&p, "er"),
+        set("er", "es es=M es=B es=F dr fr eq")
+    );
+}
+
+#[test]
+fn coblache_queen_and_prince_shun_the_enemy_royal_sections() {
+    let p = pos("dcb-coblache", RIVERS);
+    // The d-file is open to dv (the black Prince), but ds..dv lie in its section: the Queen
+    // stops on dr, and may not capture the Prince. Diagonally dk-el-fm is her own Frog; dk-cl.
+    assert_eq!(
+        moves_from(&p, "dk"),
+        set("dk", "ck dl dm dn do dp dq dr el cl")
+    );
+    assert_eq!(moves_from(&p, "ek"), set("ek", "fk el fl dl"));
+    // Once the Prince has left for dw (section 3), the Queen may go up to dv.
+    let moved = RIVERS.replace("8/3i4/8/**4**", "3i4/8/8/**4**");
+    let p = pos("dcb-coblache", &moved);
+    assert!(moves_from(&p, "dk").contains("dk-dv"));
+    assert!(!moves_from(&p, "dk").contains("dk-dw"));
+    // A refused move says why.
+    let p = pos("dcb-coblache", RIVERS);
+    let e = notation::parse_move(&p, "dk-ds").unwrap_err();
+    assert!(e.to_string().contains("section"), "{e}");
+}
+
+#[test]
+fn coblache_is_won_by_capturing_one_of_each() {
+    // Black has already lost its Prince, a Marshal, a Bishop and a Frog; the White Bishop takes
+    // the Queen on dq (the White Queen may not: dq's section holds her). That wins at once.
+    let state = "**4**/**4**/8/8/8/8/**4**/**4**/**4**/**1q2**/8/5B2/8/4p3/**4**/**1QI1** w - - 0 1 captured:bfim";
+    let mut p = pos("dcb-coblache", state);
+    assert_eq!(p.outcome(), None);
+    assert!(!moves_from(&p, "dk").iter().any(|m| m.ends_with("do")));
+    p.play(notation::parse_move(&p, "Bxdq").unwrap()).unwrap();
+    assert_eq!(
+        p.outcome(),
+        Some(rules::Outcome::Win {
+            winner: rules::Side::WHITE,
+            reason: rules::WinReason::Captures
+        })
+    );
+    assert!(
+        p.legal_moves().is_empty(),
+        "nothing is played after the win"
+    );
+    let text = fen::write(&p);
+    assert!(text.ends_with("captured:bfimq"), "{text}");
+    // Cumulative: the captures stand even if Black has a Queen again (re-promoted).
+    let again = pos(
+        "dcb-coblache",
+        &text.replace("**4**/**4**/8", "**4**/**q3**/8"),
+    );
+    assert!(matches!(again.outcome(), Some(rules::Outcome::Win { .. })));
+    // Undo takes the capture back.
+    p.undo().unwrap();
+    assert_eq!(p.outcome(), None);
+    assert_eq!(fen::write(&p), state);
 }

@@ -41,6 +41,9 @@ const VARIANTS: &[&str] = &[
     "dcb-knighted",
     "dcb-knighted-circular",
     "dcb-knighted-moebius",
+    "dcb-coblache",
+    "dcb-coblache-circular",
+    "dcb-coblache-moebius",
 ];
 
 fn variant(name: &str) -> Arc<Variant> {
@@ -73,6 +76,17 @@ fn exposed(after: &Position, mover: Side) -> bool {
 
 fn check_generation(p: &Position) {
     let legal = p.legal_moves();
+    if matches!(
+        p.outcome(),
+        Some(rules::Outcome::Win {
+            reason: rules::WinReason::Captures,
+            ..
+        })
+    ) {
+        // Won by captures (CoBlaChe): nothing more may be played.
+        assert!(legal.is_empty(), "{}", fen::write(p));
+        return;
+    }
     let mover = p.turn();
     for m in p.pseudo_legal_moves() {
         let mut after = p.clone();
@@ -162,6 +176,14 @@ fn flipped(p: &Position, mirror_files: bool) -> Position {
         fullmoves: s.fullmoves,
         unmoved: s.unmoved.iter().map(|c| map(*c)).collect(),
         freezes: s.freezes.iter().map(|(a, b)| (map(*a), map(*b))).collect(),
+        captured: s
+            .captured
+            .iter()
+            .map(|p| Piece {
+                side: side(p.side),
+                kind: p.kind,
+            })
+            .collect(),
     };
     Position::from_setup(v, setup).unwrap()
 }

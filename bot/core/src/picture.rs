@@ -297,6 +297,16 @@ mod tests {
     }
 
     #[test]
+    fn coblache_draws_its_three_rivers() {
+        let view = start_view("dcb-coblache");
+        assert!(view.validate().is_ok(), "{:?}", view.validate());
+        // n|o, r|s, v|w.
+        assert_eq!(view.boards[0].rivers, vec![3, 7, 11]);
+        let svg = render::render_svg(&view, &render::Theme::light());
+        assert!(svg.contains(&render::Theme::light().river));
+    }
+
+    #[test]
     fn wraparound_marks_the_seam_between_p_and_a() {
         let view = start_view("ecumenical-wraparound");
         assert!(view.validate().is_ok(), "{:?}", view.validate());

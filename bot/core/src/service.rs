@@ -1050,6 +1050,7 @@ fn finished(o: Outcome) -> GameStatus {
             result: if winner == Side::WHITE { "1-0" } else { "0-1" }.into(),
             reason: match reason {
                 rules::WinReason::Checkmate => "checkmate".into(),
+                rules::WinReason::Captures => "captures".into(),
             },
         },
         Outcome::Draw(r) => GameStatus::Finished {

@@ -381,7 +381,13 @@ async fn toulousain_through_the_service() {
 /// Plays a whole game of `variant` through the service with a fixed seed: mate in one when
 /// there is one, otherwise a capture if any, otherwise any move, every move typed in SAN by the
 /// player whose turn it is. It must end in checkmate; returns the number of plies.
-async fn play_to_mate(variant: &str, mut seed: u64) -> usize {
+async fn play_to_mate(variant: &str, seed: u64) -> usize {
+    play_to_win(variant, seed, "checkmate").await
+}
+
+/// As [`play_to_mate`], for a game that must end in a win for `reason` (the stored status's
+/// reason: "checkmate", or "captures" for CoBlaChe).
+async fn play_to_win(variant: &str, mut seed: u64, reason: &str) -> usize {
     let t = Table::new();
     t.start(variant).await;
     let catalog = Catalog::builtin();
@@ -423,13 +429,17 @@ async fn play_to_mate(variant: &str, mut seed: u64) -> usize {
                 matches!(o, rules::Outcome::Win { .. }),
                 "{variant} ended by {o} after {plies} plies"
             );
-            assert!(r[0].text.contains("Checkmate"), "{}", r[0].text);
+            if reason == "checkmate" {
+                assert!(r[0].text.contains("Checkmate"), "{}", r[0].text);
+            }
             break;
         }
         assert!(plies < 600, "the {variant} game did not end");
     }
+    let status = t.status().await;
     assert!(
-        matches!(t.status().await, GameStatus::Finished { reason, .. } if reason == "checkmate")
+        matches!(&status, GameStatus::Finished { reason: r, .. } if r == reason),
+        "{variant}: {status:?}"
     );
     // The stored game replays: its history reads back.
     assert!(t.text(&t.alice, "history").await.contains("1."));
@@ -451,6 +461,13 @@ async fn a_complete_double_besiege_ecumenical_game_ends_in_checkmate() {
 async fn a_complete_double_cross_moebius_game_ends_in_checkmate() {
     // The cruciform board with holes, solid blocks and the twisted join.
     assert!(play_to_mate("dcb-balanced-moebius", 7).await > 100);
+}
+
+#[tokio::test]
+async fn a_complete_coblache_game_is_won_by_captures() {
+    // No King: the game ends when one side has taken the enemy Queen, Prince, and a Marshal, a
+    // Bishop and a Frog.
+    assert!(play_to_win("dcb-coblache", 7, "captures").await > 10);
 }
 
 #[tokio::test]

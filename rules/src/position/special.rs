@@ -693,6 +693,7 @@ impl Position {
             unmoved: self.unmoved,
             freezes: self.freezes.clone(),
             special_history: Vec::with_capacity(1),
+            lost: self.lost,
         }
     }
 
