@@ -460,6 +460,13 @@ impl Position {
             })
     }
 
+    /// Whether a side has met the capture goal (out of line: only CoBlaChe has one).
+    #[cold]
+    #[inline(never)]
+    fn won_by_captures(&self) -> bool {
+        self.capture_winner().is_some()
+    }
+
     /// The side that has met the variant's capture goal (captured at least one enemy piece of
     /// each listed kind), if any.
     pub fn capture_winner(&self) -> Option<Side> {
@@ -618,19 +625,24 @@ impl Position {
 
     /// Every legal move, written into a reusable list (cleared first).
     pub fn legal_moves_into(&self, out: &mut MoveList) {
-        if !self.variant.capture_goal.is_empty() && self.capture_winner().is_some() {
-            // The game is won: nothing more may be played.
-            out.clear();
-            return;
-        }
-        if self.variant.special.is_some() {
-            self.special_legal(out);
-            return;
+        if self.variant.unusual {
+            if self.won_by_captures() {
+                // The game is won: nothing more may be played.
+                out.clear();
+                return;
+            }
+            if self.variant.special.is_some() {
+                self.special_legal(out);
+                return;
+            }
         }
         out.clear();
         out.reserve(256);
         let us = self.turn;
         self.pseudo_moves(out);
+        if self.variant.move_rules {
+            self.apply_river_rules(out, 0);
+        }
         let Some(king) = self.royal[us.index()] else {
             return;
         };
@@ -692,6 +704,9 @@ impl Position {
             self.special_pseudo(&mut out);
         } else {
             self.pseudo_moves(&mut out);
+            if self.variant.move_rules {
+                self.apply_river_rules(&mut out, 0);
+            }
         }
         out
     }
@@ -728,49 +743,49 @@ impl Position {
             if promotes {
                 self.expand_promotions(out, start);
             }
-            if v.move_rules {
-                self.apply_river_rules(kind, out, start);
-            }
         }
         if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
             self.castling_moves(out);
         }
     }
 
-    /// CoBlaChe's river rules on the moves `out[start..]` of one piece of kind `kind`: a piece
-    /// that shuns some enemy kinds may not move into a section holding one of them, and a
-    /// one-rank step across a river promotes a piece that has a crossing rule.
-    fn apply_river_rules(&self, kind: usize, out: &mut MoveList, start: usize) {
+    /// CoBlaChe's river rules on the pseudo-legal moves `out[first..]`: a piece that shuns
+    /// some enemy kinds may not move into a section holding one of them, and a one-rank step
+    /// across a river promotes a piece that has a crossing rule. Kept out of line so the
+    /// ordinary generator stays as it was.
+    #[cold]
+    #[inline(never)]
+    fn apply_river_rules(&self, out: &mut MoveList, first: usize) {
         let v = &*self.variant;
         let us = self.turn.index();
-        let pt = &v.pieces[kind];
-        if pt.shuns != 0 {
-            let mut shunned = 0u32;
-            for e in self.enemies(self.turn) {
-                for c in self.occupied[e as usize].iter() {
-                    if pt.shuns >> (self.board[c.index()] & 31) & 1 != 0 {
-                        shunned |= 1 << v.sections[c.index()];
-                    }
-                }
-            }
-            if shunned != 0 {
-                let mut i = start;
-                while i < out.len() {
-                    if shunned >> v.sections[out[i].to.index()] & 1 != 0 {
-                        out.remove(i);
-                    } else {
-                        i += 1;
-                    }
-                }
+        let g = &v.geometry;
+        let kind_of = |m: &Move| (self.board[m.from.index()] & 31) as usize;
+        // Sections holding an enemy piece, per kind bit (at most 32 sections x 32 kinds is
+        // more than any board has; a river board has a handful).
+        let mut held = [0u32; 32];
+        for e in self.enemies(self.turn) {
+            for c in self.occupied[e as usize].iter() {
+                held[(self.board[c.index()] & 31) as usize] |= 1 << v.sections[c.index()];
             }
         }
-        let Some(crossing) = &pt.crossing else {
-            return;
+        let shunned = |kind: usize| -> u32 {
+            let mask = v.pieces[kind].shuns;
+            (0..32)
+                .filter(|k| mask >> k & 1 != 0)
+                .fold(0, |acc, k| acc | held[k])
         };
-        let g = &v.geometry;
-        let mut i = start;
+        let mut i = first;
         while i < out.len() {
             let m = out[i];
+            let pt = &v.pieces[kind_of(&m)];
+            if pt.shuns != 0 && shunned(kind_of(&m)) >> v.sections[m.to.index()] & 1 != 0 {
+                out.remove(i);
+                continue;
+            }
+            let Some(crossing) = &pt.crossing else {
+                i += 1;
+                continue;
+            };
             if m.promotion.is_some() || !crossing.crosses(g.info(m.from).rank, g.info(m.to).rank) {
                 i += 1;
                 continue;

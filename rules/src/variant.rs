@@ -235,6 +235,8 @@ pub struct Variant {
     pub capture_goal: Vec<Kind>,
     /// Some piece has a crossing promotion or shuns sections: the generator applies them.
     pub move_rules: bool,
+    /// Special powers, river rules or a capture goal: the legal generator leaves its fast path.
+    pub unusual: bool,
 }
 
 impl Variant {
@@ -837,6 +839,7 @@ impl Variant {
             special,
             orientation,
             sections,
+            unusual: special_on || move_rules || !capture_goal.is_empty(),
             capture_goal,
             move_rules,
         })
