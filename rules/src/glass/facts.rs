@@ -307,7 +307,7 @@ pub fn describe(v: &Variant, me: Side, fact: &Fact) -> String {
             by.name(2)
         ),
         Fact::ChooseFor { army } => format!(
-            "You now choose a move for {}'s army (an order such as e2e4 or M:e7e5).",
+            "You now choose a move for {}'s army: give an order as usual, for its pieces.",
             army.name(2)
         ),
     }

@@ -30,12 +30,12 @@ pub enum Order {
 pub enum OrderTextError {
     /// Nothing usable.
     #[error(
-        "type an order as two squares, such as e2e4 (your world) or M:e2e4 / R:e2e4 (a world by name), or O-O"
+        "type an order as two squares, such as e2e4 (on your world; put R: or M: in front to name a world), or O-O"
     )]
     Empty,
     /// The squares are not both cells of one world.
     #[error(
-        "{0:?} is not an order: name the start and destination squares, such as e2e4 or M:g8f6 (both squares on one world)"
+        "{0:?} is not an order: name the start and destination squares on one world, such as e2e4 (put R: or M: in front to name a world)"
     )]
     Unreadable(String),
     /// A promotion letter that no piece has.
