@@ -28,6 +28,11 @@ pub fn is_glass(variant: &str) -> bool {
     glass::rules_of(variant).is_some()
 }
 
+/// The Looking-Glass rules of a stored variant name (the "no strikes" option is part of it).
+pub fn glass_rules(variant: &str) -> Option<rules::glass::GlassRules> {
+    glass::rules_of(variant)
+}
+
 /// The time source, so tests are deterministic.
 pub trait Clock: Send + Sync {
     /// Unix seconds now.
