@@ -126,7 +126,18 @@ fn a_move_stays_when_the_connected_square_is_occupied() {
     assert_eq!(at(&g, "R:f3"), 'N');
     let f3 = cell(&g, "R:f3");
     assert!(r.told[0].contains(&Fact::Stayed { cell: f3 }));
-    assert_eq!(r.told[1], vec![Fact::Asked { cell: f3 }]);
+    assert_eq!(
+        r.told[1],
+        vec![Fact::Asked { cell: f3 }, Fact::Stayed { cell: f3 }],
+        "Black answered 'occupied'"
+    );
+    // A blind order whose piece stays: the mover sees the occupied square on his world.
+    let mut g = state("8/8/8/8/8/8/3P4/4K3", "4k3/8/8/8/8/8/8/3R4", "w");
+    let r = g.order(W, "M:d1d2").unwrap();
+    assert_eq!(at(&g, "M:d2"), 'R');
+    let d2 = cell(&g, "M:d2");
+    assert!(r.told[0].contains(&Fact::Stayed { cell: d2 }));
+    assert!(r.told[1].contains(&Fact::Stayed { cell: d2 }));
 }
 
 #[test]

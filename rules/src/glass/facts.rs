@@ -51,8 +51,8 @@ pub enum Fact {
         /// Where it now stands.
         to: Cell,
     },
-    /// The connected square was occupied: the piece stays on `cell`. Told to the player who
-    /// asked (he learns "occupied").
+    /// The connected square was occupied: the piece stays on `cell`. Told to both: one asked
+    /// (or saw it), the other answered (or watched).
     Stayed {
         /// Where it stands.
         cell: Cell,

@@ -559,7 +559,8 @@ impl Glass {
             )));
         }
         chosen[side.index()] = true;
-        let g = self.variant.geometry.clone();
+        let variant = self.variant.clone();
+        let g = &variant.geometry;
         let world = world_of(side);
         let (back, pawns) = if side == Side::WHITE { (0, 1) } else { (7, 6) };
         for (file, l) in rank.letters().chars().enumerate() {
@@ -654,21 +655,54 @@ impl Glass {
 
     /// Whether `side` has a complete legal move on `world` (the free "ask" query).
     pub fn has_move_on(&self, side: Side, world: u8) -> bool {
-        !self.moves_on(side, world).is_empty()
+        let mut any = false;
+        self.each_move(side, world, |_, _| {
+            any = true;
+            false
+        });
+        any || (world == world_of(side)
+            && [false, true]
+                .into_iter()
+                .any(|long| self.castling_cells(side, long).is_some()))
     }
 
     /// Every complete legal move of `side`'s pieces on `world`, as order texts (`R:e2e4`,
     /// `O-O`). Partial executions are not listed: this is the referee's list.
     pub fn moves_on(&self, side: Side, world: u8) -> Vec<String> {
         let g = &self.variant.geometry;
-        let t = &self.variant.tables;
-        let mut out = Vec::new();
         let pawn = self.variant.kind_by_letter('P');
-        for from in g.cells().filter(|c| self.world(*c) == world) {
+        let mut out = Vec::new();
+        self.each_move(side, world, |from, to| {
+            let base = format!("{}{}", g.name(from), &g.name(to)[2..]);
+            let promotes =
+                self.board[from.index()].map(|p| p.kind) == pawn && self.last_rank(side, to);
+            if promotes {
+                out.extend(['q', 'r', 'b', 'n'].map(|l| format!("{base}{l}")));
+            } else {
+                out.push(base);
+            }
+            true
+        });
+        if world == world_of(side) {
+            for long in [false, true] {
+                if self.castling_cells(side, long).is_some() {
+                    out.push(if long { "O-O-O" } else { "O-O" }.into());
+                }
+            }
+        }
+        out
+    }
+
+    /// Calls `f(from, to)` for every complete move (castling aside) of `side` on `world`
+    /// until it returns false.
+    fn each_move(&self, side: Side, world: u8, mut f: impl FnMut(Cell, Cell) -> bool) {
+        let t = &self.variant.tables;
+        let pawn = self.variant.kind_by_letter('P');
+        for from in self.variant.geometry.cells() {
             let Some(p) = self.board[from.index()] else {
                 continue;
             };
-            if p.side != side {
+            if p.side != side || self.world(from) != world {
                 continue;
             }
             let (a, b) = t.index[t.slot(p.kind.index(), side.index(), from.index())];
@@ -690,15 +724,8 @@ impl Glass {
                         }
                         Some(q) => q.side != side && path.flags & F_CAPTURE != 0,
                     };
-                    if ok {
-                        let base = format!("{}{}", g.name(from), &g.name(Cell(to))[2..]);
-                        if Some(p.kind) == pawn && self.last_rank(side, Cell(to)) {
-                            for l in ['q', 'r', 'b', 'n'] {
-                                out.push(format!("{base}{l}"));
-                            }
-                        } else {
-                            out.push(base);
-                        }
+                    if ok && !f(from, Cell(to)) {
+                        return;
                     }
                     if path.kind == RIDE && target.is_some() {
                         break;
@@ -706,14 +733,6 @@ impl Glass {
                 }
             }
         }
-        if world == world_of(side) {
-            for long in [false, true] {
-                if self.castling_cells(side, long).is_some() {
-                    out.push(if long { "O-O-O" } else { "O-O" }.into());
-                }
-            }
-        }
-        out
     }
 
     fn last_rank(&self, side: Side, cell: Cell) -> bool {
@@ -762,7 +781,8 @@ impl Glass {
             public: vec![Public::Moved { army, by: giver }],
             outcome: None,
         };
-        let g = self.variant.geometry.clone();
+        let variant = self.variant.clone();
+        let g = &variant.geometry;
         let (from, to, promotion) = match order {
             Order::Castle { long } => {
                 let world = world_of(army);
@@ -840,7 +860,7 @@ impl Glass {
                         to,
                         promotion: None
                     }
-                    .text(&g)
+                    .text(g)
                 )));
             }
             (true, None) => self.variant.kind_by_letter('Q'),
@@ -1019,7 +1039,11 @@ impl Glass {
         let there = self.portal(at);
         let here_viewer = Side(self.world(at));
         if self.board[there.index()].is_some() {
-            report.told[here_viewer.index()].push(Fact::Stayed { cell: at });
+            // Both know: the mover asked (or, ordering blind, sees the occupied square
+            // himself), and the other answered (or watches the piece stay on his world).
+            for s in 0..2 {
+                report.told[s].push(Fact::Stayed { cell: at });
+            }
             return at;
         }
         self.board[at.index()] = None;
