@@ -22,6 +22,7 @@ pub mod chess960;
 mod explain;
 pub mod fen;
 pub mod geometry;
+pub mod glass;
 pub mod notation;
 pub mod orientation;
 pub mod perft;

@@ -78,6 +78,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let Some(g) = self.active_game().await else {
             return local(LOCAL[0]);
         };
+        if bot_core::service::is_glass(&g.variant) {
+            return local(&g.seats[glass_seat(&g, cmd)].user);
+        }
         let n = g.seats.len().max(1);
         let mut seat = g.moves.len() % n;
         if let (Some(Command::Draw(a, _) | Command::Takeback(a, _)), Some(offer)) =
@@ -147,7 +150,13 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             }
             if let Some(b) = &r.board {
                 let catalog = self.service.catalog();
-                if let Ok(v) = catalog.get(&b.variant)
+                let glass = bot_core::service::is_glass(&b.variant);
+                if glass {
+                    if let Some(t) = bot_core::text::glass_board(&b.state) {
+                        out.push_str(&t);
+                        out.push('\n');
+                    }
+                } else if let Ok(v) = catalog.get(&b.variant)
                     && let Ok(pos) = rules::fen::position(&v, &b.state)
                 {
                     out.push_str(&bot_core::text::board(&pos));
@@ -155,7 +164,14 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 }
                 match bot_core::picture::png(b, catalog, &self.renderer, &self.theme, self.size) {
                     Ok(png) => {
-                        let path = self.boards_dir.join(format!("game-{}.png", b.game));
+                        // Looking-Glass: one picture per player's world, and the reveal.
+                        let name = match (&r.audience, glass) {
+                            (Audience::Private(p), true) => {
+                                format!("game-{}-{}.png", b.game, p.user)
+                            }
+                            _ => format!("game-{}.png", b.game),
+                        };
+                        let path = self.boards_dir.join(name);
                         let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()
                             && tokio::fs::write(&path, png).await.is_ok();
                         if written {
@@ -205,6 +221,34 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         }
         stdout.write_all(b"\nbye\n").await?;
         Ok(())
+    }
+}
+
+/// In hot-seat mode, who gives the next command of a Looking-Glass game: during the setup
+/// the player who has not chosen yet (White first), then the referee's player to move.
+fn glass_seat(g: &GameRecord, cmd: Option<&Command>) -> usize {
+    let chosen = |letter: &str| {
+        g.moves
+            .iter()
+            .any(|m| m.starts_with(&format!("{letter} setup ")))
+    };
+    if !chosen("w") {
+        return 0;
+    }
+    if !chosen("b") {
+        return 1;
+    }
+    let Some(rules) = bot_core::service::glass_rules(&g.variant) else {
+        return 0;
+    };
+    let turn = rules::glass::Glass::replay(rules::glass::variant(), rules, &g.moves)
+        .map_or(0, |game| game.turn().index());
+    // Answering an offer is the other player's business.
+    match (cmd, g.pending_offer) {
+        (Some(Command::Draw(a, _)), Some(offer)) if *a != Answer::Offer => {
+            (offer.by_seat as usize + 1) % 2
+        }
+        _ => turn,
     }
 }
 
@@ -260,6 +304,41 @@ mod tests {
         c.line("e4e6").await;
         assert!(c.line("draw").await.contains("black offers a draw"));
         assert!(c.line("draw accept").await.contains("drawn by agreement"));
+    }
+
+    #[tokio::test]
+    async fn hot_seat_looking_glass_labels_each_players_private_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = console(dir.path(), None, MemoryStore::new());
+        let out = c.line("play looking-glass").await;
+        assert!(
+            out.contains("[to white only]") && out.contains("[to black only]"),
+            "{out}"
+        );
+        assert!(
+            c.line("setup 518")
+                .await
+                .contains("[to white only] Your back rank")
+        );
+        let out = c.line("setup random").await;
+        assert!(out.contains("[to black only] Your back rank"), "{out}");
+        assert!(out.contains("the game begins"), "{out}");
+        // Each player's world as text: White sees the Real world, the Mirror is veiled.
+        assert!(out.contains("Mirror (M:) — unseen"), "{out}");
+        let out = c.line("e2e4").await;
+        assert!(out.contains("White has moved"), "{out}");
+        assert!(out.contains("[to black only]"), "{out}");
+        assert!(dir.path().join("boards/game-1-white.png").exists());
+        assert!(dir.path().join("boards/game-1-black.png").exists());
+        // Black is to move now: the hot seat passes to him.
+        let out = c.line("ask").await;
+        assert!(out.starts_with("[to black only]"), "{out}");
+        let out = c.line("resign").await;
+        assert!(out.contains("revealed"), "{out}");
+        assert!(
+            out.contains("Real (R:)") && out.contains("Mirror (M:)"),
+            "{out}"
+        );
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
 //! piece VARIANT PIECE   help [COMMAND]
+//! setup [#GAME] NUMBER|RNBQKBNR|random   ask [#GAME]        (Through the Looking-Glass)
 //! ```
 
 use crate::model::GameId;
@@ -95,6 +96,16 @@ pub enum Command {
     },
     /// Help, in general or for one command.
     Help(Option<String>),
+    /// Looking-Glass: choose one's secret back rank (a Chess960 number, eight letters, or
+    /// `random`).
+    Setup {
+        /// Which game.
+        game: Option<GameId>,
+        /// The choice as typed.
+        choice: String,
+    },
+    /// Looking-Glass: ask whether one has a legal move on the world one cannot see.
+    Ask(Option<GameId>),
 }
 
 /// Why text is not a command; always says what to type instead.
@@ -135,6 +146,8 @@ const NAMES: &[&str] = &[
     "rules",
     "piece",
     "help",
+    "setup",
+    "ask",
 ];
 
 /// The usage line of each command, for `help COMMAND` and usage errors.
@@ -162,6 +175,12 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "rules" => "rules VARIANT — how a variant is played",
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
         "help" => "help [COMMAND] — this help",
+        "setup" => {
+            "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
+        }
+        "ask" => {
+            "ask [#GAME] — Looking-Glass: do I have a legal move on the world I cannot see? (yes or no, privately)"
+        }
         _ => return None,
     })
 }
@@ -369,6 +388,21 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             _ => return Err(usage_err("piece", "which variant and piece?")),
         },
         "help" | "?" => Command::Help(args.first().map(|s| s.to_lowercase())),
+        "setup" => {
+            let game = take_game(&mut args);
+            match args.as_slice() {
+                [one] => Command::Setup {
+                    game,
+                    choice: one.to_string(),
+                },
+                _ => return Err(usage_err("setup", "give one choice")),
+            }
+        }
+        "ask" => {
+            let g = take_game(&mut args);
+            no_more(&args, "ask")?;
+            Command::Ask(g)
+        }
         other => {
             return Err(ParseError::Unknown {
                 word: other.to_string(),
@@ -381,6 +415,20 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn looking_glass_commands() {
+        assert_eq!(
+            parse("setup #4 rnbqkbnr").unwrap(),
+            Command::Setup {
+                game: Some(GameId(4)),
+                choice: "rnbqkbnr".into()
+            }
+        );
+        assert_eq!(parse("ask").unwrap(), Command::Ask(None));
+        assert!(parse("setup").unwrap_err().to_string().contains("RNBQKBNR"));
+        assert!(parse("ask now").is_err());
+    }
 
     #[test]
     fn challenge_forms() {

@@ -200,6 +200,9 @@ pub fn view(
 /// # Errors
 /// When the stored variant or state no longer reads (a corrupt record).
 pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView, PictureError> {
+    if crate::service::is_glass(&picture.variant) {
+        return glass_view(picture);
+    }
     let v = catalog
         .get(&picture.variant)
         .map_err(|e| PictureError::Position(e.to_string()))?;
@@ -211,6 +214,98 @@ pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView
         picture.viewer,
         &picture.players,
     ))
+}
+
+/// A Looking-Glass picture: a player's view (`view ...` state: his world, and the other world
+/// veiled with only his own pieces) or, at the end, both worlds revealed (the full state).
+/// The state text is all the picture knows, so a private picture cannot draw a secret.
+fn glass_view(picture: &BoardPicture) -> Result<BoardView, PictureError> {
+    use rules::glass::{Glass, GlassRules, PlayerView, world_of};
+    let v = rules::glass::variant();
+    let bad = |e: String| PictureError::Position(e);
+    let (pieces, strikes, captured, to_move, viewer) = if picture.state.starts_with("view ") {
+        let view = PlayerView::parse(&v, &picture.state).map_err(bad)?;
+        let pieces: Vec<(Cell, rules::Piece)> =
+            view.world.iter().chain(&view.elsewhere).copied().collect();
+        (
+            pieces,
+            view.strikes,
+            view.captured,
+            view.to_move,
+            Some(view.side),
+        )
+    } else {
+        let game = Glass::from_state(GlassRules::default(), &picture.state).map_err(bad)?;
+        let pieces = v
+            .geometry
+            .cells()
+            .filter_map(|c| game.piece_at(c).map(|p| (c, p)))
+            .collect();
+        let taken = [Vec::new(), Vec::new()];
+        (pieces, game.strikes(), taken, None, None)
+    };
+    let g = &v.geometry;
+    let shape = g.shape();
+    let panel = |b: u8| {
+        let veiled = viewer.is_some_and(|s| world_of(s) != b);
+        let mut p = BoardPanel::with_labels(shape.file_names.clone(), shape.rank_names.clone())
+            .titled(if b == 0 { "Real" } else { "Mirror" });
+        p.veiled = veiled;
+        p
+    };
+    // The viewer's own world first; the reveal shows Real, then Mirror.
+    let first = viewer.map_or(0, world_of);
+    let mut view = BoardView::new(panel(first));
+    view.boards.push(panel(1 - first));
+    for (c, p) in pieces {
+        let i = g.info(c);
+        let pt = v.piece(p.kind);
+        view.put(
+            Square {
+                board: u8::from(i.board != first),
+                x: i.file,
+                y: i.rank,
+            },
+            Piece {
+                glyph: glyph(&pt.glyph, pt.letter),
+                army: army(p.side),
+            },
+        );
+    }
+    view.side_to_move = to_move.map(army);
+    let viewer_army = army(viewer.unwrap_or(rules::Side::WHITE));
+    view.viewer = Some(viewer_army);
+    view.rotation = Rotation::for_two_player(viewer_army);
+    view.players = (0..2u8)
+        .map(|s| {
+            let side = rules::Side(s);
+            let mut info = PlayerInfo::new(
+                army(side),
+                picture
+                    .players
+                    .get(s as usize)
+                    .cloned()
+                    .unwrap_or_else(|| side.name(2).to_string()),
+            );
+            info.strikes = Some(render::Strikes {
+                count: strikes[s as usize],
+                limit: rules::glass::STRIKE_LIMIT,
+            });
+            info.captured = captured[s as usize]
+                .iter()
+                .map(|k| {
+                    let pt = v.piece(*k);
+                    Piece {
+                        glyph: glyph(&pt.glyph, pt.letter),
+                        army: army(rules::Side(1 - s)),
+                    }
+                })
+                .collect();
+            info
+        })
+        .collect();
+    view.title = Some("Through the Looking-Glass".into());
+    Ok(view)
 }
 
 /// Renders a reply's board picture to PNG.
@@ -340,5 +435,48 @@ mod tests {
         assert!(render::render_svg(&view, &render::Theme::light()).contains(seam));
         let plain = start_view("ecumenical-northern");
         assert!(!render::render_svg(&plain, &render::Theme::light()).contains(seam));
+    }
+
+    #[test]
+    fn looking_glass_private_board_veils_the_other_world() {
+        use rules::glass::{BackRank, Glass, GlassRules};
+        let mut g = Glass::new(GlassRules::default());
+        g.choose(rules::Side::WHITE, BackRank::orthodox()).unwrap();
+        g.choose(rules::Side::BLACK, BackRank::orthodox()).unwrap();
+        g.order(rules::Side::WHITE, "e2e4").unwrap();
+        let pic = BoardPicture {
+            game: GameId(1),
+            variant: rules::glass::NAME.into(),
+            state: g.view(rules::Side::BLACK).text(g.variant()),
+            last_move: None,
+            viewer: Some(1),
+            players: vec!["alice".into(), "bob".into()],
+        };
+        let catalog = Catalog::builtin();
+        let view = board_view(&pic, &catalog).unwrap();
+        assert_eq!(view.boards[0].title.as_deref(), Some("Mirror"));
+        assert!(!view.boards[0].veiled && view.boards[1].veiled);
+        // Black sees 16 pieces of his and White's fallen Pawn; nothing of his on the Real.
+        assert_eq!(view.pieces.len(), 17);
+        assert!(view.pieces.iter().all(|p| p.square.board == 0));
+        assert_eq!(view.rotation, Rotation::Half);
+        let bytes = png(
+            &pic,
+            &catalog,
+            &render::Renderer::new(),
+            &render::Theme::light(),
+            480,
+        )
+        .unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
+        // The reveal shows both worlds unveiled.
+        let reveal = BoardPicture {
+            state: g.state_text(),
+            viewer: None,
+            ..pic
+        };
+        let view = board_view(&reveal, &catalog).unwrap();
+        assert!(view.boards.iter().all(|b| !b.veiled));
+        assert_eq!(view.pieces.len(), 32);
     }
 }

@@ -2,7 +2,7 @@
 //! adapters decide how each looks on their platform (a Discord embed, a Matrix message, a
 //! console line) and deliver privately what is private.
 
-use crate::model::{GameId, PlayerId};
+use crate::model::{GameId, Place, PlayerId};
 
 /// Who may see a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +57,10 @@ pub struct Reply {
     pub board: Option<BoardPicture>,
     /// Buttons to offer.
     pub actions: Vec<Action>,
+    /// For [`Audience::Room`]: the game's room when it is not where the command was given
+    /// (a Looking-Glass player gives his orders in his private channel, and the game's room
+    /// is told the public part). `None`: the room of the command.
+    pub place: Option<Place>,
 }
 
 impl Reply {
@@ -68,7 +72,23 @@ impl Reply {
             mentions: Vec::new(),
             board: None,
             actions: Vec::new(),
+            place: None,
         }
+    }
+
+    /// A reply to one player privately (Discord DM, Matrix direct room, a labelled console
+    /// line).
+    pub fn private(who: PlayerId, text: impl Into<String>) -> Reply {
+        Reply {
+            audience: Audience::Private(who),
+            ..Reply::room(text)
+        }
+    }
+
+    /// Sends a room reply to the game's room `place` rather than the command's.
+    pub fn in_place(mut self, place: Place) -> Reply {
+        self.place = Some(place);
+        self
     }
 
     /// A reply to the actor only.

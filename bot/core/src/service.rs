@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use rules::{Catalog, Outcome, Position, Side, Variant, notation};
 
+mod glass;
+
 use crate::{
     command::{self, Answer, ColourChoice, Command},
     export,
@@ -19,6 +21,17 @@ use crate::{
     store::{ChallengeFilter, GameFilter, GameStore, StoreError},
     text,
 };
+
+/// Whether a stored variant name is a Looking-Glass game (played by `rules::glass`, not by a
+/// catalogue variant).
+pub fn is_glass(variant: &str) -> bool {
+    glass::rules_of(variant).is_some()
+}
+
+/// The Looking-Glass rules of a stored variant name (the "no strikes" option is part of it).
+pub fn glass_rules(variant: &str) -> Option<rules::glass::GlassRules> {
+    glass::rules_of(variant)
+}
 
 /// The time source, so tests are deterministic.
 pub trait Clock: Send + Sync {
@@ -58,6 +71,8 @@ pub struct GameService<S, C = SystemClock> {
     clock: C,
     catalog: Arc<Catalog>,
     memo: Memo,
+    /// The two worlds of Through the Looking-Glass (its own engine, not a catalogue variant).
+    glass: Arc<Variant>,
 }
 
 /// A game loaded from the store with its position rebuilt from the move list.
@@ -93,6 +108,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             clock,
             catalog,
             memo: Memo::default(),
+            glass: rules::glass::variant(),
         }
     }
 
@@ -202,7 +218,29 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Command::Move { game, text } => self.play(actor, place, game, &text, None).await,
             Command::Board(game) => {
                 let g = self.pick_game(actor, place, game, false).await?;
+                if glass::rules_of(&g.record.variant).is_some() {
+                    return self.glass_board(actor, &g);
+                }
                 Ok(vec![self.board_reply(&g, "", g.record.seat_of(&actor.id))])
+            }
+            Command::Setup { game, choice } => {
+                let g = self.pick_game(actor, place, game, true).await?;
+                if glass::rules_of(&g.record.variant).is_none() {
+                    return user(format!(
+                        "Game {} has its start position already; `setup` is for Through the Looking-Glass.",
+                        g.record.id
+                    ));
+                }
+                self.glass_setup(actor, g, &choice).await
+            }
+            Command::Ask(game) => {
+                let g = self.pick_game(actor, place, game, true).await?;
+                if glass::rules_of(&g.record.variant).is_none() {
+                    return user(
+                        "`ask` is for Through the Looking-Glass; in this game, `moves` lists every legal move.",
+                    );
+                }
+                self.glass_ask(actor, &g)
             }
             Command::Moves { game, from } => self.list_moves(actor, place, game, from).await,
             Command::Resign(game) => self.resign(actor, place, game).await,
@@ -218,18 +256,27 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Command::Games => self.games(actor, place).await,
             Command::History(game) => {
                 let g = self.pick_game(actor, place, game, false).await?;
+                if glass::rules_of(&g.record.variant).is_some() {
+                    return self.glass_history(&g);
+                }
                 Ok(vec![Reply::actor(
                     export::history(&g.variant, &g.record).map_err(Failure::Internal)?,
                 )])
             }
             Command::Export(game) => {
                 let g = self.pick_game(actor, place, game, false).await?;
+                if glass::rules_of(&g.record.variant).is_some() {
+                    return self.glass_history(&g);
+                }
                 let names = self.seat_names(&g.record).await;
                 Ok(vec![Reply::actor(
                     export::pgn(&g.variant, &g.record, &names).map_err(Failure::Internal)?,
                 )])
             }
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
+            Command::Rules(v) if glass::rules_of(&v).is_some() => {
+                Ok(vec![Reply::actor(glass::rules_text(&v))])
+            }
             Command::Rules(v) => Ok(vec![Reply::actor(text::rules(&*self.variant(&v)?))]),
             Command::Piece { variant, piece } => {
                 let v = self.variant(&variant)?;
@@ -259,6 +306,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             if let Ok(v) = self.catalog.get(&n) {
                 s.push_str(&format!("- `{n}`: {}\n", v.display_name));
             }
+        }
+        for n in [rules::glass::NAME, rules::glass::NAME_NO_STRIKES] {
+            s.push_str(&format!("- `{n}`: {}\n", glass::display_name(n)));
         }
         s.push_str("Start one with `challenge @someone VARIANT`.");
         s
@@ -304,7 +354,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         variant: &str,
         colour: ColourChoice,
     ) -> Outcomes {
-        let v = self.variant(variant)?;
+        let (vname, display) = match glass::rules_of(variant) {
+            Some(_) => (
+                variant.to_string(),
+                glass::display_name(variant).to_string(),
+            ),
+            None => {
+                let v = self.variant(variant)?;
+                (v.name.clone(), v.display_name.clone())
+            }
+        };
         let challenged = opponent.map(|o| parse_mention(place, &o));
         if challenged.as_ref() == Some(&actor.id)
             && place.platform != crate::model::Platform::Console
@@ -323,7 +382,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .create_challenge(NewChallenge {
                 challenger: actor.id.clone(),
                 challenged: challenged.clone(),
-                variant: v.name.clone(),
+                variant: vname,
                 options: options.into(),
                 place: place.clone(),
                 created_at: self.clock.now(),
@@ -332,13 +391,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mut reply = match &challenged {
             Some(p) => Reply::room(format!(
                 "{{0}} challenges {{1}} to {} (challenge {}). {{1}}: type `accept {}` or `decline {}`.",
-                v.display_name, rec.id, rec.id, rec.id
+                display, rec.id, rec.id, rec.id
             ))
             .mention(actor.id.clone())
             .mention(p.clone()),
             None => Reply::room(format!(
                 "{{0}} opens a challenge to {} (challenge {}). Anyone here may `accept {}`.",
-                v.display_name, rec.id, rec.id
+                display, rec.id, rec.id
             ))
             .mention(actor.id.clone()),
         };
@@ -412,7 +471,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         {
             return user(format!("Challenge {} is not addressed to you.", c.id));
         }
-        let v = self.variant(&c.variant)?;
         let now = self.clock.now();
         let challenger_first = match c.options.as_str() {
             "colour=second" => false,
@@ -424,6 +482,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         } else {
             vec![actor.id.clone(), c.challenger.clone()]
         };
+        if glass::rules_of(&c.variant).is_some() {
+            return self.glass_start(c, actor, seats, now).await;
+        }
+        let v = self.variant(&c.variant)?;
         let start = Position::start(&v);
         let accepted = self
             .store
@@ -503,6 +565,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     // ----- games -----------------------------------------------------------------------
 
     fn rebuild(&self, record: GameRecord) -> Result<Loaded, Failure> {
+        if glass::rules_of(&record.variant).is_some() {
+            // Looking-Glass games are replayed by their own referee (`glass::glass_game`)
+            // where a command needs them; the generic commands (resign, draw, abort) only
+            // read the record, and the position here is the worlds' example start.
+            return Ok(Loaded {
+                record,
+                variant: self.glass.clone(),
+                position: Position::start(&self.glass),
+            });
+        }
         let variant = self
             .catalog
             .get(&record.variant)
@@ -543,7 +615,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         actor: &Actor,
         place: &Place,
     ) -> Result<Vec<GameRecord>, Failure> {
-        Ok(self
+        let here = self
             .store
             .list_games(
                 &GameFilter::default()
@@ -551,7 +623,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     .of(actor.id.clone())
                     .active(),
             )
-            .await?)
+            .await?;
+        if !here.is_empty() {
+            return Ok(here);
+        }
+        // Looking-Glass players give their orders in their private channel with the bot,
+        // where no game lives: their Looking-Glass games anywhere count as here.
+        Ok(self
+            .store
+            .list_games(&GameFilter::default().of(actor.id.clone()).active())
+            .await?
+            .into_iter()
+            .filter(|g| glass::rules_of(&g.variant).is_some())
+            .collect())
     }
 
     /// The game a command refers to: the one named, or the only candidate in context.
@@ -635,6 +719,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             };
             if !g.record.status.is_active() {
                 return user(format!("Game {} is over.", g.record.id));
+            }
+            if glass::rules_of(&g.record.variant).is_some() {
+                return self.glass_order(actor, g, text).await;
             }
             let seat = g.record.seat_of(&actor.id);
             let to_move = Self::seat_to_move(&g);
@@ -742,6 +829,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         from: Option<String>,
     ) -> Outcomes {
         let g = self.pick_game(actor, place, game, false).await?;
+        if glass::rules_of(&g.record.variant).is_some() {
+            return self.glass_moves(actor, &g);
+        }
         let geo = &g.variant.geometry;
         let from_cell = match &from {
             Some(c) => match geo.parse(c) {
@@ -787,14 +877,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             pending_offer: None,
         };
         self.versioned(&g, &update).await?;
-        Ok(vec![
+        let mut replies = vec![
             Reply::room(format!(
                 "Game {}: {{0}} resigns. {} wins.",
                 g.record.id,
                 Side(1 - seat.min(1)).name(2)
             ))
             .mention(actor.id.clone()),
-        ])
+        ];
+        self.reveal_if_glass(&g, &mut replies);
+        Ok(replies)
     }
 
     async fn versioned(&self, g: &Loaded, update: &GameUpdate) -> Result<(), Failure> {
@@ -839,6 +931,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     // Offering what the other side offered is accepting it.
                     return Box::pin(self.offer(actor, place, Some(id), kind, Answer::Accept))
                         .await;
+                }
+                if kind == OfferKind::Takeback && glass::rules_of(&g.record.variant).is_some() {
+                    return user(
+                        "There are no takebacks in Through the Looking-Glass: your opponent has already been told what happened.",
+                    );
                 }
                 if kind == OfferKind::Takeback
                     && !g
@@ -906,9 +1003,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                             },
                         )
                         .await?;
-                        Ok(vec![Reply::room(format!(
-                            "Game {id} is drawn by agreement."
-                        ))])
+                        let mut replies =
+                            vec![Reply::room(format!("Game {id} is drawn by agreement."))];
+                        self.reveal_if_glass(&g, &mut replies);
+                        Ok(replies)
                     }
                     OfferKind::Takeback => self.take_back(&g, o.by_seat).await,
                 }
@@ -953,6 +1051,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mut r = self.board_reply(&reloaded, &text, Some(next));
         r.mentions = vec![reloaded.record.seats[next as usize].clone()];
         Ok(vec![r])
+    }
+
+    /// At the end of a Looking-Glass game by resignation or agreement: the reveal.
+    fn reveal_if_glass(&self, g: &Loaded, replies: &mut Vec<Reply>) {
+        if glass::rules_of(&g.record.variant).is_some()
+            && let Ok(game) = self.glass_game(&g.record)
+        {
+            let mut r = self.glass_reveal(&g.record, &game);
+            r.place = None;
+            replies.push(r);
+        }
     }
 
     async fn abort(&self, actor: &Actor, place: &Place, game: Option<GameId>) -> Outcomes {

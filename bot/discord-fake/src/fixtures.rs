@@ -295,6 +295,9 @@ pub struct MessageParts {
     pub webhook_id: Option<u64>,
     /// `(interaction id, type, user)` of the interaction a response message belongs to.
     pub interaction: Option<(u64, u64, Value)>,
+    /// For a message of a component interaction: the message the component was on (Discord
+    /// sends `interacted_message_id` in the metadata, and serenity requires it).
+    pub interacted_message: Option<u64>,
     pub mentions: Vec<Value>,
     pub reactions: Vec<Value>,
     pub thread: Option<Value>,
@@ -345,6 +348,9 @@ pub fn message(
             "authorizing_integration_owners": {},
         });
         m["interaction_metadata"]["user_id"] = uid;
+        if let Some(mid) = parts.interacted_message {
+            m["interaction_metadata"]["interacted_message_id"] = Value::from(s(mid));
+        }
     }
     if let Some(t) = parts.thread {
         m["thread"] = t;

@@ -290,6 +290,10 @@ impl Recorded {
                 .get(&iid)
                 .map(|i| (iid, i.kind, self.user_json(i.user_id)))
         });
+        let interacted_message = m
+            .interaction_id()
+            .and_then(|iid| self.interactions.get(&iid))
+            .and_then(|i| i.message_id);
         let webhook_id = m.interaction_id().map(|_| self.app_id);
         let thread = m.thread_id.and_then(|t| self.channel_json(t));
         fixtures::message(
@@ -306,6 +310,7 @@ impl Recorded {
                 edited: m.edits > 0,
                 webhook_id,
                 interaction,
+                interacted_message,
                 mentions: Vec::new(),
                 reactions: m
                     .reactions

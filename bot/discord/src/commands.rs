@@ -34,6 +34,8 @@ pub(crate) fn all() -> Vec<poise::Command<crate::Bot, Error>> {
         rules(),
         piece(),
         help(),
+        setup(),
+        ask(),
     ]
 }
 
@@ -325,6 +327,33 @@ pub async fn move_(
         },
     )
     .await
+}
+
+/// Looking-Glass: choose your secret back rank (best in a DM with the bot)
+#[poise::command(slash_command)]
+pub async fn setup(
+    ctx: Ctx<'_>,
+    #[description = "A Chess960 number (518 = orthodox), eight letters like RNBQKBNR, or random"]
+    choice: String,
+    #[description = "The game number (if you play several)"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(
+        ctx,
+        Command::Setup {
+            game: self::game(game),
+            choice,
+        },
+    )
+    .await
+}
+
+/// Looking-Glass: do I have a legal move on the world I cannot see? (answered privately)
+#[poise::command(slash_command)]
+pub async fn ask(
+    ctx: Ctx<'_>,
+    #[description = "The game number (if you play several)"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Ask(self::game(game))).await
 }
 
 /// Show the board

@@ -45,6 +45,14 @@ impl Target<'_> {
         }
     }
 
+    /// The channel the interaction came from.
+    fn channel(&self) -> u64 {
+        match self {
+            Target::Command(c) => c.channel_id().get(),
+            Target::Component { ix, .. } => ix.channel_id.get(),
+        }
+    }
+
     async fn defer(&mut self, ephemeral: bool) -> Result<(), Error> {
         match self {
             Target::Command(c) => {
@@ -217,6 +225,29 @@ pub(crate) async fn deliver(
     for reply in &replies {
         let png = picture(bot, reply).await;
         let content = convert::text(reply);
+        // A room reply for the game's room, when the command came from elsewhere (a
+        // Looking-Glass order given in a DM): posted there, not as the interaction's answer.
+        let elsewhere = reply
+            .place
+            .as_ref()
+            .filter(|_| reply.audience == Audience::Room)
+            .and_then(|p| p.thread.as_deref().unwrap_or(&p.room).parse::<u64>().ok())
+            .filter(|c| *c != 0 && *c != target.channel());
+        if let Some(channel) = elsewhere {
+            let mut msg = serenity::CreateMessage::new()
+                .content(content)
+                .components(action_rows(reply));
+            if let Some(b) = png {
+                msg = msg.add_file(serenity::CreateAttachment::bytes(b, "board.png"));
+            }
+            if let Err(e) = serenity::ChannelId::new(channel)
+                .send_message(target.http(), msg)
+                .await
+            {
+                tracing::warn!("message to the game's channel {channel} failed: {e}");
+            }
+            continue;
+        }
         match &reply.audience {
             Audience::Room | Audience::Actor => {
                 target

@@ -198,6 +198,7 @@ async fn registration_payload() {
         [
             "abort",
             "accept",
+            "ask",
             "board",
             "cancel",
             "challenge",
@@ -212,6 +213,7 @@ async fn registration_payload() {
             "piece",
             "resign",
             "rules",
+            "setup",
             "takeback",
             "variants"
         ]
@@ -679,6 +681,131 @@ async fn slow_work_is_deferred() {
 async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
     let global = bot.fake.registered_commands();
-    assert_eq!(global.len(), 18);
+    assert_eq!(global.len(), 20);
     assert!(bot.fake.guild_commands(ids::GUILD).is_empty());
+}
+
+/// A command given in the bot's DM channel; returns once its interaction is answered.
+async fn in_dm(fake: &FakeDiscord, who: u64, command: &str, option: Option<(&str, &str)>) {
+    let mut b = fake.slash(command).by(who).in_dm();
+    if let Some((name, value)) = option {
+        b = b.string(name, value);
+    }
+    let ix = b.send();
+    message(fake, &ix).await;
+}
+
+/// The last message the bot sent to a user by DM on its own (not an interaction's answer).
+fn last_dm(fake: &FakeDiscord, user: u64) -> SentMessage {
+    fake.dm_messages_to(user)
+        .into_iter()
+        .rev()
+        .find(|m| m.interaction_id().is_none())
+        .expect("a DM")
+}
+
+/// Whether a text names a square of either world (`R:e4`, `M:a8`).
+fn names_a_square(text: &str) -> bool {
+    text.as_bytes().windows(4).any(|w| {
+        (w[0] == b'R' || w[0] == b'M')
+            && w[1] == b':'
+            && (b'a'..=b'h').contains(&w[2])
+            && (b'1'..=b'8').contains(&w[3])
+    })
+}
+
+#[tokio::test]
+async fn looking_glass_game_by_direct_messages() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "looking-glass")
+        .integer("colour", 0)
+        .send();
+    let msg = message(fake, &ix).await;
+    let accept = msg
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:accept:"))
+        .unwrap();
+    let click = fake.click(msg.id, &accept).by(ids::BOB).send();
+    let started = message(fake, &click).await;
+    assert!(
+        started.content.contains("Looking-Glass"),
+        "{}",
+        started.content
+    );
+    // Both are invited privately to choose their back rank.
+    for user in [ids::ALICE, ids::BOB] {
+        let dm = fake.wait_dm(user, 1).await.unwrap();
+        assert!(dm.content.contains("setup 518"), "{}", dm.content);
+    }
+    in_dm(fake, ids::BOB, "setup", Some(("choice", "518"))).await;
+    in_dm(fake, ids::ALICE, "setup", Some(("choice", "RNBQKBNR"))).await;
+    // The game begins: each gets his own world as a picture.
+    for user in [ids::ALICE, ids::BOB] {
+        let dms = fake.dm_messages_to(user);
+        let board = dms
+            .iter()
+            .rev()
+            .find_map(|m| m.attachment("board.png"))
+            .expect("a private board");
+        assert!(board.is_png());
+        assert!(decode_png(&board.bytes).0 > 0);
+    }
+
+    // White's Pawn falls through to the Mirror: Black hears where it arrived.
+    in_dm(fake, ids::ALICE, "move", Some(("move", "e2e3"))).await;
+    let to_bob = last_dm(fake, ids::BOB);
+    assert!(to_bob.content.contains("R:e3"), "{}", to_bob.content);
+    assert!(to_bob.attachment("board.png").is_some());
+    in_dm(fake, ids::BOB, "move", Some(("move", "f7f6"))).await;
+    // A blind order that cannot be carried out: a strike, announced in the channel.
+    in_dm(fake, ids::ALICE, "move", Some(("move", "M:a1a2"))).await;
+    let to_bob = last_dm(fake, ids::BOB);
+    assert!(to_bob.content.contains("M:a1a2"), "{}", to_bob.content);
+    let to_alice = last_dm(fake, ids::ALICE);
+    assert!(
+        to_alice.content.contains("strike 1 of 3"),
+        "{}",
+        to_alice.content
+    );
+    in_dm(fake, ids::ALICE, "ask", None).await;
+    let answer = last_dm(fake, ids::ALICE);
+    assert!(answer.content.contains("yes"), "{}", answer.content);
+    in_dm(fake, ids::ALICE, "move", Some(("move", "d1h5"))).await;
+    let to_alice = last_dm(fake, ids::ALICE);
+    assert!(to_alice.content.contains("M:h5"), "{}", to_alice.content);
+    in_dm(fake, ids::BOB, "move", Some(("move", "a7a6"))).await;
+    // The Queen on the Mirror takes the King, blind.
+    in_dm(fake, ids::ALICE, "move", Some(("move", "M:h5e8"))).await;
+
+    let channel = fake.messages_in(ids::GENERAL);
+    let reveal = channel
+        .iter()
+        .position(|m| m.content.contains("revealed"))
+        .expect("the reveal in the game's channel");
+    assert!(channel[reveal].content.contains("w R:e2e3"));
+    assert!(channel[reveal].attachment("board.png").unwrap().is_png());
+    assert!(
+        channel
+            .iter()
+            .any(|m| m.content.contains("The King is captured — White wins")),
+        "{:?}",
+        channel.iter().map(|m| &m.content).collect::<Vec<_>>()
+    );
+    assert!(channel.iter().any(|m| m.content.contains("strike 1 of 3")));
+    // Before the reveal, the channel carried no square, no setup and no picture.
+    for m in &channel[..reveal] {
+        assert!(!names_a_square(&m.content), "{}", m.content);
+        assert!(!m.content.contains("RNBQKBNR"), "{}", m.content);
+        assert!(m.attachments.is_empty(), "{}", m.content);
+    }
+    // Every private message went to its player only.
+    for m in fake.dm_messages_to(ids::BOB) {
+        assert!(!m.content.contains("Carried"), "{}", m.content);
+    }
+    assert!(fake.dm_messages_to(ids::CAROL).is_empty());
 }

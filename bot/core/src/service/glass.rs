@@ -1,0 +1,532 @@
+//! Through the Looking-Glass in the service: secret setups, orders, reports by private
+//! message, the free "ask", and the reveal at the end.
+//!
+//! The rules engine (`rules::glass`) is the referee and decides every secret: the game's
+//! room gets only [`rules::glass::Public`] facts, each player privately gets exactly the
+//! [`rules::glass::Fact`]s the engine told him and a picture of his
+//! [`rules::glass::PlayerView`]. The store keeps the game as every other: the record's move
+//! list holds the actions (`w setup RNBQKBNR`, `w R:e2e4`, strikes included), and the game is
+//! replayed from it, so a restart loses nothing.
+
+use std::hash::{BuildHasher, Hasher};
+
+use rules::glass::{
+    self, BackRank, Glass, GlassOutcome, GlassRules, Phase, Refusal, Report, describe,
+    describe_public, world_of,
+};
+
+use super::{Failure, GameService, Loaded, Outcomes, RACE_RETRIES, user};
+use crate::{
+    model::{GameRecord, GameStatus, GameUpdate, NewGame, PlayerId},
+    reply::{BoardPicture, Reply},
+    service::{Actor, Clock},
+    store::{GameStore, StoreError},
+};
+use rules::Side;
+
+/// The rules of a stored variant name, if it is a Looking-Glass game.
+pub(crate) fn rules_of(variant: &str) -> Option<GlassRules> {
+    match variant {
+        glass::NAME => Some(GlassRules { no_strikes: false }),
+        glass::NAME_NO_STRIKES => Some(GlassRules { no_strikes: true }),
+        _ => None,
+    }
+}
+
+/// The game's name as shown.
+pub(crate) fn display_name(variant: &str) -> &'static str {
+    if variant == glass::NAME_NO_STRIKES {
+        "Through the Looking-Glass (no strikes)"
+    } else {
+        "Through the Looking-Glass"
+    }
+}
+
+/// The rules help of the game.
+pub(crate) fn rules_text(variant: &str) -> String {
+    format!(
+        "{} — two 8x8 worlds: White sees only the Real world (R:), Black only the Mirror (M:). \
+         Each player secretly chooses a Chess960 back rank (`setup 518`, `setup RNBQKBNR` or \
+         `setup random`, in a private message to me). Pieces move as in chess on the world where \
+         they stand; after a move, a piece falls to the same square of the other world if it is \
+         empty. Give orders as squares: `e2e4` on your world, `M:e2e4` / `R:e2e4` on a named \
+         world. Orders for the world you cannot see are carried out as far as possible (a slide \
+         stops on its first capture or before your own piece; a blocked two-step becomes one \
+         step); an impossible one is a strike{}. There is no check: capturing the King wins; \
+         no move on either world is stalemate. `ask` tells you privately whether you have a \
+         move on the other world. Everything secret comes to you by private message; the room \
+         sees only whose turn it is, strikes, captures and the result. Source: \
+         https://www.chessvariants.com/rules/through-the-looking-glass (Paolo, 2016); our \
+         readings are in the rulebook (looking-glass.md).",
+        display_name(variant),
+        if variant == glass::NAME_NO_STRIKES {
+            " — no: under this form an impossible order loses your turn, and your opponent \
+             chooses your move (`move` as usual, for your army)"
+        } else {
+            " (the third loses)"
+        }
+    )
+}
+
+/// The world a seat sees, by name.
+fn world_name(side: Side) -> &'static str {
+    if world_of(side) == glass::REAL {
+        "the Real world (R:)"
+    } else {
+        "the Mirror world (M:)"
+    }
+}
+
+fn result_of(o: GlassOutcome) -> GameStatus {
+    GameStatus::Finished {
+        result: match o.winner() {
+            Some(Side::WHITE) => "1-0",
+            Some(_) => "0-1",
+            None => "1/2-1/2",
+        }
+        .into(),
+        reason: o.reason().into(),
+    }
+}
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// Replays a Looking-Glass game from its record.
+    pub(super) fn glass_game(&self, record: &GameRecord) -> Result<Glass, Failure> {
+        let rules = rules_of(&record.variant)
+            .ok_or_else(|| Failure::Internal(format!("game {} is not Looking-Glass", record.id)))?;
+        Glass::replay(self.glass.clone(), rules, &record.moves).map_err(|(i, e)| {
+            Failure::Internal(format!("game {} action {}: {e}", record.id, i + 1))
+        })
+    }
+
+    /// The game's creation on acceptance, and the invitations to choose a back rank.
+    pub(super) async fn glass_start(
+        &self,
+        challenge: crate::model::ChallengeRecord,
+        actor: &Actor,
+        seats: Vec<PlayerId>,
+        now: i64,
+    ) -> Outcomes {
+        let rules = rules_of(&challenge.variant).unwrap_or_default();
+        let accepted = self
+            .store
+            .accept_challenge(
+                challenge.id,
+                &actor.id,
+                NewGame {
+                    variant: challenge.variant.clone(),
+                    options: challenge.options.clone(),
+                    start_state: Glass::with_variant(self.glass.clone(), rules).state_text(),
+                    seats: seats.clone(),
+                    place: challenge.place.clone(),
+                    created_at: now,
+                },
+            )
+            .await;
+        let (_, game) = match accepted {
+            Ok(x) => x,
+            Err(StoreError::ChallengeClosed { id, status }) => {
+                return user(format!("Challenge {id} is already {status}."));
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let id = game.id;
+        let mut replies = vec![
+            Reply::room(format!(
+                "Game {id} starts: {} — {{0}} (White, sees the Real world) against {{1}} (Black, sees the Mirror world). Each of you now chooses a back rank in secret: I have written to you privately.",
+                display_name(&challenge.variant)
+            ))
+            .mention(seats[0].clone())
+            .mention(seats[1].clone()),
+        ];
+        for (i, p) in seats.iter().enumerate() {
+            let side = Side(i as u8);
+            replies.push(Reply::private(
+                p.clone(),
+                format!(
+                    "Game {id}, {}: you play {} and see {}. Choose your back rank here: `setup 518` (a Chess960 number, 518 is the orthodox row), `setup RNBQKBNR` (Bishops on opposite colours, King between the Rooks), or `setup random`. Your opponent will not see it.",
+                    display_name(&challenge.variant),
+                    side.name(2),
+                    world_name(side),
+                ),
+            ));
+        }
+        Ok(replies)
+    }
+
+    /// `setup CHOICE`: a player's secret back rank.
+    pub(super) async fn glass_setup(&self, actor: &Actor, g: Loaded, choice: &str) -> Outcomes {
+        let Some(seat) = g.record.seat_of(&actor.id) else {
+            return user(format!("You are not playing in game {}.", g.record.id));
+        };
+        let side = Side(seat);
+        let rank = if choice.eq_ignore_ascii_case("random") {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_i64(self.clock.now());
+            h.write_i64(g.record.id.0);
+            BackRank::from_number((h.finish() % 960) as u32)
+                .unwrap_or_else(|_| BackRank::orthodox())
+        } else {
+            match BackRank::parse(choice) {
+                Ok(r) => r,
+                Err(e) => {
+                    return Ok(vec![Reply::private(
+                        actor.id.clone(),
+                        format!("{e}. Or type `setup random`."),
+                    )]);
+                }
+            }
+        };
+        let number = rank.number();
+        let letters = rank.letters().to_string();
+        self.glass_act(actor, g, move |game| game.choose(side, rank.clone()))
+            .await
+            .map(|mut replies| {
+                replies.insert(
+                    0,
+                    Reply::private(
+                        actor.id.clone(),
+                        format!("Your back rank is {letters} (Chess960 number {number}). Only you know it."),
+                    ),
+                );
+                replies
+            })
+    }
+
+    /// An order (a move text) in a Looking-Glass game.
+    pub(super) async fn glass_order(&self, actor: &Actor, g: Loaded, text: &str) -> Outcomes {
+        let Some(seat) = g.record.seat_of(&actor.id) else {
+            return user(format!("You are not playing in game {}.", g.record.id));
+        };
+        let side = Side(seat);
+        let text = text.to_string();
+        self.glass_act(actor, g, move |game| game.order(side, &text))
+            .await
+    }
+
+    /// Applies one action, stores it (durable before any reply), and words the reports.
+    async fn glass_act(
+        &self,
+        actor: &Actor,
+        mut g: Loaded,
+        act: impl Fn(&mut Glass) -> Result<Report, Refusal>,
+    ) -> Outcomes {
+        let mut attempt = 0;
+        loop {
+            if !g.record.status.is_active() {
+                return user(format!("Game {} is over.", g.record.id));
+            }
+            let mut game = self.glass_game(&g.record)?;
+            let report = match act(&mut game) {
+                Ok(r) => r,
+                // Refusals can concern the player's own world: privately.
+                Err(e) => {
+                    return Ok(vec![Reply::private(
+                        actor.id.clone(),
+                        format!("Game {}: {e}", g.record.id),
+                    )]);
+                }
+            };
+            let status = match report.outcome {
+                Some(o) => result_of(o),
+                None => GameStatus::Active,
+            };
+            let update = GameUpdate {
+                status: status.clone(),
+                pending_offer: None,
+            };
+            match self
+                .store
+                .append_move(
+                    g.record.id,
+                    g.record.version,
+                    &report.action,
+                    &update,
+                    self.clock.now(),
+                )
+                .await
+            {
+                Ok(_) => {}
+                Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
+                    attempt += 1;
+                    g = self.load(g.record.id).await?;
+                    continue;
+                }
+                Err(StoreError::Conflict { .. }) => {
+                    return user("The game changed while your order was being saved; try again.");
+                }
+                Err(e) => return Err(e.into()),
+            }
+            let mut record = g.record.clone();
+            record.moves.push(report.action.clone());
+            record.status = status;
+            return Ok(self.glass_replies(&record, &game, &report));
+        }
+    }
+
+    /// The replies to one action: the public part to the game's room, each player's facts
+    /// and board privately, and the reveal when the game ended.
+    fn glass_replies(&self, record: &GameRecord, game: &Glass, report: &Report) -> Vec<Reply> {
+        let v = game.variant();
+        let id = record.id;
+        let mut replies = Vec::new();
+        let mut public: Vec<String> = report
+            .public
+            .iter()
+            .map(|f| describe_public(v, f))
+            .collect();
+        let mut mentions = Vec::new();
+        match (game.phase(), report.outcome) {
+            (_, Some(o)) => public.push(self.glass_result_line(o)),
+            (Phase::Play, None) => {
+                public.push("{0} to move.".into());
+                mentions.push(record.seats[game.turn().index()].clone());
+            }
+            _ => {}
+        }
+        let mut room =
+            Reply::room(format!("Game {id}: {}", public.join(" "))).in_place(record.place.clone());
+        room.mentions = mentions;
+        replies.push(room);
+        let started = report.public.contains(&glass::Public::Started);
+        for i in 0..record.seats.len().min(2) {
+            let side = Side(i as u8);
+            let facts = &report.told[i];
+            if facts.is_empty() && !started && report.outcome.is_none() {
+                continue;
+            }
+            let mut lines: Vec<String> = facts.iter().map(|f| describe(v, side, f)).collect();
+            if started {
+                lines.push(format!(
+                    "The game begins. You see {}; put {} in front of the squares of an order for the other world.",
+                    world_name(side),
+                    if world_of(side) == glass::REAL { "M:" } else { "R:" }
+                ));
+            }
+            if report.outcome.is_none() && game.phase() == Phase::Play {
+                lines.push(if game.turn() == side {
+                    if game.is_forced() {
+                        format!(
+                            "Your turn: choose a move for {}'s army.",
+                            glass::other(side).name(2)
+                        )
+                    } else {
+                        "Your turn.".to_string()
+                    }
+                } else {
+                    "Your opponent's turn.".to_string()
+                });
+            }
+            replies.push(self.glass_private_board(record, game, side, &lines.join("\n")));
+        }
+        if report.outcome.is_some() {
+            replies.push(self.glass_reveal(record, game));
+        }
+        replies
+    }
+
+    fn glass_result_line(&self, o: GlassOutcome) -> String {
+        match o {
+            GlassOutcome::KingCaptured { winner } => {
+                format!("The King is captured — {} wins.", winner.name(2))
+            }
+            GlassOutcome::Strikes { winner } => format!("Third strike — {} wins.", winner.name(2)),
+            other => format!("Draw by {}.", other.reason()),
+        }
+    }
+
+    /// One player's private board: his world, his pieces elsewhere, strikes and captures.
+    fn glass_private_board(
+        &self,
+        record: &GameRecord,
+        game: &Glass,
+        side: Side,
+        text: &str,
+    ) -> Reply {
+        let view = game.view(side);
+        Reply::private(
+            record.seats[side.index()].clone(),
+            format!("Game {} (you see {}):\n{text}", record.id, world_name(side)),
+        )
+        .with_board(BoardPicture {
+            game: record.id,
+            variant: record.variant.clone(),
+            state: view.text(game.variant()),
+            last_move: None,
+            viewer: Some(side.0),
+            players: Vec::new(),
+        })
+    }
+
+    /// The whole game for everybody: both worlds, both back ranks, every action.
+    pub(super) fn glass_reveal(&self, record: &GameRecord, game: &Glass) -> Reply {
+        let mut s = format!(
+            "Game {} is over — both worlds revealed. White's back rank: {}; Black's: {}.\nEvery action:",
+            record.id,
+            game.setup(Side::WHITE)
+                .map_or("-".into(), |r| r.to_string()),
+            game.setup(Side::BLACK)
+                .map_or("-".into(), |r| r.to_string()),
+        );
+        for (i, a) in record.moves.iter().enumerate() {
+            s.push_str(&format!("\n{}. {a}", i + 1));
+        }
+        Reply::room(s)
+            .in_place(record.place.clone())
+            .with_board(BoardPicture {
+                game: record.id,
+                variant: record.variant.clone(),
+                state: game.state_text(),
+                last_move: None,
+                viewer: None,
+                players: Vec::new(),
+            })
+    }
+
+    /// `board`: a player gets his own view privately; anyone else the public status.
+    pub(super) fn glass_board(&self, actor: &Actor, g: &Loaded) -> Outcomes {
+        let game = self.glass_game(&g.record)?;
+        if !g.record.status.is_active() {
+            return Ok(vec![self.glass_reveal(&g.record, &game)]);
+        }
+        match g.record.seat_of(&actor.id) {
+            Some(seat) => Ok(vec![self.glass_private_board(
+                &g.record,
+                &game,
+                Side(seat),
+                &self.glass_status(&game),
+            )]),
+            None => Ok(vec![Reply::room(format!(
+                "Game {}: {}",
+                g.record.id,
+                self.glass_status(&game)
+            ))]),
+        }
+    }
+
+    /// Public status: phase, whose turn, strikes, captures.
+    fn glass_status(&self, game: &Glass) -> String {
+        let v = game.variant();
+        let view = game.view(Side::WHITE);
+        let taken = |s: usize| {
+            if view.captured[s].is_empty() {
+                "nothing".to_string()
+            } else {
+                view.captured[s]
+                    .iter()
+                    .map(|k| v.piece(*k).name.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        let phase = match game.phase() {
+            Phase::Setup(chosen) => format!(
+                "choosing back ranks (White {}, Black {}).",
+                if chosen[0] {
+                    "has chosen"
+                } else {
+                    "has not chosen"
+                },
+                if chosen[1] {
+                    "has chosen"
+                } else {
+                    "has not chosen"
+                }
+            ),
+            Phase::Play if game.is_forced() => format!(
+                "{} chooses {}'s move.",
+                game.turn().name(2),
+                glass::other(game.turn()).name(2)
+            ),
+            Phase::Play => format!("{} to move.", game.turn().name(2)),
+            Phase::Over(o) => format!("over ({}).", o.reason()),
+        };
+        format!(
+            "{phase} Strikes: White {}, Black {}. White has captured {}; Black has captured {}.",
+            game.strikes()[0],
+            game.strikes()[1],
+            taken(0),
+            taken(1)
+        )
+    }
+
+    /// `ask`: is there a legal move on the world the player cannot see? Yes or no, privately.
+    pub(super) fn glass_ask(&self, actor: &Actor, g: &Loaded) -> Outcomes {
+        let Some(seat) = g.record.seat_of(&actor.id) else {
+            return user(format!("You are not playing in game {}.", g.record.id));
+        };
+        let game = self.glass_game(&g.record)?;
+        if game.phase() != Phase::Play {
+            return user(format!("Game {} is not in play.", g.record.id));
+        }
+        let side = Side(seat);
+        let army = if game.is_forced() && game.turn() == side {
+            glass::other(side)
+        } else {
+            side
+        };
+        let other_world = 1 - world_of(side);
+        let yes = game.has_move_on(army, other_world);
+        Ok(vec![Reply::private(
+            actor.id.clone(),
+            format!(
+                "Game {}: {} — {} a legal move on the world you cannot see.",
+                g.record.id,
+                if yes { "yes" } else { "no" },
+                if army == side {
+                    "you have".to_string()
+                } else {
+                    format!("{}'s army has", army.name(2))
+                }
+            ),
+        )])
+    }
+
+    /// `moves`: the legal moves on the player's own world, privately.
+    pub(super) fn glass_moves(&self, actor: &Actor, g: &Loaded) -> Outcomes {
+        let Some(seat) = g.record.seat_of(&actor.id) else {
+            return user("The moves of a Looking-Glass game are secret to its players.");
+        };
+        let game = self.glass_game(&g.record)?;
+        let side = Side(seat);
+        let army = if game.is_forced() && game.turn() == side {
+            glass::other(side)
+        } else {
+            side
+        };
+        let moves = game.moves_on(army, world_of(side));
+        Ok(vec![Reply::private(
+            actor.id.clone(),
+            if moves.is_empty() {
+                format!(
+                    "Game {}: no legal move on your world (try `ask` for the other one).",
+                    g.record.id
+                )
+            } else {
+                format!(
+                    "Game {}: {} legal move{} on your world: {}",
+                    g.record.id,
+                    moves.len(),
+                    if moves.len() == 1 { "" } else { "s" },
+                    moves.join(" ")
+                )
+            },
+        )])
+    }
+
+    /// `history` / `export`: the whole game once it is over; secret before.
+    pub(super) fn glass_history(&self, g: &Loaded) -> Outcomes {
+        if g.record.status.is_active() {
+            return user(format!(
+                "Game {} is a hidden-information game: its moves are revealed to everybody when it ends. Your own reports came by private message; `board` shows your world.",
+                g.record.id
+            ));
+        }
+        let game = self.glass_game(&g.record)?;
+        let mut r = self.glass_reveal(&g.record, &game);
+        r.board = None;
+        r.place = None;
+        r.audience = crate::reply::Audience::Actor;
+        Ok(vec![r])
+    }
+}
