@@ -62,18 +62,22 @@ pub struct DiscordConfig {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatrixConfig {
-    /// The homeserver URL.
-    #[allow(dead_code)] // read by the Matrix adapter (issue 7)
+    /// The homeserver URL (or `MATRIX_HOMESERVER`).
     pub homeserver: Option<String>,
-    /// The bot's user id.
+    /// The bot's user id (or `MATRIX_USER`).
     pub user: Option<String>,
     /// The password (prefer `MATRIX_PASSWORD`).
     pub password: Option<String>,
     /// An access token instead of a password (prefer `MATRIX_ACCESS_TOKEN`).
     pub access_token: Option<String>,
     /// The command prefix, default `!fb`.
-    #[allow(dead_code)] // read by the Matrix adapter (issue 7)
     pub prefix: Option<String>,
+    /// Where the session, encryption keys and ledger are kept; default `<data_dir>/matrix`.
+    pub state_dir: Option<PathBuf>,
+    /// Encrypts the Matrix store with this passphrase (prefer `MATRIX_STORE_PASSPHRASE`).
+    pub store_passphrase: Option<String>,
+    /// Board picture size on Matrix; default: `[render] size`.
+    pub board_size: Option<u32>,
 }
 
 impl Config {
@@ -117,6 +121,15 @@ impl Config {
             self.discord.thread_per_game =
                 matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes");
         }
+        if let Some(v) = get("MATRIX_HOMESERVER") {
+            self.matrix.homeserver = Some(v);
+        }
+        if let Some(v) = get("MATRIX_USER") {
+            self.matrix.user = Some(v);
+        }
+        if let Some(v) = get("MATRIX_STORE_PASSPHRASE") {
+            self.matrix.store_passphrase = Some(v);
+        }
         if let Some(v) = get("MATRIX_PASSWORD") {
             self.matrix.password = Some(v);
         }
@@ -151,6 +164,45 @@ impl Config {
     pub fn has_matrix(&self) -> bool {
         self.matrix.access_token.is_some()
             || (self.matrix.user.is_some() && self.matrix.password.is_some())
+    }
+
+    /// The Matrix adapter's settings, when a login is configured.
+    ///
+    /// # Errors
+    /// When the login is configured but the homeserver is missing or a value is unusable.
+    pub fn matrix_adapter(
+        &self,
+        board_size: u32,
+    ) -> anyhow::Result<Option<bot_matrix::MatrixConfig>> {
+        if !self.has_matrix() {
+            return Ok(None);
+        }
+        let m = &self.matrix;
+        let homeserver = m.homeserver.as_deref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "a Matrix login is configured but no homeserver: set [matrix] homeserver or \
+                 MATRIX_HOMESERVER (for example https://matrix.example.org)"
+            )
+        })?;
+        let login = match (&m.access_token, &m.user, &m.password) {
+            (Some(token), _, _) => bot_matrix::Login::AccessToken(token.trim().to_string()),
+            (None, Some(user), Some(password)) => bot_matrix::Login::Password {
+                user: user.trim().to_string(),
+                password: password.clone(),
+            },
+            _ => unreachable!("has_matrix checked the login"),
+        };
+        let state_dir = m
+            .state_dir
+            .clone()
+            .unwrap_or_else(|| self.data_dir().join("matrix"));
+        let mut config = bot_matrix::MatrixConfig::new(homeserver, login, state_dir)?;
+        if let Some(p) = &m.prefix {
+            config = config.with_prefix(p)?;
+        }
+        config.store_passphrase = m.store_passphrase.clone();
+        config.board_size = m.board_size.unwrap_or(board_size);
+        Ok(Some(config))
     }
 }
 
@@ -187,5 +239,29 @@ mod tests {
         assert_eq!(d.board_size, 512);
         assert!(!c.has_matrix());
         assert!(toml::from_str::<Config>("[store]\nurll = \"x\"").is_err());
+    }
+
+    #[test]
+    fn a_matrix_login_needs_a_homeserver_and_takes_the_environment() {
+        let mut c = Config::default();
+        c.apply_env(|k| match k {
+            "MATRIX_USER" => Some("@bot:example.org".to_string()),
+            "MATRIX_PASSWORD" => Some("pw".to_string()),
+            _ => None,
+        });
+        assert!(c.has_matrix());
+        let e = c.matrix_adapter(640).unwrap_err().to_string();
+        assert!(e.contains("MATRIX_HOMESERVER"), "{e}");
+        c.apply_env(|k| (k == "MATRIX_HOMESERVER").then(|| "https://m.example.org".to_string()));
+        c.matrix.prefix = Some("?fb".into());
+        let m = c.matrix_adapter(512).unwrap().expect("configured");
+        assert_eq!(m.homeserver, "https://m.example.org");
+        assert_eq!(m.prefix, "?fb");
+        assert_eq!(m.board_size, 512);
+        assert_eq!(m.state_dir, PathBuf::from("data").join("matrix"));
+        assert!(matches!(m.login, bot_matrix::Login::Password { .. }));
+        c.apply_env(|k| (k == "MATRIX_ACCESS_TOKEN").then(|| "syt_x".to_string()));
+        let m = c.matrix_adapter(512).unwrap().unwrap();
+        assert_eq!(m.login, bot_matrix::Login::AccessToken("syt_x".into()));
     }
 }

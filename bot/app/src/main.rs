@@ -12,6 +12,7 @@ use std::{path::PathBuf, sync::Arc};
 use anyhow::Context;
 use bot_core::{GameService, SystemClock};
 use bot_store::SqlStore;
+use tokio::sync::watch;
 
 const USAGE: &str = "usage: fairybot [--config PATH] [--data DIR] [--as NAME]
   --config PATH  configuration file (default: fairybot.toml if present; see config.example.toml)
@@ -56,7 +57,7 @@ async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "warn,fairybot=info,bot_discord=info".into()),
+                .unwrap_or_else(|_| "warn,fairybot=info,bot_discord=info,bot_matrix=info".into()),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -89,31 +90,10 @@ async fn main() -> anyhow::Result<()> {
     })?;
     let size = config.render.size.unwrap_or(768);
 
-    if config.has_matrix() {
-        // The Matrix adapter is wired here when it lands (issue 7).
-        anyhow::bail!(
-            "a Matrix login is configured, but this build has no Matrix adapter yet; \
-             unset MATRIX_PASSWORD / MATRIX_ACCESS_TOKEN (or the [matrix] login) to continue"
-        );
-    }
-    if let Some(discord) = config.discord_adapter(size) {
-        let renderer = Arc::new(render::Renderer::new());
-        tracing::info!(
-            "connecting to Discord (commands registered {})",
-            match discord.registration {
-                bot_discord::Registration::Guild(g) => format!("in server {g}"),
-                _ => "globally".into(),
-            }
-        );
-        // Ctrl-C stops the client between events; every acknowledged move is already durable,
-        // so closing the store is all the cleanup there is.
-        let result = tokio::select! {
-            r = bot_discord::run(discord, service, catalog, renderer) => r.context("Discord stopped"),
-            _ = tokio::signal::ctrl_c() => {
-                tracing::info!("Ctrl-C: disconnecting from Discord");
-                Ok(())
-            }
-        };
+    let matrix = config.matrix_adapter(size)?;
+    let discord = config.discord_adapter(size);
+    if matrix.is_some() || discord.is_some() {
+        let result = run_chat(matrix, discord, service, catalog, theme).await;
         store.close().await;
         return result;
     }
@@ -122,4 +102,67 @@ async fn main() -> anyhow::Result<()> {
         .await;
     store.close().await;
     result
+}
+
+/// Runs the configured chat adapters until Ctrl-C (or until one fails). Ctrl-C stops Discord
+/// between events and lets Matrix finish the commands of its current sync; every
+/// acknowledged move is already durable, so closing the store is all the cleanup there is.
+async fn run_chat(
+    matrix: Option<bot_matrix::MatrixConfig>,
+    discord: Option<bot_discord::DiscordConfig>,
+    service: Arc<GameService<SqlStore, SystemClock>>,
+    catalog: Arc<rules::Catalog>,
+    theme: render::Theme,
+) -> anyhow::Result<()> {
+    let renderer = Arc::new(render::Renderer::new());
+    let (stop, stopping) = watch::channel(false);
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("Ctrl-C: stopping");
+            let _ = stop.send(true);
+        }
+    });
+    let matrix_run = {
+        let (service, catalog, renderer, stopping) = (
+            service.clone(),
+            catalog.clone(),
+            renderer.clone(),
+            stopping.clone(),
+        );
+        async move {
+            let Some(config) = matrix else {
+                return Ok(());
+            };
+            tracing::info!(
+                "connecting to Matrix at {} (state in {})",
+                config.homeserver,
+                config.state_dir.display()
+            );
+            bot_matrix::run(config, service, catalog, renderer, theme, stopped(stopping))
+                .await
+                .context("Matrix stopped")
+        }
+    };
+    let discord_run = async move {
+        let Some(discord) = discord else {
+            return Ok(());
+        };
+        tracing::info!(
+            "connecting to Discord (commands registered {})",
+            match discord.registration {
+                bot_discord::Registration::Guild(g) => format!("in server {g}"),
+                _ => "globally".into(),
+            }
+        );
+        tokio::select! {
+            r = bot_discord::run(discord, service, catalog, renderer) => r.context("Discord stopped"),
+            () = stopped(stopping) => Ok(()),
+        }
+    };
+    tokio::try_join!(matrix_run, discord_run).map(|_| ())
+}
+
+/// Completes when Ctrl-C was pressed.
+async fn stopped(mut stopping: watch::Receiver<bool>) {
+    let _ = stopping.wait_for(|s| *s).await;
 }

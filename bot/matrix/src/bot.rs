@@ -1,0 +1,476 @@
+//! The bot: its own `sync_once` loop, the events it reads, and the commands it runs.
+//!
+//! matrix-sdk's `Client::sync` waits a second after every sync that returned within a second,
+//! which adds up to a second to every answer in an active room; the loop here syncs again at
+//! once (and backs off only on errors). Each sync's events are handled before the next sync:
+//! rooms in parallel, the events of one room in order. See [`crate::ledger`] for what happens
+//! to commands sent while the bot was offline.
+
+use std::{collections::HashMap, future::Future, sync::Arc, time::Duration};
+
+use bot_core::{
+    Actor,
+    model::{Place, Platform, PlayerId},
+};
+use matrix_sdk::{
+    Client, Room, RoomState,
+    config::SyncSettings,
+    ruma::{
+        EventId, OwnedEventId, OwnedRoomId, OwnedUserId, UInt, UserId,
+        api::{
+            client::{filter::FilterDefinition, sync::sync_events::v3::Filter},
+            error::ErrorKind,
+        },
+        events::{
+            AnySyncMessageLikeEvent, AnySyncStateEvent, AnySyncTimelineEvent, SyncMessageLikeEvent,
+            SyncStateEvent,
+            reaction::OriginalSyncReactionEvent,
+            room::{
+                member::MembershipChange,
+                message::{MessageFormat, MessageType, OriginalSyncRoomMessageEvent, Relation},
+            },
+        },
+    },
+    sync::SyncResponse,
+};
+use rules::Catalog;
+
+use crate::{
+    Games, MatrixConfig, MatrixError,
+    deliver::Pictures,
+    format::{self, REACTIONS_KEY},
+    invocation::Invocation,
+    ledger::Ledger,
+};
+
+/// Events per room a sync returns at most; more (a long time offline in a busy room) leaves a
+/// gap, which is logged.
+const TIMELINE_LIMIT: u32 = 100;
+/// How long the server may hold a sync open when nothing happens.
+const SYNC_TIMEOUT: Duration = Duration::from_secs(30);
+/// Back-off after a failed sync: from the first to the last value, doubling.
+const RETRY_FIRST: Duration = Duration::from_millis(500);
+const RETRY_MAX: Duration = Duration::from_secs(30);
+/// Joining an invited room: attempts and the first delay (doubling).
+const JOIN_ATTEMPTS: u32 = 8;
+const JOIN_FIRST_DELAY: Duration = Duration::from_millis(250);
+
+/// The Matrix bot over a logged-in client.
+pub struct MatrixBot {
+    pub(crate) client: Client,
+    pub(crate) me: OwnedUserId,
+    games: Arc<dyn Games>,
+    pub(crate) pictures: Pictures,
+    pub(crate) invocation: Invocation,
+    ledger: tokio::sync::Mutex<Ledger>,
+    /// Each player's direct room, once found or created (guarded, so two private replies at
+    /// once never create two rooms).
+    pub(crate) direct: tokio::sync::Mutex<HashMap<OwnedUserId, OwnedRoomId>>,
+}
+
+impl std::fmt::Debug for MatrixBot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MatrixBot")
+            .field("me", &self.me)
+            .field("prefix", &self.invocation.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One event of a sync, read.
+enum Incoming {
+    Message(Box<OriginalSyncRoomMessageEvent>),
+    Reaction(Box<OriginalSyncReactionEvent>),
+    OwnJoin,
+    Other,
+}
+
+impl MatrixBot {
+    /// Logs in (or restores the saved session) and prepares the bot.
+    ///
+    /// # Errors
+    /// See [`crate::session::connect`]; also when the ledger cannot be opened.
+    pub async fn connect(
+        config: &MatrixConfig,
+        games: Arc<dyn Games>,
+        catalog: Arc<Catalog>,
+        renderer: Arc<render::Renderer>,
+    ) -> Result<MatrixBot, MatrixError> {
+        let client = crate::session::connect(config).await?;
+        Self::with_client(client, config, games, catalog, renderer).await
+    }
+
+    /// A bot over an already logged-in client (tests, custom wiring).
+    ///
+    /// # Errors
+    /// When the client is not logged in or the ledger cannot be opened.
+    pub async fn with_client(
+        client: Client,
+        config: &MatrixConfig,
+        games: Arc<dyn Games>,
+        catalog: Arc<Catalog>,
+        renderer: Arc<render::Renderer>,
+    ) -> Result<MatrixBot, MatrixError> {
+        let me = client
+            .user_id()
+            .ok_or_else(|| MatrixError::Login("the client is not logged in".into()))?
+            .to_owned();
+        std::fs::create_dir_all(&config.state_dir)
+            .map_err(|e| MatrixError::Config(format!("{}: {e}", config.state_dir.display())))?;
+        let ledger = Ledger::open(&config.state_dir.join("ledger"))?;
+        let mut names = Vec::new();
+        match client.account().get_display_name().await {
+            Ok(Some(n)) if !n.trim().is_empty() => names.push(n),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("cannot read the bot's display name: {e}"),
+        }
+        names.push(me.localpart().to_string());
+        Ok(MatrixBot {
+            invocation: Invocation {
+                prefix: config.prefix.clone(),
+                bot: me.to_string(),
+                names,
+            },
+            client,
+            me,
+            games,
+            pictures: Pictures {
+                catalog,
+                renderer,
+                theme: render::Theme::light(),
+                size: config.board_size,
+            },
+            ledger: tokio::sync::Mutex::new(ledger),
+            direct: tokio::sync::Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Draws boards with this theme.
+    pub fn with_theme(mut self, theme: render::Theme) -> MatrixBot {
+        self.pictures.theme = theme;
+        self
+    }
+
+    /// The logged-in client.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// The bot's user id.
+    pub fn user_id(&self) -> &UserId {
+        &self.me
+    }
+
+    /// Syncs and answers until `stop` completes (a batch being handled is finished first) or
+    /// the session ends.
+    ///
+    /// On the very first start the existing history is skipped: only what arrives after it is
+    /// a command. On later starts the bot resumes from its ledger, so commands sent while it
+    /// was offline are answered once, in order.
+    ///
+    /// # Errors
+    /// When the access token is revoked or the ledger cannot be written (the bot cannot
+    /// promise "never twice" then, so it stops).
+    pub async fn run(&self, stop: impl Future<Output = ()>) -> Result<(), MatrixError> {
+        tokio::pin!(stop);
+        tokio::select! {
+            () = &mut stop => return Ok(()),
+            r = self.first_sync() => r?,
+        }
+        let filter = sync_filter();
+        let mut token = self
+            .ledger
+            .lock()
+            .await
+            .token()
+            .map(str::to_string)
+            .ok_or_else(|| MatrixError::Sync("no sync token after the first sync".into()))?;
+        for room in self.client.invited_rooms() {
+            self.spawn_join(room);
+        }
+        tracing::info!("Matrix bot {} is listening", self.me);
+        let mut retry = RETRY_FIRST;
+        loop {
+            let settings = SyncSettings::default()
+                .filter(filter.clone())
+                .token(token.clone())
+                .timeout(SYNC_TIMEOUT);
+            let result = tokio::select! {
+                () = &mut stop => return Ok(()),
+                r = self.client.sync_once(settings) => r,
+            };
+            match result {
+                Ok(response) => {
+                    retry = RETRY_FIRST;
+                    self.handle_sync(&response).await?;
+                    self.ledger.lock().await.advance(&response.next_batch)?;
+                    token = response.next_batch;
+                }
+                Err(e) => {
+                    if matches!(e.client_api_error_kind(), Some(ErrorKind::UnknownToken(_))) {
+                        return Err(MatrixError::Login(format!(
+                            "the homeserver revoked the bot's access token ({e}); restart to \
+                             log in again"
+                        )));
+                    }
+                    tracing::warn!("sync failed, retrying in {retry:?}: {e}");
+                    tokio::select! {
+                        () = &mut stop => return Ok(()),
+                        () = tokio::time::sleep(retry) => {}
+                    }
+                    retry = (retry * 2).min(RETRY_MAX);
+                }
+            }
+        }
+    }
+
+    /// On the very first start (an empty ledger), syncs once and records everything so far as
+    /// history, which is never answered; later starts do nothing here. [`MatrixBot::run`]
+    /// calls it; call it before to know when the bot listens.
+    ///
+    /// # Errors
+    /// When the sync fails or the ledger cannot be written.
+    pub async fn first_sync(&self) -> Result<(), MatrixError> {
+        if self.ledger.lock().await.token().is_some() {
+            return Ok(());
+        }
+        let first = self
+            .client
+            .sync_once(SyncSettings::default().filter(sync_filter()))
+            .await
+            .map_err(|e| MatrixError::Sync(e.to_string()))?;
+        tracing::info!("first sync done; earlier messages are history, not commands");
+        self.ledger.lock().await.advance(&first.next_batch)?;
+        Ok(())
+    }
+
+    /// Handles one sync: joins invites, then the new events of every joined room.
+    async fn handle_sync(&self, response: &SyncResponse) -> Result<(), MatrixError> {
+        for room_id in response.rooms.invited.keys() {
+            if let Some(room) = self.client.get_room(room_id) {
+                self.spawn_join(room);
+            }
+        }
+        let mut work = Vec::new();
+        for (room_id, update) in &response.rooms.joined {
+            let Some(room) = self.client.get_room(room_id) else {
+                continue;
+            };
+            let events: Vec<Incoming> = update
+                .timeline
+                .events
+                .iter()
+                .map(|e| self.read(e.raw().deserialize()))
+                .collect();
+            // In a room the bot has just joined, what came before the join was not said to it.
+            let start = events
+                .iter()
+                .rposition(|e| matches!(e, Incoming::OwnJoin))
+                .map_or(0, |i| i + 1);
+            if start == 0 && update.timeline.limited {
+                tracing::warn!(
+                    "more than {TIMELINE_LIMIT} events in {room_id} since the last sync: \
+                     commands among the older ones are not answered"
+                );
+            }
+            let events: Vec<Incoming> = events.into_iter().skip(start).collect();
+            if events
+                .iter()
+                .any(|e| matches!(e, Incoming::Message(_) | Incoming::Reaction(_)))
+            {
+                work.push(self.handle_room(room, events));
+            }
+        }
+        for result in futures_util::future::join_all(work).await {
+            result?;
+        }
+        Ok(())
+    }
+
+    fn read(&self, event: serde_json::Result<AnySyncTimelineEvent>) -> Incoming {
+        match event {
+            Ok(AnySyncTimelineEvent::MessageLike(AnySyncMessageLikeEvent::RoomMessage(
+                SyncMessageLikeEvent::Original(m),
+            ))) if m.sender != self.me => Incoming::Message(Box::new(m)),
+            Ok(AnySyncTimelineEvent::MessageLike(AnySyncMessageLikeEvent::Reaction(
+                SyncMessageLikeEvent::Original(r),
+            ))) if r.sender != self.me => Incoming::Reaction(Box::new(r)),
+            Ok(AnySyncTimelineEvent::State(AnySyncStateEvent::RoomMember(
+                SyncStateEvent::Original(m),
+            ))) if m.state_key == self.me
+                && matches!(
+                    m.membership_change(),
+                    MembershipChange::Joined | MembershipChange::InvitationAccepted
+                ) =>
+            {
+                Incoming::OwnJoin
+            }
+            Ok(_) => Incoming::Other,
+            Err(e) => {
+                tracing::debug!("an event that does not read: {e}");
+                Incoming::Other
+            }
+        }
+    }
+
+    /// The events of one room, in order.
+    async fn handle_room(&self, room: Room, events: Vec<Incoming>) -> Result<(), MatrixError> {
+        for event in events {
+            match event {
+                Incoming::Message(m) => self.on_message(&room, &m).await?,
+                Incoming::Reaction(r) => self.on_reaction(&room, &r).await?,
+                Incoming::OwnJoin | Incoming::Other => {}
+            }
+        }
+        Ok(())
+    }
+
+    async fn on_message(
+        &self,
+        room: &Room,
+        m: &OriginalSyncRoomMessageEvent,
+    ) -> Result<(), MatrixError> {
+        // An edit is not a new command (the original was answered already).
+        if matches!(m.content.relates_to, Some(Relation::Replacement(_))) {
+            return Ok(());
+        }
+        let MessageType::Text(t) = &m.content.msgtype else {
+            return Ok(());
+        };
+        let html = t
+            .formatted
+            .as_ref()
+            .filter(|f| f.format == MessageFormat::Html)
+            .map(|f| f.body.as_str());
+        let direct = room.is_direct().await.unwrap_or(false);
+        let Some(text) = self.invocation.command(&t.body, html, direct) else {
+            return Ok(());
+        };
+        let thread = match &m.content.relates_to {
+            Some(Relation::Thread(th)) => Some(th.event_id.clone()),
+            _ => None,
+        };
+        self.run_command(room, &m.sender, &m.event_id, thread, &m.event_id, &text)
+            .await
+    }
+
+    /// A 👍 or 👎 on one of the bot's questions runs the command it stands for.
+    async fn on_reaction(
+        &self,
+        room: &Room,
+        r: &OriginalSyncReactionEvent,
+    ) -> Result<(), MatrixError> {
+        let key = format::normalise_key(&r.content.relates_to.key);
+        if key != format::YES && key != format::NO {
+            return Ok(());
+        }
+        if self.ledger.lock().await.is_handled(r.event_id.as_str()) {
+            return Ok(());
+        }
+        let target = &r.content.relates_to.event_id;
+        let event = match room.event(target, None).await {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::debug!("reaction to {target} that cannot be fetched: {e}");
+                return Ok(());
+            }
+        };
+        let Ok(value) = event.raw().deserialize_as::<serde_json::Value>() else {
+            return Ok(());
+        };
+        if value["sender"].as_str() != Some(self.me.as_str()) {
+            return Ok(());
+        }
+        let Some(command) = value["content"][REACTIONS_KEY][&key].as_str() else {
+            return Ok(());
+        };
+        let relation = &value["content"]["m.relates_to"];
+        let thread = (relation["rel_type"].as_str() == Some("m.thread"))
+            .then(|| relation["event_id"].as_str())
+            .flatten()
+            .and_then(|id| EventId::parse(id).ok());
+        self.run_command(room, &r.sender, &r.event_id, thread, target, command)
+            .await
+    }
+
+    /// Runs a command once: recorded in the ledger first, then given to the core, then its
+    /// replies delivered.
+    async fn run_command(
+        &self,
+        room: &Room,
+        sender: &UserId,
+        event: &EventId,
+        thread: Option<OwnedEventId>,
+        reply_to: &EventId,
+        text: &str,
+    ) -> Result<(), MatrixError> {
+        {
+            let mut ledger = self.ledger.lock().await;
+            if ledger.is_handled(event.as_str()) {
+                return Ok(());
+            }
+            ledger.mark(event.as_str())?;
+        }
+        let actor = Actor {
+            id: PlayerId::new(Platform::Matrix, sender.as_str()),
+            name: display_name(room, sender).await,
+        };
+        let mut place = Place::room(Platform::Matrix, room.room_id().as_str());
+        if let Some(t) = &thread {
+            place = place.in_thread(t.as_str());
+        }
+        tracing::debug!("{} in {}: {text}", sender, room.room_id());
+        let replies = self.games.handle_text(&actor, &place, text).await;
+        self.deliver(room, &place, &actor, reply_to, replies).await;
+        Ok(())
+    }
+
+    /// Joins an invited room in the background, retrying with back-off (an invite can arrive
+    /// before the room is joinable over federation).
+    fn spawn_join(&self, room: Room) {
+        if room.state() != RoomState::Invited {
+            return;
+        }
+        tokio::spawn(async move {
+            let mut delay = JOIN_FIRST_DELAY;
+            for attempt in 1..=JOIN_ATTEMPTS {
+                match room.join().await {
+                    Ok(()) => {
+                        tracing::info!("joined {}", room.room_id());
+                        return;
+                    }
+                    Err(e) if attempt == JOIN_ATTEMPTS => {
+                        tracing::warn!(
+                            "giving up joining {} after {attempt} attempts: {e}",
+                            room.room_id()
+                        );
+                    }
+                    Err(e) => {
+                        tracing::debug!("joining {} failed ({e}); retrying", room.room_id());
+                        tokio::time::sleep(delay).await;
+                        delay *= 2;
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The filter of every sync: more timeline events per room than the server's default, so a
+/// bot that was offline a while still sees the commands it missed.
+fn sync_filter() -> Filter {
+    let mut definition = FilterDefinition::default();
+    definition.room.timeline.limit = Some(UInt::from(TIMELINE_LIMIT));
+    Filter::FilterDefinition(definition)
+}
+
+/// A member's display name in a room, or the localpart of their id.
+pub(crate) async fn display_name(room: &Room, user: &UserId) -> String {
+    match room.get_member_no_sync(user).await {
+        Ok(Some(m)) => m
+            .display_name()
+            .map(str::to_string)
+            .unwrap_or_else(|| user.localpart().to_string()),
+        _ => user.localpart().to_string(),
+    }
+}

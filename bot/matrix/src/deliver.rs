@@ -1,0 +1,320 @@
+//! Sending the core's replies: to the room as replies to the command (in its thread, if it
+//! was in one), boards as `m.image` with size and dimensions and the text as caption, and
+//! private replies in the player's encrypted direct room.
+
+use std::{collections::HashMap, sync::Arc};
+
+use bot_core::{
+    Actor,
+    model::{Place, Platform, PlayerId},
+    reply::{Audience, BoardPicture, Reply},
+};
+use matrix_sdk::{
+    Room, RoomState,
+    attachment::{AttachmentConfig, AttachmentInfo, BaseImageInfo},
+    room::reply::{EnforceThread, Reply as SdkReply},
+    ruma::{
+        EventId, OwnedEventId, UInt, UserId,
+        events::{
+            Mentions,
+            relation::{InReplyTo, Thread},
+            room::{
+                member::MembershipState,
+                message::{
+                    AddMentions, Relation, RoomMessageEventContent, TextMessageEventContent,
+                },
+            },
+        },
+    },
+};
+use rules::Catalog;
+
+use crate::{
+    bot::{MatrixBot, display_name},
+    format::{self, Message, REACTIONS_KEY},
+};
+
+/// Draws boards (off the async threads: a big board takes milliseconds of CPU).
+pub(crate) struct Pictures {
+    pub catalog: Arc<Catalog>,
+    pub renderer: Arc<render::Renderer>,
+    pub theme: render::Theme,
+    pub size: u32,
+}
+
+impl Pictures {
+    async fn png(&self, picture: &BoardPicture) -> Option<Vec<u8>> {
+        let picture = picture.clone();
+        let catalog = self.catalog.clone();
+        let renderer = self.renderer.clone();
+        let theme = self.theme.clone();
+        let size = self.size;
+        let made = tokio::task::spawn_blocking(move || {
+            bot_core::picture::png(&picture, &catalog, &renderer, &theme, size)
+        })
+        .await;
+        match made {
+            Ok(Ok(png)) => Some(png),
+            Ok(Err(e)) => {
+                tracing::warn!("board picture failed: {e}");
+                None
+            }
+            Err(e) => {
+                tracing::warn!("board picture task failed: {e}");
+                None
+            }
+        }
+    }
+}
+
+/// Why a message could not be sent.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SendError {
+    #[error(transparent)]
+    Sdk(#[from] matrix_sdk::Error),
+    #[error("the message does not serialise: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("{0} is not a Matrix user")]
+    NotMatrix(String),
+    #[error("{0} has no account on its homeserver")]
+    NoSuchUser(String),
+}
+
+/// Where a message goes in its room.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Anchor {
+    /// The event it answers.
+    reply_to: Option<OwnedEventId>,
+    /// The thread it belongs to.
+    thread: Option<OwnedEventId>,
+}
+
+impl Anchor {
+    fn relation(
+        &self,
+    ) -> Option<
+        Relation<matrix_sdk::ruma::events::room::message::RoomMessageEventContentWithoutRelation>,
+    > {
+        match (&self.thread, &self.reply_to) {
+            (Some(root), Some(to)) => {
+                Some(Relation::Thread(Thread::reply(root.clone(), to.clone())))
+            }
+            (Some(root), None) => Some(Relation::Thread(Thread::without_fallback(root.clone()))),
+            (None, Some(to)) => Some(Relation::Reply(
+                matrix_sdk::ruma::events::relation::Reply::new(InReplyTo::new(to.clone())),
+            )),
+            (None, None) => None,
+        }
+    }
+}
+
+impl MatrixBot {
+    /// Delivers every reply of a command. Failures are logged; a private reply that cannot
+    /// be delivered is reported in the command's room without its content.
+    pub(crate) async fn deliver(
+        &self,
+        room: &Room,
+        place: &Place,
+        actor: &Actor,
+        reply_to: &EventId,
+        replies: Vec<Reply>,
+    ) {
+        let anchor = Anchor {
+            reply_to: Some(reply_to.to_owned()),
+            thread: place.thread.as_deref().and_then(|t| EventId::parse(t).ok()),
+        };
+        for reply in replies {
+            let result = match &reply.audience {
+                Audience::Room => self.post(room, &anchor, &reply, None).await,
+                Audience::Actor => self.post(room, &anchor, &reply, Some(&actor.id)).await,
+                Audience::Private(player) => {
+                    if let Err(e) = self.send_private(player, &reply).await {
+                        tracing::warn!("private message to {} failed: {e}", player.user);
+                        let notice = Reply::room(format!(
+                            "{{0}}, I could not send you a private message. Accept my \
+                             invitation to a direct chat, or start one with me ({}), then type \
+                             `board` there to see it.",
+                            self.me
+                        ))
+                        .mention(player.clone());
+                        self.post(room, &anchor, &notice, None).await
+                    } else {
+                        Ok(())
+                    }
+                }
+            };
+            if let Err(e) = result {
+                tracing::warn!("reply in {} failed: {e}", room.room_id());
+            }
+        }
+    }
+
+    /// Sends a reply to the player's direct room (found, or created encrypted).
+    async fn send_private(&self, player: &PlayerId, reply: &Reply) -> Result<(), SendError> {
+        if player.platform != Platform::Matrix {
+            return Err(SendError::NotMatrix(player.to_string()));
+        }
+        let user =
+            UserId::parse(&player.user).map_err(|_| SendError::NotMatrix(player.user.clone()))?;
+        let room = self.direct_room(&user).await?;
+        self.post(&room, &Anchor::default(), reply, None).await
+    }
+
+    /// The player's encrypted direct room: the one used before, one marked direct with them
+    /// that they have not left, or a new one (encrypted; they are invited).
+    async fn direct_room(&self, user: &UserId) -> Result<Room, SendError> {
+        let mut known = self.direct.lock().await;
+        if let Some(id) = known.get(user)
+            && let Some(room) = self.client.get_room(id)
+            && usable_direct_room(&room, user).await
+        {
+            return Ok(room);
+        }
+        for room in self.client.get_dm_rooms(user) {
+            if usable_direct_room(&room, user).await {
+                known.insert(user.to_owned(), room.room_id().to_owned());
+                return Ok(room);
+            }
+        }
+        // Servers let anyone invite an id that does not exist (and encrypting for nobody
+        // "works"), so check the account exists before creating the room: a 404 (Synapse says
+        // M_UNKNOWN "No row found", others M_NOT_FOUND). A server that hides profiles (403)
+        // is trusted.
+        if let Err(e) = self.client.account().fetch_user_profile_of(user).await
+            && e.as_client_api_error()
+                .is_some_and(|c| c.status_code.as_u16() == 404)
+        {
+            return Err(SendError::NoSuchUser(user.to_string()));
+        }
+        let room = self.client.create_dm(user).await?;
+        tracing::info!("created the direct room {} for {user}", room.room_id());
+        known.insert(user.to_owned(), room.room_id().to_owned());
+        Ok(room)
+    }
+
+    /// Posts one reply: a board as an image with the text as caption, otherwise a notice.
+    /// `notify` adds someone to the mentions without naming them in the text.
+    async fn post(
+        &self,
+        room: &Room,
+        anchor: &Anchor,
+        reply: &Reply,
+        notify: Option<&PlayerId>,
+    ) -> Result<(), SendError> {
+        let mut names = HashMap::new();
+        for p in &reply.mentions {
+            if let Ok(u) = UserId::parse(&p.user) {
+                names.insert(p.clone(), display_name(room, &u).await);
+            }
+        }
+        let mut message = format::message(reply, &self.invocation.prefix, &names);
+        if let Some(p) = notify
+            && !message.mentions.contains(&p.user)
+        {
+            message.mentions.push(p.user.clone());
+        }
+        let png = match &reply.board {
+            Some(b) => self.pictures.png(b).await.map(|png| (b.game, png)),
+            None => None,
+        };
+        let Some((game, png)) = png else {
+            return send_text(room, anchor, &message).await;
+        };
+        let (width, height) = format::png_size(&png).unwrap_or((0, 0));
+        let info = BaseImageInfo {
+            width: Some(UInt::from(width)),
+            height: Some(UInt::from(height)),
+            size: UInt::new(png.len() as u64),
+            blurhash: None,
+            is_animated: Some(false),
+        };
+        // No text: no caption (the body is then the file name).
+        let caption = (!message.plain.trim().is_empty())
+            .then(|| TextMessageEventContent::html(message.plain.clone(), message.html.clone()));
+        let mut config = AttachmentConfig::new()
+            .info(AttachmentInfo::Image(info))
+            .caption(caption)
+            .mentions(Some(mentions(&message)));
+        if let Some(to) = &anchor.reply_to {
+            config = config.reply(Some(SdkReply {
+                event_id: to.clone(),
+                enforce_thread: EnforceThread::MaybeThreaded,
+                add_mentions: AddMentions::No,
+            }));
+        }
+        room.send_attachment(format!("game-{game}.png"), &mime::IMAGE_PNG, png, config)
+            .await?;
+        if !message.reactions.is_empty() {
+            // An image cannot carry the reactions: ask the question in a notice after it.
+            let hint = Message {
+                plain: format!(
+                    "React {} to accept or {} to decline.",
+                    format::YES,
+                    format::NO
+                ),
+                html: format!(
+                    "React {} to accept or {} to decline.",
+                    format::YES,
+                    format::NO
+                ),
+                mentions: Vec::new(),
+                reactions: message.reactions,
+            };
+            send_text(room, anchor, &hint).await?;
+        }
+        Ok(())
+    }
+}
+
+fn mentions(message: &Message) -> Mentions {
+    Mentions::with_user_ids(
+        message
+            .mentions
+            .iter()
+            .filter_map(|u| UserId::parse(u.as_str()).ok()),
+    )
+}
+
+/// Sends a notice with its relation, mentions and (as an extra content key) its reactions.
+async fn send_text(room: &Room, anchor: &Anchor, message: &Message) -> Result<(), SendError> {
+    let mut content = RoomMessageEventContent::notice_html(&message.plain, &message.html);
+    content.mentions = Some(mentions(message));
+    content.relates_to = anchor.relation();
+    let mut value = serde_json::to_value(&content)?;
+    if !message.reactions.is_empty()
+        && let Some(object) = value.as_object_mut()
+    {
+        let map: serde_json::Map<String, serde_json::Value> = message
+            .reactions
+            .iter()
+            .map(|(k, c)| (k.clone(), serde_json::Value::String(c.clone())))
+            .collect();
+        object.insert(REACTIONS_KEY.into(), serde_json::Value::Object(map));
+    }
+    room.send_raw("m.room.message", value).await?;
+    Ok(())
+}
+
+/// Whether a room can carry private messages to `user`: joined by the bot, encrypted, and
+/// `user` is in it or invited (unknown membership counts: a room just created has not synced).
+async fn usable_direct_room(room: &Room, user: &UserId) -> bool {
+    if room.state() != RoomState::Joined {
+        return false;
+    }
+    if !room
+        .latest_encryption_state()
+        .await
+        .map(|s| s.is_encrypted())
+        .unwrap_or(false)
+    {
+        return false;
+    }
+    match room.get_member_no_sync(user).await {
+        Ok(Some(m)) => matches!(
+            m.membership(),
+            MembershipState::Join | MembershipState::Invite
+        ),
+        Ok(None) => true,
+        Err(_) => false,
+    }
+}

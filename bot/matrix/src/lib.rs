@@ -1,0 +1,91 @@
+//! fairybot on Matrix: the chat grammar as text commands (`!fb board`, or by mentioning the
+//! bot), boards as images, 👍/👎 reactions for yes/no questions, and private information in
+//! encrypted direct rooms.
+//!
+//! The adapter is thin: a message becomes `(Actor, Place, text)`, the core answers with
+//! replies and audiences, and those become Matrix events. What is Matrix's own lives here:
+//! login and device persistence ([`session`]), the sync loop and its durable ledger
+//! ([`bot`], [`ledger`]), which messages are commands ([`invocation`]), and how replies look
+//! ([`format`]).
+//!
+//! Production: [`run`]. Tests and custom wiring: [`MatrixBot::with_client`].
+
+pub mod config;
+pub mod format;
+pub mod invocation;
+pub mod ledger;
+pub mod session;
+
+mod bot;
+mod deliver;
+
+use std::{future::Future, pin::Pin, sync::Arc};
+
+use bot_core::{Actor, Clock, GameService, model::Place, reply::Reply, store::GameStore};
+use rules::Catalog;
+
+pub use bot::MatrixBot;
+pub use config::{Login, MatrixConfig};
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Why the Matrix adapter stopped or could not start. Each says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum MatrixError {
+    /// The configuration or the local state is not usable.
+    #[error("Matrix configuration: {0}")]
+    Config(String),
+    /// The homeserver refused the login or the token.
+    #[error("Matrix login: {0}")]
+    Login(String),
+    /// The homeserver could not be reached.
+    #[error("Matrix connection: {0}")]
+    Connect(String),
+    /// Syncing failed for good.
+    #[error("Matrix sync: {0}")]
+    Sync(String),
+    /// The ledger of handled commands cannot be written.
+    #[error(transparent)]
+    Ledger(#[from] ledger::LedgerError),
+}
+
+/// What the adapter needs from the core, without its type parameters. Implemented for every
+/// [`GameService`]; tests wrap it.
+pub trait Games: Send + Sync + 'static {
+    /// Handles one line of text (a command or a bare move) from an actor in a place.
+    fn handle_text<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        text: &'a str,
+    ) -> BoxFuture<'a, Vec<Reply>>;
+}
+
+impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
+    fn handle_text<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        text: &'a str,
+    ) -> BoxFuture<'a, Vec<Reply>> {
+        Box::pin(GameService::handle_text(self, actor, place, text))
+    }
+}
+
+/// Logs in (or restores the saved session) and answers until `stop` completes.
+///
+/// # Errors
+/// See [`MatrixError`].
+pub async fn run(
+    config: MatrixConfig,
+    games: Arc<dyn Games>,
+    catalog: Arc<Catalog>,
+    renderer: Arc<render::Renderer>,
+    theme: render::Theme,
+    stop: impl Future<Output = ()>,
+) -> Result<(), MatrixError> {
+    let bot = MatrixBot::connect(&config, games, catalog, renderer)
+        .await?
+        .with_theme(theme);
+    bot.run(stop).await
+}

@@ -1,0 +1,859 @@
+//! End-to-end tests against a real Synapse on loopback.
+//!
+//! `scripts/test` starts one with `scripts/synapse-test.sh` and exports its URL as
+//! `FAIRYBOT_TEST_SYNAPSE_URL` (and `FAIRYBOT_REQUIRE_SYNAPSE=1`, so these tests fail rather
+//! than skip when it is missing). The players are matrix-sdk clients with their own SQLite
+//! stores, so encryption is real: what a player reads in an encrypted room was decrypted by
+//! their own device. The bot is the production adapter over the production SQLite store.
+
+use std::{
+    future::Future,
+    path::{Path, PathBuf},
+    pin::Pin,
+    sync::{
+        Arc,
+        atomic::{AtomicU32, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use bot_core::{
+    Actor, GameService, SystemClock,
+    model::{Place, Platform, PlayerId},
+    reply::{Audience, Reply},
+};
+use bot_matrix::{Games, Login, MatrixBot, MatrixConfig, MatrixError};
+use bot_store::SqlStore;
+use matrix_sdk::{
+    Client,
+    config::SyncSettings,
+    media::{MediaFormat, MediaRequestParameters},
+    ruma::{
+        OwnedEventId, OwnedRoomId, OwnedUserId, RoomId,
+        api::client::{account::register, room::create_room, uiaa},
+        events::{
+            reaction::ReactionEventContent,
+            relation::Annotation,
+            relation::Thread,
+            room::message::{ImageMessageEventContent, Relation, RoomMessageEventContent},
+        },
+    },
+};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+
+/// How long a test waits for one expected event.
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The homeserver's URL, or `None` to skip (unless the run requires Synapse).
+fn homeserver() -> Option<String> {
+    // RUST_LOG=bot_matrix=debug shows the bot's side.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_test_writer()
+        .try_init();
+    match std::env::var("FAIRYBOT_TEST_SYNAPSE_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var("FAIRYBOT_REQUIRE_SYNAPSE").as_deref() != Ok("1"),
+                "FAIRYBOT_REQUIRE_SYNAPSE=1 but FAIRYBOT_TEST_SYNAPSE_URL is not set: start one \
+                 with `scripts/synapse-test.sh start`"
+            );
+            eprintln!(
+                "SKIP: no Synapse (export FAIRYBOT_TEST_SYNAPSE_URL=\"$(scripts/synapse-test.sh start)\")"
+            );
+            None
+        }
+    }
+}
+
+/// A user name nobody has used on the test server (it keeps its users between runs).
+fn unique(name: &str) -> String {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        % 10_000_000_000;
+    format!(
+        "{name}-{t}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// One event a player's client received (decrypted by it, if it was encrypted).
+#[derive(Debug, Clone)]
+struct Seen {
+    room: OwnedRoomId,
+    event: Value,
+    encrypted: bool,
+    at: Instant,
+}
+
+impl Seen {
+    fn sender(&self) -> &str {
+        self.event["sender"].as_str().unwrap_or("")
+    }
+    fn content(&self) -> &Value {
+        &self.event["content"]
+    }
+    fn msgtype(&self) -> &str {
+        self.content()["msgtype"].as_str().unwrap_or("")
+    }
+    fn body(&self) -> &str {
+        self.content()["body"].as_str().unwrap_or("")
+    }
+    fn in_reply_to(&self) -> Option<&str> {
+        self.content()["m.relates_to"]["m.in_reply_to"]["event_id"].as_str()
+    }
+    fn id(&self) -> OwnedEventId {
+        self.event["event_id"].as_str().unwrap().try_into().unwrap()
+    }
+}
+
+/// A player: a real matrix-sdk client with its own store, syncing in the background and
+/// accepting every invitation (as a person would click "join").
+struct Player {
+    client: Client,
+    events: mpsc::UnboundedReceiver<Seen>,
+    history: Vec<Seen>,
+    sync: tokio::task::JoinHandle<()>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Player {
+    fn drop(&mut self) {
+        self.sync.abort();
+    }
+}
+
+impl Player {
+    async fn register(hs: &str, name: &str) -> Player {
+        let dir = tempfile::tempdir().unwrap();
+        let client = Client::builder()
+            .homeserver_url(hs)
+            .sqlite_store(dir.path(), None)
+            .build()
+            .await
+            .unwrap();
+        let mut request = register::v3::Request::new();
+        request.username = Some(unique(name));
+        request.password = Some("correct horse battery".into());
+        request.auth = Some(uiaa::AuthData::Dummy(uiaa::Dummy::new()));
+        client.matrix_auth().register(request).await.unwrap();
+        let first = client.sync_once(SyncSettings::default()).await.unwrap();
+        let (tx, events) = mpsc::unbounded_channel();
+        let sync = tokio::spawn(player_sync(client.clone(), first.next_batch, tx));
+        Player {
+            client,
+            events,
+            history: Vec::new(),
+            sync,
+            _dir: dir,
+        }
+    }
+
+    fn id(&self) -> OwnedUserId {
+        self.client.user_id().unwrap().to_owned()
+    }
+
+    /// Waits for an event matching `pred`, keeping everything seen on the way.
+    async fn expect(&mut self, what: &str, pred: impl Fn(&Seen) -> bool) -> Seen {
+        if let Some(s) = self.history.iter().find(|s| pred(s)) {
+            return s.clone();
+        }
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            match tokio::time::timeout_at(deadline, self.events.recv()).await {
+                Ok(Some(s)) => {
+                    self.history.push(s.clone());
+                    if pred(&s) {
+                        return s;
+                    }
+                }
+                _ => {
+                    let last: Vec<String> = self
+                        .history
+                        .iter()
+                        .rev()
+                        .take(8)
+                        .map(|s| format!("{} {}: {}", s.sender(), s.event["type"], s.body()))
+                        .collect();
+                    panic!("{} never saw {what}; last events: {last:#?}", self.id());
+                }
+            }
+        }
+    }
+
+    /// The bot's reply to an event.
+    async fn reply_to(&mut self, bot: &str, event: &OwnedEventId) -> Seen {
+        let id = event.to_string();
+        self.expect(&format!("the bot's reply to {id}"), |s| {
+            s.sender() == bot && s.in_reply_to() == Some(id.as_str())
+        })
+        .await
+    }
+
+    /// Everything received so far (draining what is queued).
+    fn drain(&mut self) -> &[Seen] {
+        while let Ok(s) = self.events.try_recv() {
+            self.history.push(s);
+        }
+        &self.history
+    }
+
+    async fn say(&self, room: &RoomId, text: &str) -> (OwnedEventId, Instant) {
+        self.send(room, RoomMessageEventContent::text_plain(text))
+            .await
+    }
+
+    async fn send(
+        &self,
+        room: &RoomId,
+        content: RoomMessageEventContent,
+    ) -> (OwnedEventId, Instant) {
+        let room = self.client.get_room(room).expect("a joined room");
+        let at = Instant::now();
+        let r = room.send(content).await.unwrap();
+        (r.response.event_id, at)
+    }
+
+    async fn react(&self, room: &RoomId, event: &OwnedEventId, key: &str) -> OwnedEventId {
+        let room = self.client.get_room(room).unwrap();
+        let content = ReactionEventContent::new(Annotation::new(event.clone(), key.into()));
+        room.send(content).await.unwrap().response.event_id
+    }
+
+    /// Waits until `user` has joined `room`.
+    async fn see_join(&mut self, room: &RoomId, user: &str) {
+        let room = room.to_owned();
+        self.expect(&format!("{user} joining"), |s| {
+            s.room == room
+                && s.event["type"] == "m.room.member"
+                && s.event["state_key"] == user
+                && s.content()["membership"] == "join"
+        })
+        .await;
+    }
+
+    /// Downloads (and decrypts, in encrypted rooms) an `m.image` and checks it against its
+    /// info: a PNG of the announced size and dimensions. Returns the dimensions.
+    async fn check_image(&self, seen: &Seen) -> (u32, u32) {
+        let content = seen.content();
+        assert_eq!(content["msgtype"], "m.image", "{content}");
+        let info = &content["info"];
+        assert_eq!(info["mimetype"], "image/png");
+        let image: ImageMessageEventContent = serde_json::from_value(content.clone()).unwrap();
+        let bytes = self
+            .client
+            .media()
+            .get_media_content(
+                &MediaRequestParameters {
+                    source: image.source.clone(),
+                    format: MediaFormat::File,
+                },
+                false,
+            )
+            .await
+            .unwrap();
+        assert_eq!(Some(bytes.len() as u64), info["size"].as_u64());
+        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+            .read_info()
+            .expect("a valid PNG");
+        let mut buf = vec![0; reader.output_buffer_size().expect("sized")];
+        let frame = reader.next_frame(&mut buf).expect("a whole frame");
+        assert_eq!(Some(u64::from(frame.width)), info["w"].as_u64());
+        assert_eq!(Some(u64::from(frame.height)), info["h"].as_u64());
+        (frame.width, frame.height)
+    }
+
+    /// Creates a room and invites these users.
+    async fn create_room(&self, invite: &[&str], encrypted: bool) -> OwnedRoomId {
+        let mut request = create_room::v3::Request::new();
+        request.invite = invite.iter().map(|u| (*u).try_into().unwrap()).collect();
+        request.name = Some("fairybot test".into());
+        if encrypted {
+            request.initial_state = vec![
+                matrix_sdk::ruma::events::InitialStateEvent::with_empty_state_key(
+                    matrix_sdk::ruma::events::room::encryption::RoomEncryptionEventContent::with_recommended_defaults(),
+                )
+                .to_raw_any(),
+            ];
+        }
+        self.client
+            .create_room(request)
+            .await
+            .unwrap()
+            .room_id()
+            .to_owned()
+    }
+}
+
+async fn player_sync(client: Client, mut token: String, tx: mpsc::UnboundedSender<Seen>) {
+    loop {
+        let settings = SyncSettings::default()
+            .token(token.clone())
+            .timeout(Duration::from_secs(10));
+        match client.sync_once(settings).await {
+            Ok(r) => {
+                token = r.next_batch.clone();
+                for room_id in r.rooms.invited.keys() {
+                    if let Some(room) = client.get_room(room_id) {
+                        let _ = room.join().await;
+                    }
+                }
+                for (room_id, update) in &r.rooms.joined {
+                    for e in &update.timeline.events {
+                        let Ok(event) = e.raw().deserialize_as::<Value>() else {
+                            continue;
+                        };
+                        let seen = Seen {
+                            room: room_id.clone(),
+                            event,
+                            encrypted: e.encryption_info().is_some(),
+                            at: Instant::now(),
+                        };
+                        if tx.send(seen).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// Registers the bot's account (without logging in: the bot does that itself).
+async fn bot_account(hs: &str) -> (String, String) {
+    let client = Client::builder().homeserver_url(hs).build().await.unwrap();
+    let name = unique("fairybot");
+    let password = "bot password".to_string();
+    let mut request = register::v3::Request::new();
+    request.username = Some(name.clone());
+    request.password = Some(password.clone());
+    request.inhibit_login = true;
+    request.auth = Some(uiaa::AuthData::Dummy(uiaa::Dummy::new()));
+    let r = client.matrix_auth().register(request).await.unwrap();
+    (r.user_id.to_string(), password)
+}
+
+/// A test-only wrapper standing in for a hidden-information variant: `board` also sends the
+/// board privately to the player who asked, and `whisper @user` sends a secret to `@user`.
+/// (The built-in variants reveal everything, so the core sends no private replies yet.)
+struct PrivateBoards<G>(G);
+
+impl<G: Games> Games for PrivateBoards<G> {
+    fn handle_text<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        text: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
+        Box::pin(async move {
+            if let Some(who) = text.trim().strip_prefix("whisper ") {
+                return vec![Reply {
+                    audience: Audience::Private(PlayerId::new(Platform::Matrix, who.trim())),
+                    ..Reply::room("SECRET-4711 is the word")
+                }];
+            }
+            let mut replies = self.0.handle_text(actor, place, text).await;
+            if text.trim() == "board" {
+                let private: Vec<Reply> = replies
+                    .iter()
+                    .filter(|r| r.board.is_some())
+                    .map(|r| Reply {
+                        audience: Audience::Private(actor.id.clone()),
+                        text: format!("Your private view. {}", r.text),
+                        ..r.clone()
+                    })
+                    .collect();
+                replies.extend(private);
+            }
+            replies
+        })
+    }
+}
+
+/// A running bot: the production adapter over a SQLite game store on disk.
+struct RunningBot {
+    bot: Arc<MatrixBot>,
+    stop: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<(), MatrixError>>,
+}
+
+struct BotSetup {
+    hs: String,
+    user: String,
+    password: String,
+    state: PathBuf,
+    db: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl BotSetup {
+    async fn new(hs: &str) -> BotSetup {
+        let (user, password) = bot_account(hs).await;
+        let dir = tempfile::tempdir().unwrap();
+        BotSetup {
+            hs: hs.to_string(),
+            user,
+            password,
+            state: dir.path().join("matrix"),
+            db: dir.path().join("fairybot.db"),
+            _dir: dir,
+        }
+    }
+
+    async fn start(&self) -> RunningBot {
+        start_bot(&self.hs, &self.user, &self.password, &self.state, &self.db).await
+    }
+}
+
+async fn start_bot(hs: &str, user: &str, password: &str, state: &Path, db: &Path) -> RunningBot {
+    let store = SqlStore::open_sqlite(db).await.unwrap();
+    let catalog = Arc::new(rules::Catalog::builtin());
+    let service = GameService::new(store, SystemClock, catalog.clone());
+    let config = MatrixConfig {
+        board_size: 320,
+        ..MatrixConfig::new(
+            hs,
+            Login::Password {
+                user: user.to_string(),
+                password: password.to_string(),
+            },
+            state,
+        )
+        .unwrap()
+    };
+    let bot = MatrixBot::connect(
+        &config,
+        Arc::new(PrivateBoards(service)),
+        catalog,
+        Arc::new(render::Renderer::new()),
+    )
+    .await
+    .unwrap();
+    bot.first_sync().await.unwrap();
+    let bot = Arc::new(bot);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let running = bot.clone();
+    let task = tokio::spawn(async move {
+        running
+            .run(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    RunningBot {
+        bot,
+        stop: Some(stop),
+        task,
+    }
+}
+
+impl RunningBot {
+    fn id(&self) -> String {
+        self.bot.user_id().to_string()
+    }
+
+    /// Stops the bot between syncs and waits until it has.
+    async fn stop(mut self) {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        (&mut self.task).await.unwrap().unwrap();
+    }
+}
+
+/// Command → reply round trips, in milliseconds.
+#[derive(Default)]
+struct Latency(Vec<f64>);
+
+impl Latency {
+    fn add(&mut self, sent: Instant, seen: &Seen) {
+        self.0
+            .push(seen.at.duration_since(sent).as_secs_f64() * 1000.0);
+    }
+
+    fn quantile(&self, q: f64) -> f64 {
+        let mut v = self.0.clone();
+        v.sort_by(f64::total_cmp);
+        let i = ((v.len() as f64 - 1.0) * q).round() as usize;
+        v[i]
+    }
+
+    fn report(&self, what: &str) {
+        eprintln!(
+            "LATENCY {what}: n={} median={:.0} ms p95={:.0} ms max={:.0} ms",
+            self.0.len(),
+            self.quantile(0.5),
+            self.quantile(0.95),
+            self.quantile(1.0)
+        );
+    }
+}
+
+/// Two players and a running bot in one room.
+struct Table {
+    alice: Player,
+    bob: Player,
+    room: OwnedRoomId,
+}
+
+async fn table(hs: &str, bot: &str, encrypted: bool) -> Table {
+    let mut alice = Player::register(hs, "alice").await;
+    let bob = Player::register(hs, "bob").await;
+    let room = alice
+        .create_room(&[bot, bob.id().as_str()], encrypted)
+        .await;
+    alice.see_join(&room, bot).await;
+    alice.see_join(&room, bob.id().as_str()).await;
+    Table { alice, bob, room }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice,
+        mut bob,
+        room,
+    } = table(&hs, &bot, false).await;
+    let mut latency = Latency::default();
+
+    // A challenge with a short user name; the reply mentions both and offers reactions.
+    let bob_local = bob.id().localpart().to_string();
+    let (cmd, sent) = alice
+        .say(&room, &format!("!fb challenge @{bob_local} chess"))
+        .await;
+    let challenge = bob.reply_to(&bot, &cmd).await;
+    latency.add(
+        sent,
+        &bob.expect("the challenge", |s| s.in_reply_to() == Some(cmd.as_str()))
+            .await,
+    );
+    assert_eq!(challenge.msgtype(), "m.notice");
+    assert!(
+        challenge.body().contains("`!fb accept"),
+        "{}",
+        challenge.body()
+    );
+    assert!(challenge.body().contains("React 👍"));
+    let mentioned = &challenge.content()["m.mentions"]["user_ids"];
+    assert!(
+        mentioned
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u == bob.id().as_str()),
+        "{mentioned}"
+    );
+    assert!(
+        challenge.content()["formatted_body"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("https://matrix.to/#/{}", bob.id())),
+    );
+
+    // Bob accepts with Element's thumbs-up (with its presentation selector).
+    let reaction = bob.react(&room, &challenge.id(), "👍\u{FE0F}").await;
+    let start = alice
+        .expect("the game's start", |s| {
+            s.sender() == bot && s.msgtype() == "m.image" && s.body().contains("Game")
+        })
+        .await;
+    let (w, h) = alice.check_image(&start).await;
+    assert_eq!(
+        w.max(h),
+        320,
+        "the configured board size is the longer side"
+    );
+    assert_eq!(
+        start.in_reply_to(),
+        Some(challenge.event["event_id"].as_str().unwrap()),
+        "the answer to a reaction replies to the question"
+    );
+    assert!(!reaction.as_str().is_empty());
+
+    // Fool's mate, each move in another form of address; every move answers with a board.
+    let bot_local = running.bot.user_id().localpart().to_string();
+    let moves: Vec<(bool, RoomMessageEventContent)> = vec![
+        (true, RoomMessageEventContent::text_plain("!fb f3")),
+        (
+            false,
+            RoomMessageEventContent::text_plain(format!("{bot_local}: e5")),
+        ),
+        (true, RoomMessageEventContent::text_plain("!FB move g4")),
+        (
+            false,
+            RoomMessageEventContent::text_html(
+                format!("{bot_local}: Qh4#"),
+                format!("<a href=\"https://matrix.to/#/{bot}\">{bot_local}</a>: Qh4#"),
+            ),
+        ),
+    ];
+    let mut last = None;
+    for (by_alice, content) in moves {
+        let (player, other) = if by_alice {
+            (&mut alice, &mut bob)
+        } else {
+            (&mut bob, &mut alice)
+        };
+        let (cmd, sent) = player.send(&room, content).await;
+        let reply = player.reply_to(&bot, &cmd).await;
+        latency.add(sent, &reply);
+        assert_eq!(reply.msgtype(), "m.image", "{}", reply.body());
+        other.reply_to(&bot, &cmd).await;
+        last = Some(reply);
+    }
+    let last = last.unwrap();
+    assert!(last.body().contains("Checkmate"), "{}", last.body());
+    alice.check_image(&last).await;
+
+    // Errors answer the one who typed, by reply and mention; chatter is ignored.
+    let (chatter, _) = alice.say(&room, "good game!").await;
+    let (cmd, sent) = alice.say(&room, "!fb e4").await;
+    let error = alice.reply_to(&bot, &cmd).await;
+    latency.add(sent, &error);
+    assert!(
+        error.content()["m.mentions"]["user_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u == alice.id().as_str())
+    );
+
+    // A command in a thread is answered in that thread (a thread is a place of its own, so
+    // the room's game is not "here").
+    let (root, _) = alice.say(&room, "thread for questions").await;
+    let mut in_thread = RoomMessageEventContent::text_plain("!fb rules chess");
+    in_thread.relates_to = Some(Relation::Thread(Thread::plain(root.clone(), root.clone())));
+    let (cmd, sent) = alice.send(&room, in_thread).await;
+    let answer = alice.reply_to(&bot, &cmd).await;
+    latency.add(sent, &answer);
+    assert_eq!(answer.content()["m.relates_to"]["rel_type"], "m.thread");
+    assert_eq!(answer.content()["m.relates_to"]["event_id"], root.as_str());
+    assert!(answer.body().contains("Chess"), "{}", answer.body());
+
+    // More round trips for the latency numbers: text answers and board pictures.
+    for text in [
+        "!fb help",
+        "!fb variants",
+        "!fb games",
+        "!fb board",
+        "!fb history",
+    ] {
+        for _ in 0..3 {
+            let (cmd, sent) = alice.say(&room, text).await;
+            let reply = alice.reply_to(&bot, &cmd).await;
+            latency.add(sent, &reply);
+        }
+    }
+
+    // Nothing was answered twice, and the chatter not at all.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let replies: Vec<&str> = alice
+        .drain()
+        .iter()
+        .filter(|s| s.sender() == bot)
+        .filter_map(Seen::in_reply_to)
+        .collect();
+    let mut unique_replies = replies.clone();
+    unique_replies.sort();
+    unique_replies.dedup();
+    assert_eq!(
+        replies.len(),
+        unique_replies.len(),
+        "a command was answered twice"
+    );
+    assert!(!replies.contains(&chatter.as_str()));
+
+    latency.report("command -> reply seen (unencrypted room)");
+    assert!(
+        latency.quantile(0.5) < 1000.0,
+        "median round trip {:.0} ms",
+        latency.quantile(0.5)
+    );
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_boards_arrive_in_an_encrypted_direct_room_readable_by_their_recipient() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice,
+        mut bob,
+        room,
+    } = table(&hs, &bot, false).await;
+    let (cmd, _) = alice
+        .say(&room, &format!("!fb challenge {} chess", bob.id()))
+        .await;
+    bob.reply_to(&bot, &cmd).await;
+    let (cmd, _) = bob.say(&room, "!fb accept").await;
+    bob.reply_to(&bot, &cmd).await;
+
+    // `board` answers in the room and, privately, in a new encrypted direct room.
+    let (cmd, _) = alice.say(&room, "!fb board").await;
+    alice.reply_to(&bot, &cmd).await;
+    let private = alice
+        .expect("the private board", |s| {
+            s.sender() == bot && s.room != room && s.msgtype() == "m.image"
+        })
+        .await;
+    assert!(
+        private.encrypted,
+        "the private message was encrypted on the wire"
+    );
+    assert!(
+        private.body().contains("Your private view"),
+        "{}",
+        private.body()
+    );
+    alice.check_image(&private).await;
+    let dm = alice.client.get_room(&private.room).unwrap();
+    assert!(dm.latest_encryption_state().await.unwrap().is_encrypted());
+    assert!(dm.is_direct().await.unwrap(), "marked as a direct room");
+    // Bob saw nothing of it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !bob.drain()
+            .iter()
+            .any(|s| s.body().contains("Your private view"))
+    );
+
+    // The next private message reuses the room.
+    let (cmd, _) = alice.say(&room, "!fb board").await;
+    alice.reply_to(&bot, &cmd).await;
+    let first = private.id();
+    let again = alice
+        .expect("the second private board", |s| {
+            s.sender() == bot
+                && s.room == private.room
+                && s.msgtype() == "m.image"
+                && s.id() != first
+        })
+        .await;
+    assert!(again.encrypted);
+
+    // A commands typed in the direct room needs no prefix, and is answered there.
+    let (cmd, _) = alice.say(&private.room, "history").await;
+    let answer = alice.reply_to(&bot, &cmd).await;
+    assert_eq!(answer.room, private.room);
+    assert!(answer.encrypted);
+
+    // A private message that cannot be delivered is reported in the room, without its content.
+    let ghost = format!("@{}:{}", unique("ghost"), bot.split_once(':').unwrap().1);
+    let (cmd, _) = alice.say(&room, &format!("!fb whisper {ghost}")).await;
+    let notice = alice.reply_to(&bot, &cmd).await;
+    assert!(
+        notice
+            .body()
+            .contains("could not send you a private message"),
+        "{}",
+        notice.body()
+    );
+    assert!(!notice.body().contains("SECRET"));
+    assert!(
+        notice.content()["m.mentions"]["user_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|u| u == ghost.as_str())
+    );
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_restart() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let device = running.bot.client().device_id().unwrap().to_owned();
+    let Table {
+        mut alice,
+        mut bob,
+        room,
+    } = table(&hs, &bot, true).await;
+    let mut sent = Vec::new();
+    let say = async |p: &mut Player, text: &str, sent: &mut Vec<OwnedEventId>| {
+        let (cmd, _) = p.say(&room, text).await;
+        sent.push(cmd.clone());
+        cmd
+    };
+    let cmd = say(
+        &mut alice,
+        &format!("!fb challenge {} chess", bob.id()),
+        &mut sent,
+    )
+    .await;
+    bob.reply_to(&bot, &cmd).await;
+    let cmd = say(&mut bob, "!fb accept", &mut sent).await;
+    bob.reply_to(&bot, &cmd).await;
+    let cmd = say(&mut alice, "!fb f3", &mut sent).await;
+    let reply = alice.reply_to(&bot, &cmd).await;
+    assert!(reply.encrypted, "the game room is encrypted");
+    let cmd = say(&mut alice, "!fb board", &mut sent).await;
+    alice.reply_to(&bot, &cmd).await;
+    let private = alice
+        .expect("the private board", |s| s.sender() == bot && s.room != room)
+        .await;
+    let (dm, first_private) = (private.room.clone(), private.id());
+
+    // Down: two moves that only work in this order.
+    running.stop().await;
+    let e5 = say(&mut bob, "!fb e5", &mut sent).await;
+    let g4 = say(&mut alice, "!fb g4", &mut sent).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Up again: the same device (no new login), both moves answered, in order.
+    let running = setup.start().await;
+    assert_eq!(running.bot.client().device_id().unwrap(), device);
+    let first = alice.reply_to(&bot, &e5).await;
+    let second = alice.reply_to(&bot, &g4).await;
+    assert!(first.body().contains("e5"), "{}", first.body());
+    assert!(second.body().contains("g4"), "{}", second.body());
+    assert_eq!(second.msgtype(), "m.image", "g4 was legal: e5 came first");
+
+    // The game goes on, and private boards still reach the same encrypted room.
+    let mate = say(&mut bob, "!fb Qh4#", &mut sent).await;
+    let reply = bob.reply_to(&bot, &mate).await;
+    assert!(reply.body().contains("Checkmate"), "{}", reply.body());
+    let cmd = say(&mut alice, "!fb board", &mut sent).await;
+    alice.reply_to(&bot, &cmd).await;
+    let again = alice
+        .expect("a private board after the restart", |s| {
+            s.sender() == bot && s.room == dm && s.msgtype() == "m.image" && s.id() != first_private
+        })
+        .await;
+    assert!(again.encrypted, "decrypted by alice: the bot kept its keys");
+    alice.check_image(&again).await;
+
+    // A second restart with nothing new answers nothing.
+    running.stop().await;
+    let running = setup.start().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let room_id = room.clone();
+    let history = alice.drain();
+    for cmd in &sent {
+        let answers = history
+            .iter()
+            .filter(|s| {
+                s.room == room_id && s.sender() == bot && s.in_reply_to() == Some(cmd.as_str())
+            })
+            .count();
+        assert_eq!(answers, 1, "command {cmd} answered {answers} times");
+    }
+    running.stop().await;
+}
