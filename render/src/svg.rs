@@ -352,10 +352,37 @@ fn rivers(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
 /// Where two boards meet back to back: a bold line in the frame colour, so the two halves of
 /// a Besiege board read as two boards.
 fn seams(o: &mut String, b: &BoardPanel, theme: &Theme, p: &PanelLayout) {
-    if b.seams.is_empty() {
+    if b.seams.is_empty() && b.file_seams.is_empty() {
         return;
     }
-    let d = rank_boundaries(b, p, &b.seams);
+    let mut d = rank_boundaries(b, p, &b.seams);
+    for &fx in &b.file_seams {
+        if fx + 1 >= b.width {
+            continue;
+        }
+        for y in 0..b.height {
+            if !(b.has_cell(fx, y) || b.has_cell(fx + 1, y)) {
+                continue;
+            }
+            // The shared edge of (fx, y) and (fx + 1, y) on screen.
+            let (ax, ay) = p.cell_centre(fx, y);
+            let (bx, by) = p.cell_centre(fx + 1, y);
+            let (mx, my) = ((ax + bx) / 2.0, (ay + by) / 2.0);
+            let (hx, hy) = if (ay - by).abs() < 1.0 {
+                (0.0, CELL / 2.0)
+            } else {
+                (CELL / 2.0, 0.0)
+            };
+            let _ = write!(
+                d,
+                "M{} {}L{} {}",
+                N(mx - hx),
+                N(my - hy),
+                N(mx + hx),
+                N(my + hy)
+            );
+        }
+    }
     let _ = write!(
         o,
         r#"<path d="{d}" fill="none" stroke="{}" stroke-width="8" stroke-linecap="square"/>"#,

@@ -294,6 +294,9 @@ pub struct BoardPanel {
     /// Seams: where two boards were put back to back to make this one (Besiege boards), a
     /// bold line in the frame colour between rank `y` and rank `y + 1` for each `y` listed.
     pub seams: Vec<u8>,
+    /// Seams between file `x` and file `x + 1` (two boards side by side: Twin-board
+    /// Ecumenical's halves).
+    pub file_seams: Vec<u8>,
     /// Glued edges.
     pub joins: Vec<Join>,
     /// The viewer cannot see this board (Looking-Glass): the board is veiled, and only the
@@ -335,6 +338,7 @@ impl BoardPanel {
             shading: Shading::Parity,
             rivers: Vec::new(),
             seams: Vec::new(),
+            file_seams: Vec::new(),
             joins: Vec::new(),
             veiled: false,
         }

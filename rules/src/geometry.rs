@@ -48,6 +48,8 @@ pub struct Shape {
     /// Ranks (indices) above which two boards meet back to back (Besiege boards): drawn as a
     /// seam, no rule attached.
     pub seams: Vec<u8>,
+    /// Files (indices) right of which two boards meet side by side: drawn, no rule.
+    pub file_seams: Vec<u8>,
     /// Ranks (indices) above which a river runs.
     pub rivers: Vec<u8>,
 }
@@ -285,6 +287,7 @@ impl Shape {
             wrap_y: None,
             solid_blocks: false,
             seams: Vec::new(),
+            file_seams: Vec::new(),
             rivers: Vec::new(),
         }
     }

@@ -73,6 +73,9 @@ pub struct BoardSpec {
     /// Rank names above which two boards meet back to back (`["8"]` on a Besiege board): the
     /// picture draws a seam there.
     pub seams: Option<Vec<String>>,
+    /// File names right of which two boards meet side by side (`["h"]` on the 16-file
+    /// Ecumenical boards): the picture draws a seam there.
+    pub file_seams: Option<Vec<String>>,
     /// Rank names above which a river runs (`["n", "r", "v"]`).
     pub rivers: Option<Vec<String>>,
 }

@@ -1029,6 +1029,22 @@ fn build_geometry(
             out.push(y as u8);
         }
     }
+    for n in b.file_seams.iter().flatten() {
+        let x = shape
+            .file_names
+            .iter()
+            .position(|f| f == n)
+            .filter(|x| x + 1 < files as usize)
+            .ok_or_else(|| {
+                err(
+                    "board.file_seams",
+                    format!(
+                        "{n:?} is not a file left of the last; name the file the seam runs right of"
+                    ),
+                )
+            })?;
+        shape.file_seams.push(x as u8);
+    }
     // Holes are named with the plain file+rank names of the shape (before board prefixes).
     if let Some(holes) = &b.holes {
         let names: BTreeMap<String, (usize, usize)> = (0..ranks as usize)

@@ -135,6 +135,7 @@ pub fn view(
         }
         panel.rivers = shape.rivers.clone();
         panel.seams = shape.seams.clone();
+        panel.file_seams = shape.file_seams.clone();
         panel.joins = joins(g, b);
         panels.push(panel);
     }
@@ -433,8 +434,12 @@ mod tests {
         // The seam is drawn as a bold frame-coloured line; a board without one has none.
         let seam = r#"stroke-width="8" stroke-linecap="square""#;
         assert!(render::render_svg(&view, &render::Theme::light()).contains(seam));
-        let plain = start_view("ecumenical-northern");
+        let plain = start_view("chess");
         assert!(!render::render_svg(&plain, &render::Theme::light()).contains(seam));
+        // Side by side: the Northern board's two halves meet between h and i.
+        let northern = start_view("ecumenical-northern");
+        assert_eq!(northern.boards[0].file_seams, vec![7]);
+        assert!(render::render_svg(&northern, &render::Theme::light()).contains(seam));
     }
 
     #[test]
