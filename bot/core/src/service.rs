@@ -279,7 +279,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             Command::Rules(v) => Ok(vec![Reply::actor(text::rules(&*self.variant(&v)?))]),
             Command::Piece { variant, piece } => {
-                let v = self.variant(&variant)?;
+                let v = match glass::rules_of(&variant) {
+                    Some(_) => self.glass.clone(),
+                    None => self.variant(&variant)?,
+                };
                 Ok(vec![Reply::actor(
                     text::piece(&v, &piece).map_err(Failure::User)?,
                 )])

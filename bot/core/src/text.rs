@@ -236,38 +236,22 @@ pub fn board(pos: &Position) -> String {
 /// only his own pieces, `?` elsewhere) or, for the reveal, both worlds. `None` when the
 /// state is not a Looking-Glass picture.
 pub fn glass_board(state: &str) -> Option<String> {
-    use rules::glass::{Glass, GlassRules, PlayerView, world_of};
-    let v = rules::glass::variant();
-    let g = &v.geometry;
-    let (pieces, viewer) = if state.starts_with("view ") {
-        let view = PlayerView::parse(&v, state).ok()?;
-        let pieces: Vec<(rules::Cell, rules::Piece)> =
-            view.world.iter().chain(&view.elsewhere).copied().collect();
-        (pieces, Some(view.side))
-    } else {
-        let game = Glass::from_state(GlassRules::default(), state).ok()?;
-        let pieces = g
-            .cells()
-            .filter_map(|c| game.piece_at(c).map(|p| (c, p)))
-            .collect();
-        (pieces, None)
-    };
-    let first = viewer.map_or(0, world_of);
+    let p = crate::picture::GlassPicture::parse(state).ok()?;
+    let first = p.viewer.map_or(0, |s| s.0);
     let mut s = String::new();
     for b in [first, 1 - first] {
-        let veiled = viewer.is_some_and(|side| world_of(side) != b);
+        let veiled = p.viewer.is_some_and(|side| side.0 != b);
         s.push_str(if b == 0 { "Real (R:)" } else { "Mirror (M:)" });
         s.push_str(if veiled {
             " — unseen: only your pieces, as last reported\n"
         } else {
             "\n"
         });
-        for y in (0..8).rev() {
+        for y in (0..8u8).rev() {
             s.push_str(&format!("{} ", y + 1));
-            for x in 0..8 {
-                let cell = g.at(b, x, y)?;
-                let c = match pieces.iter().find(|(c, _)| *c == cell) {
-                    Some((_, p)) => v.letter(p.side, p.kind),
+            for x in 0..8u8 {
+                let c = match p.pieces.iter().find(|q| (q.0, q.1, q.2) == (b, x, y)) {
+                    Some(q) => q.3,
                     None if veiled => '?',
                     None => '.',
                 };

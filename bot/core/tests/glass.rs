@@ -236,6 +236,20 @@ async fn a_game_from_challenge_to_reveal() {
 }
 
 #[tokio::test]
+async fn the_game_is_listed_and_explained() {
+    let t = Table::new();
+    let r = t.room(0, "variants").await;
+    assert!(r[0].text.contains("`looking-glass`"), "{}", r[0].text);
+    assert!(r[0].text.contains("`looking-glass-no-strikes`"));
+    let r = t.room(0, "rules looking-glass").await;
+    assert!(r[0].text.contains("strike"), "{}", r[0].text);
+    let r = t.room(0, "piece looking-glass knight").await;
+    assert!(r[0].text.contains("Knight"), "{}", r[0].text);
+    let r = t.room(0, "ask").await;
+    assert!(r[0].text.contains("no game"), "{}", r[0].text);
+}
+
+#[tokio::test]
 async fn resignation_reveals_and_no_strikes_form_hands_the_move_over() {
     let t = Table::new();
     t.start("looking-glass-no-strikes").await;
