@@ -14,7 +14,7 @@ use matrix_sdk::{
     attachment::{AttachmentConfig, AttachmentInfo, BaseImageInfo},
     room::reply::{EnforceThread, Reply as SdkReply},
     ruma::{
-        EventId, OwnedEventId, UInt, UserId,
+        EventId, OwnedEventId, RoomId, UInt, UserId,
         events::{
             Mentions,
             relation::{InReplyTo, Thread},
@@ -125,7 +125,14 @@ impl MatrixBot {
         };
         for reply in replies {
             let result = match &reply.audience {
-                Audience::Room => self.post(room, &anchor, &reply, None).await,
+                Audience::Room => match self.game_room(room, &reply) {
+                    // The public part of an order given elsewhere (a Looking-Glass player
+                    // orders in his direct room): posted in the game's room, unanchored.
+                    Some((game_room, game_anchor)) => {
+                        self.post(&game_room, &game_anchor, &reply, None).await
+                    }
+                    None => self.post(room, &anchor, &reply, None).await,
+                },
                 Audience::Actor => self.post(room, &anchor, &reply, Some(&actor.id)).await,
                 Audience::Private(player) => {
                     if let Err(e) = self.send_private(player, &reply).await {
@@ -147,6 +154,28 @@ impl MatrixBot {
                 tracing::warn!("reply in {} failed: {e}", room.room_id());
             }
         }
+    }
+
+    /// The game's room for a room reply that names one other than the command's room, with
+    /// its thread. `None`: answer in the command's room (also when the named room is not one
+    /// the bot is in, which is logged: the text is public, so the command's room may see it).
+    fn game_room(&self, here: &Room, reply: &Reply) -> Option<(Room, Anchor)> {
+        let place = reply.place.as_ref()?;
+        if place.platform != Platform::Matrix || place.room == here.room_id().as_str() {
+            return None;
+        }
+        let found = RoomId::parse(&place.room)
+            .ok()
+            .and_then(|id| self.client.get_room(&id));
+        let Some(room) = found else {
+            tracing::warn!("the game's room {} is not a room I am in", place.room);
+            return None;
+        };
+        let anchor = Anchor {
+            reply_to: None,
+            thread: place.thread.as_deref().and_then(|t| EventId::parse(t).ok()),
+        };
+        Some((room, anchor))
     }
 
     /// Sends a reply to the player's direct room (found, or created encrypted).
