@@ -18,7 +18,8 @@
 # FAIRYBOT_SYNAPSE_DIR (default /tmp/fairybot-synapse) holds the venv, the configuration, the
 # database and the log; FAIRYBOT_SYNAPSE_VERSION pins the PyPI release (default 1.163.2).
 # Idempotent: starting a running server, or stopping a stopped one, does nothing. Progress goes
-# to stderr; stdout carries only the URL.
+# to stderr; stdout carries only the URL. The configuration is written on the first start;
+# to change the port later, use another FAIRYBOT_SYNAPSE_DIR (or delete this one).
 set -euo pipefail
 
 DIR="${FAIRYBOT_SYNAPSE_DIR:-/tmp/fairybot-synapse}"
@@ -26,7 +27,9 @@ PORT="${FAIRYBOT_SYNAPSE_PORT:-58008}"
 VERSION="${FAIRYBOT_SYNAPSE_VERSION:-1.163.2}"
 VENV="$DIR/venv"
 CONFIG="$DIR/homeserver.yaml"
-PIDFILE="$DIR/synapse.pid"
+# Written by Synapse itself when it daemonizes (as synctl starts it), so it is the server's
+# own pid whatever shell or job control started this script.
+PIDFILE="$DIR/data/homeserver.pid"
 
 log() { echo "synapse-test: $*" >&2; }
 
@@ -68,6 +71,7 @@ c["listeners"] = [{"port": port, "bind_addresses": ["127.0.0.1"], "type": "http"
                    "tls": False, "x_forwarded": False,
                    "resources": [{"names": ["client"], "compress": False}]}]
 c["database"] = {"name": "sqlite3", "args": {"database": f"{d}/data/homeserver.db"}}
+c["pid_file"] = f"{d}/data/homeserver.pid"
 c["media_store_path"] = f"{d}/data/media_store"
 c["enable_registration"] = True
 c["enable_registration_without_verification"] = True
@@ -109,16 +113,14 @@ start() {
         exit 1
     fi
     log "starting on $(url)"
-    # setsid: the server outlives this script and is stopped by its pid file.
-    (cd "$DIR" && setsid "$VENV/bin/python" -m synapse.app.homeserver -c "$CONFIG" \
-        >"$DIR/synapse.out" 2>&1 </dev/null & echo $! >"$PIDFILE")
+    # --daemonize: the server detaches, outlives this script and writes its pid file.
+    rm -f "$PIDFILE"
+    (cd "$DIR" && "$VENV/bin/python" -m synapse.app.homeserver -c "$CONFIG" --daemonize \
+        >"$DIR/synapse.out" 2>&1 </dev/null) || true
     for _ in $(seq 1 240); do
         if answers; then
             url
             return
-        fi
-        if ! is_running; then
-            break
         fi
         sleep 0.25
     done
@@ -133,7 +135,7 @@ stop() {
         local pid
         pid="$(cat "$PIDFILE")"
         kill "$pid"
-        for _ in $(seq 1 40); do
+        for _ in $(seq 1 80); do
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.25
         done

@@ -470,31 +470,45 @@ impl RunningBot {
     }
 }
 
-/// Command → reply round trips, in milliseconds.
+/// Command → reply round trips in milliseconds, for text answers and for board images.
 #[derive(Default)]
-struct Latency(Vec<f64>);
+struct Latency {
+    text: Vec<f64>,
+    image: Vec<f64>,
+}
 
 impl Latency {
     fn add(&mut self, sent: Instant, seen: &Seen) {
-        self.0
-            .push(seen.at.duration_since(sent).as_secs_f64() * 1000.0);
+        let ms = seen.at.duration_since(sent).as_secs_f64() * 1000.0;
+        if seen.msgtype() == "m.image" {
+            self.image.push(ms);
+        } else {
+            self.text.push(ms);
+        }
     }
 
-    fn quantile(&self, q: f64) -> f64 {
-        let mut v = self.0.clone();
+    fn quantile(v: &[f64], q: f64) -> f64 {
+        let mut v = v.to_vec();
         v.sort_by(f64::total_cmp);
         let i = ((v.len() as f64 - 1.0) * q).round() as usize;
         v[i]
     }
 
+    fn median(&self) -> f64 {
+        let all: Vec<f64> = self.text.iter().chain(&self.image).copied().collect();
+        Self::quantile(&all, 0.5)
+    }
+
     fn report(&self, what: &str) {
-        eprintln!(
-            "LATENCY {what}: n={} median={:.0} ms p95={:.0} ms max={:.0} ms",
-            self.0.len(),
-            self.quantile(0.5),
-            self.quantile(0.95),
-            self.quantile(1.0)
-        );
+        for (kind, v) in [("text reply", &self.text), ("board image", &self.image)] {
+            eprintln!(
+                "LATENCY {what}, {kind}: n={} median={:.0} ms p95={:.0} ms max={:.0} ms",
+                v.len(),
+                Self::quantile(v, 0.5),
+                Self::quantile(v, 0.95),
+                Self::quantile(v, 1.0)
+            );
+        }
     }
 }
 
@@ -677,10 +691,12 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
     assert!(!replies.contains(&chatter.as_str()));
 
     latency.report("command -> reply seen (unencrypted room)");
+    // The target is 300 ms on loopback; the bound here only catches a regression like the
+    // SDK's one-second sync throttle, on a machine shared with compilers.
     assert!(
-        latency.quantile(0.5) < 1000.0,
+        latency.median() < 1000.0,
         "median round trip {:.0} ms",
-        latency.quantile(0.5)
+        latency.median()
     );
     running.stop().await;
 }
