@@ -344,7 +344,8 @@ async fn bot_account(hs: &str) -> (String, String) {
 
 /// A test-only wrapper standing in for a hidden-information variant: `board` also sends the
 /// board privately to the player who asked, and `whisper @user` sends a secret to `@user`.
-/// (The built-in variants reveal everything, so the core sends no private replies yet.)
+/// (It keeps the private-path tests independent of a Looking-Glass game's secret setup; that
+/// game's own private messages are tested end to end through the Discord stand-in.)
 struct PrivateBoards<G>(G);
 
 impl<G: Games> Games for PrivateBoards<G> {
