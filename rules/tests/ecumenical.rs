@@ -11,27 +11,10 @@
 
 use std::collections::BTreeSet;
 
+mod common;
+
+use common::{moves_from, pos, random_position, start};
 use rules::{Catalog, Position, fen, notation, perft::perft};
-
-fn pos(variant: &str, state: &str) -> Position {
-    let v = Catalog::builtin().get(variant).unwrap();
-    fen::position(&v, state).unwrap_or_else(|e| panic!("{state}: {e}"))
-}
-
-fn start(variant: &str) -> Position {
-    Position::start(&Catalog::builtin().get(variant).unwrap())
-}
-
-/// The legal moves of the piece on `from`, in coordinate notation.
-fn moves_from(p: &Position, from: &str) -> BTreeSet<String> {
-    let g = &p.variant().geometry;
-    let from = g.parse(from).unwrap();
-    p.legal_moves()
-        .into_iter()
-        .filter(|m| m.from == from)
-        .map(|m| notation::coord(p, m))
-        .collect()
-}
 
 fn set(from: &str, tos: &str) -> BTreeSet<String> {
     tos.split_whitespace()
@@ -40,20 +23,6 @@ fn set(from: &str, tos: &str) -> BTreeSet<String> {
 }
 
 /// The pseudo-random game of the perft tables' "random-N" positions.
-pub fn random_position(variant: &str, plies: usize, mut seed: u64) -> Position {
-    let mut p = start(variant);
-    for _ in 0..plies {
-        let legal = p.legal_moves();
-        if legal.is_empty() {
-            break;
-        }
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        p.play_unchecked(legal[(seed >> 33) as usize % legal.len()]);
-    }
-    p
-}
 
 #[test]
 fn random_positions_of_the_perft_table_are_reproducible() {

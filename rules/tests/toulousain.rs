@@ -4,23 +4,13 @@
 
 use std::collections::BTreeSet;
 
+mod common;
+
+use common::moves_from;
 use rules::{Catalog, Position, fen, notation};
 
 fn pos(state: &str) -> Position {
-    let catalog = Catalog::builtin();
-    let v = catalog.get("toulousain").unwrap();
-    fen::position(&v, state).unwrap_or_else(|e| panic!("{state}: {e}"))
-}
-
-/// The legal moves of the piece on `from`, in coordinate notation.
-fn moves_from(p: &Position, from: &str) -> BTreeSet<String> {
-    let g = &p.variant().geometry;
-    let from = g.parse(from).unwrap();
-    p.legal_moves()
-        .into_iter()
-        .filter(|m| m.from == from)
-        .map(|m| notation::coord(p, m))
-        .collect()
+    common::pos("toulousain", state)
 }
 
 fn set(from: &str, tos: &str) -> BTreeSet<String> {
