@@ -37,6 +37,16 @@ impl Platform {
     }
 }
 
+impl Platform {
+    /// Whether a command typed in a room is read by everyone there. On Matrix a command is an
+    /// ordinary message; a Discord slash command's options are shown to nobody but the bot;
+    /// the console is one shared keyboard. Secret input (a Looking-Glass back rank or order)
+    /// is refused in a game's room where this holds, before the bot acts on it.
+    pub const fn commands_are_public(self) -> bool {
+        matches!(self, Platform::Matrix)
+    }
+}
+
 impl fmt::Display for Platform {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

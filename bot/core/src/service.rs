@@ -231,6 +231,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         g.record.id
                     ));
                 }
+                if let Some(refusal) =
+                    glass::secret_said_in_public(&g, place, "back rank and orders")
+                {
+                    return refusal;
+                }
                 self.glass_setup(actor, g, &choice).await
             }
             Command::Ask(game) => {
@@ -724,6 +729,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 return user(format!("Game {} is over.", g.record.id));
             }
             if glass::rules_of(&g.record.variant).is_some() {
+                if let Some(refusal) = glass::secret_said_in_public(&g, place, "orders") {
+                    return refusal;
+                }
                 return self.glass_order(actor, g, text).await;
             }
             let seat = g.record.seat_of(&actor.id);

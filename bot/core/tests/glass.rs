@@ -610,3 +610,29 @@ fn the_checker_catches_a_leak() {
     });
     assert!(!check(&reply, &g, &seats, &mut history, false).is_empty());
 }
+
+#[tokio::test]
+async fn secrets_typed_in_the_game_room_are_refused_unused() {
+    let t = Table::new();
+    t.start("looking-glass").await;
+    // On Matrix the whole room reads a typed command: a back rank typed there is not used.
+    let r = t.room(0, "setup RNBQKBNR").await;
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0].audience, Audience::Actor);
+    assert!(r[0].text.contains("direct chat"), "{}", r[0].text);
+    assert!(!r[0].text.contains("RNBQKBNR"), "{}", r[0].text);
+    assert_eq!(t.record().await.ply(), 0, "nothing stored");
+    // Given privately, the same choices start the game.
+    t.dm(0, "setup RNBQKBNR").await;
+    let r = t.dm(1, "setup 518").await;
+    assert!(room_of(&r).text.contains("begins"), "{r:?}");
+    let before = t.record().await.ply();
+    // An order typed in the room is refused and not played; by direct chat it is.
+    let r = t.room(0, "e2e4").await;
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0].audience, Audience::Actor);
+    assert!(r[0].text.contains("orders are secret"), "{}", r[0].text);
+    assert_eq!(t.record().await.ply(), before, "nothing played");
+    let r = t.dm(0, "e2e4").await;
+    assert!(room_of(&r).text.contains("White has moved"), "{r:?}");
+}

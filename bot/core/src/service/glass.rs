@@ -17,7 +17,7 @@ use rules::glass::{
 
 use super::{Failure, GameService, Loaded, Outcomes, RACE_RETRIES, user};
 use crate::{
-    model::{GameRecord, GameStatus, GameUpdate, NewGame, PlayerId},
+    model::{GameRecord, GameStatus, GameUpdate, NewGame, Place, PlayerId},
     reply::{BoardPicture, Reply},
     service::{Actor, Clock},
     store::{GameStore, StoreError},
@@ -31,6 +31,21 @@ pub(crate) fn rules_of(variant: &str) -> Option<GlassRules> {
         glass::NAME_NO_STRIKES => Some(GlassRules { no_strikes: true }),
         _ => None,
     }
+}
+
+/// A refusal when a player types secret input (his back rank, his orders) in the game's own
+/// room on a platform where everyone there reads commands: acting on it would confirm to the
+/// opponent what he just read. Nothing is stored; the player is told where to send it.
+pub(crate) fn secret_said_in_public(g: &Loaded, place: &Place, what: &str) -> Option<Outcomes> {
+    let public = place.platform.commands_are_public() && g.record.place.covers(place);
+    public.then(|| {
+        user(format!(
+            "Game {}: your {what} are secret in Through the Looking-Glass, and everyone in this \
+             room reads what you type here. I did nothing with it: send it to me in our direct \
+             chat instead (no prefix needed there).",
+            g.record.id
+        ))
+    })
 }
 
 /// The game's name as shown.
