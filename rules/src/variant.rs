@@ -492,6 +492,16 @@ impl Variant {
         }
 
         // Castling.
+        // A castling key's file name, as the board's file index.
+        let file_index = |key: &str, name: &str| -> Result<u8, SpecError> {
+            geometry
+                .shape()
+                .file_names
+                .iter()
+                .position(|x| x == name)
+                .map(|i| i as u8)
+                .ok_or_else(|| err(key, format!("{name:?} is not a file of the board")))
+        };
         let castling = match &spec.castling {
             None => CastlingRule::None,
             Some(c) => match c.style.as_deref().unwrap_or("none") {
@@ -506,18 +516,7 @@ impl Variant {
                                         .into(),
                                 )
                             })?;
-                            let idx = |n: &str| {
-                                geometry
-                                    .shape()
-                                    .file_names
-                                    .iter()
-                                    .position(|x| x == n)
-                                    .map(|i| i as u8)
-                                    .ok_or_else(|| {
-                                        err(key, format!("{n:?} is not a file of the board"))
-                                    })
-                            };
-                            Ok([idx(&f[0])?, idx(&f[1])?])
+                            Ok([file_index(key, &f[0])?, file_index(key, &f[1])?])
                         };
                     CastlingRule::Fixed {
                         king_files: file_of("castling.king_files", &c.king_files)?,
@@ -539,20 +538,7 @@ impl Variant {
                             "missing; `table` castling lists [partner file, \"kingside\" or \"queenside\", King's file, partner's file] rows".into(),
                         )
                     })?;
-                    let file = |n: &str| {
-                        geometry
-                            .shape()
-                            .file_names
-                            .iter()
-                            .position(|x| x == n)
-                            .map(|i| i as u8)
-                            .ok_or_else(|| {
-                                err(
-                                    "castling.table",
-                                    format!("{n:?} is not a file of the board"),
-                                )
-                            })
-                    };
+                    let file = |n: &str| file_index("castling.table", n);
                     let mut entries = Vec::new();
                     for [p, wing, k, t] in rows {
                         let kingside = match wing.as_str() {
