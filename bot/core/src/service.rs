@@ -467,6 +467,40 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
+    /// Accepts a challenge into a new game with its start state; a challenge answered
+    /// meanwhile (a race, or a second click) is a user error naming its status.
+    async fn open_game(
+        &self,
+        c: &ChallengeRecord,
+        actor: &Actor,
+        seats: Vec<PlayerId>,
+        start_state: String,
+        now: i64,
+    ) -> Result<GameRecord, Failure> {
+        let accepted = self
+            .store
+            .accept_challenge(
+                c.id,
+                &actor.id,
+                NewGame {
+                    variant: c.variant.clone(),
+                    options: c.options.clone(),
+                    start_state,
+                    seats,
+                    place: c.place.clone(),
+                    created_at: now,
+                },
+            )
+            .await;
+        match accepted {
+            Ok((_, game)) => Ok(game),
+            Err(StoreError::ChallengeClosed { id, status }) => {
+                user(format!("Challenge {id} is already {status}."))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
     async fn accept(&self, actor: &Actor, place: &Place, id: Option<i64>) -> Outcomes {
         let c = self.find_challenge(actor, place, id, false).await?;
         if c.challenger == actor.id && place.platform != crate::model::Platform::Console {
@@ -495,28 +529,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
         let v = self.variant(&c.variant)?;
         let start = Position::start(&v);
-        let accepted = self
-            .store
-            .accept_challenge(
-                c.id,
-                &actor.id,
-                NewGame {
-                    variant: v.name.clone(),
-                    options: c.options.clone(),
-                    start_state: rules::fen::write(&start),
-                    seats: seats.clone(),
-                    place: c.place.clone(),
-                    created_at: now,
-                },
-            )
-            .await;
-        let (_, game) = match accepted {
-            Ok(x) => x,
-            Err(StoreError::ChallengeClosed { id, status }) => {
-                return user(format!("Challenge {id} is already {status}."));
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let game = self
+            .open_game(&c, actor, seats.clone(), rules::fen::write(&start), now)
+            .await?;
         let loaded = self.rebuild(game)?;
         let names = self.seat_names(&loaded.record).await;
         let text = format!(

@@ -17,7 +17,7 @@ use rules::glass::{
 
 use super::{Failure, GameService, Loaded, Outcomes, RACE_RETRIES, user};
 use crate::{
-    model::{GameRecord, GameStatus, GameUpdate, NewGame, Place, PlayerId},
+    model::{GameRecord, GameStatus, GameUpdate, Place, PlayerId},
     reply::{BoardPicture, Reply},
     service::{Actor, Clock},
     store::{GameStore, StoreError},
@@ -123,28 +123,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         now: i64,
     ) -> Outcomes {
         let rules = rules_of(&challenge.variant).unwrap_or_default();
-        let accepted = self
-            .store
-            .accept_challenge(
-                challenge.id,
-                &actor.id,
-                NewGame {
-                    variant: challenge.variant.clone(),
-                    options: challenge.options.clone(),
-                    start_state: Glass::with_variant(self.glass.clone(), rules).state_text(),
-                    seats: seats.clone(),
-                    place: challenge.place.clone(),
-                    created_at: now,
-                },
-            )
-            .await;
-        let (_, game) = match accepted {
-            Ok(x) => x,
-            Err(StoreError::ChallengeClosed { id, status }) => {
-                return user(format!("Challenge {id} is already {status}."));
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let start = Glass::with_variant(self.glass.clone(), rules).state_text();
+        let game = self
+            .open_game(&challenge, actor, seats.clone(), start, now)
+            .await?;
         let id = game.id;
         let mut replies = vec![
             Reply::room(format!(
