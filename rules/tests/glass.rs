@@ -241,6 +241,28 @@ fn a_two_step_into_a_held_square_becomes_a_one_step() {
 }
 
 #[test]
+fn a_chooser_is_refused_in_the_owners_name() {
+    // "No strikes": White's blind order fails, so Black chooses White's move. On the Mirror,
+    // which Black sees, an illegal choice is refused, naming the piece as White's, not his.
+    let rules = GlassRules { no_strikes: true };
+    let mut g = Glass::from_state(
+        rules,
+        "R:8/8/8/8/8/8/8/4K3 | M:4k3/8/8/8/8/8/8/3R4 | w | strikes 0,0",
+    )
+    .unwrap();
+    g.order(W, "M:d1e2").unwrap();
+    assert!(g.is_forced());
+    let Err(Refusal::Illegal(why)) = g.order(B, "M:d1e2") else {
+        panic!("a Rook does not go diagonally, even when chosen by the opponent");
+    };
+    assert!(
+        why.starts_with("White's Rook on M:d1 cannot go to M:e2"),
+        "{why}"
+    );
+    assert_eq!(at(&g, "M:d1"), 'R');
+}
+
+#[test]
 fn every_cause_of_a_strike() {
     // White: K R:e1. On the Mirror: White Rook d1, Knight c1, Pawn g4 (Black Pawn g5), Pawn
     // c4; Black Knight f3 and King a8.

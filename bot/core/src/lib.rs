@@ -2,6 +2,7 @@
 //! audiences, and the store port. It knows nothing of Discord, Matrix or SQL: adapters turn
 //! platform events into `(Actor, Place, Command)` and deliver the [`reply::Reply`]s.
 
+pub mod chance;
 pub mod command;
 pub mod export;
 mod memo;
@@ -12,4 +13,5 @@ pub mod service;
 pub mod store;
 pub mod text;
 
+pub use chance::{Chance, OsChance, SeededChance};
 pub use service::{Actor, Clock, GameService, SystemClock};

@@ -10,6 +10,7 @@ use rules::{Catalog, Outcome, Position, Side, Variant, notation};
 mod glass;
 
 use crate::{
+    chance::{Chance, OsChance},
     command::{self, Answer, ColourChoice, Command},
     export,
     memo::Memo,
@@ -69,6 +70,8 @@ const RACE_RETRIES: usize = 3;
 pub struct GameService<S, C = SystemClock> {
     store: S,
     clock: C,
+    /// Random choices players must not be able to predict.
+    chance: Arc<dyn Chance>,
     catalog: Arc<Catalog>,
     memo: Memo,
     /// The two worlds of Through the Looking-Glass (its own engine, not a catalogue variant).
@@ -106,10 +109,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         GameService {
             store,
             clock,
+            chance: Arc::new(OsChance),
             catalog,
             memo: Memo::default(),
             glass: rules::glass::variant(),
         }
+    }
+
+    /// The same service drawing its random choices from `chance` (tests use a seeded one).
+    pub fn with_chance(mut self, chance: impl Chance + 'static) -> Self {
+        self.chance = Arc::new(chance);
+        self
     }
 
     /// The store (for adapters that list games, and for tests).
@@ -516,7 +526,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let now = self.clock.now();
         let challenger_first = match c.options.as_str() {
             "colour=second" => false,
-            "colour=random" => now % 2 == 0,
+            "colour=random" => self.chance.below(2) == 0,
             _ => true,
         };
         let seats = if challenger_first {

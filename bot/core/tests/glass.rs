@@ -11,7 +11,7 @@ use std::{
 };
 
 use bot_core::{
-    Actor, Clock, GameService,
+    Actor, Clock, GameService, SeededChance,
     model::{GameRecord, GameStatus, Place, Platform, PlayerId},
     picture,
     reply::{Audience, Reply},
@@ -55,7 +55,8 @@ impl Table {
                 store.clone(),
                 TestClock::default(),
                 Arc::new(Catalog::builtin()),
-            ),
+            )
+            .with_chance(SeededChance::new(5)),
             store,
             room: Place::room(Platform::Matrix, "!room:example.org"),
             dm: [
@@ -72,7 +73,8 @@ impl Table {
             self.store.clone(),
             TestClock::default(),
             Arc::new(Catalog::builtin()),
-        );
+        )
+        .with_chance(SeededChance::new(6));
     }
 
     async fn room(&self, side: usize, text: &str) -> Vec<Reply> {
@@ -300,6 +302,20 @@ fn squares(text: &str) -> Vec<String> {
     out
 }
 
+/// The squares an order names, on its world (`R:b6b6` names R:b6 twice): a reply to its
+/// author may quote them back, since he typed them.
+fn typed_squares(order: &str) -> HashSet<String> {
+    let (world, rest) = match order.split_once(':') {
+        Some((w @ ("R" | "M"), rest)) => (w, rest),
+        _ => return HashSet::new(),
+    };
+    let b = rest.as_bytes();
+    (0..b.len().saturating_sub(1))
+        .filter(|&i| (b'a'..=b'h').contains(&b[i]) && (b'1'..=b'8').contains(&b[i + 1]))
+        .map(|i| format!("{world}:{}", &rest[i..i + 2]))
+        .collect()
+}
+
 /// Pieces placed by a text: "your Knight on R:f3", "the Black Pawn on M:e5".
 fn placed(text: &str, me: Side) -> Vec<(Side, String, String)> {
     let words: Vec<&str> = text
@@ -317,8 +333,8 @@ fn placed(text: &str, me: Side) -> Vec<(Side, String, String)> {
         };
         let side = match (i >= 1).then(|| words[i - 1].to_lowercase()).as_deref() {
             Some("your") => me,
-            Some("white") => Side::WHITE,
-            Some("black") => Side::BLACK,
+            Some("white" | "white's") => Side::WHITE,
+            Some("black" | "black's") => Side::BLACK,
             _ => continue,
         };
         out.push((side, words[i].to_string(), sq));
@@ -365,14 +381,20 @@ fn entitled(game: &Glass, side: Side, history: &mut HashSet<(Side, String, Strin
     }
 }
 
-/// Checks one reply against what its audience may know. Returns the failures.
+/// Checks one reply against what its audience may know. `typed` is the command's author and
+/// text, whose squares he may be quoted. Returns the failures.
 fn check(
     reply: &Reply,
     game: &Glass,
     seats: &[PlayerId],
     history: &mut [HashSet<(Side, String, String)>; 2],
     over: bool,
+    typed: Option<(&PlayerId, &str)>,
 ) -> Vec<String> {
+    let echo = |to: &PlayerId| match typed {
+        Some((author, text)) if author == to => typed_squares(text),
+        _ => HashSet::new(),
+    };
     let mut bad = Vec::new();
     let text = reply.render_text(|p| p.user.clone());
     match &reply.audience {
@@ -397,8 +419,9 @@ fn check(
                 .expect("private to a player");
             let side = Side(seat as u8);
             let e = entitled(game, side, &mut history[seat]);
+            let echo = echo(p);
             for sq in squares(&text) {
-                if !e.squares.contains(&sq) {
+                if !e.squares.contains(&sq) && !echo.contains(&sq) {
                     bad.push(format!("{} was told about {sq}: {text}", side.name(2)));
                 }
             }
@@ -511,7 +534,7 @@ async fn privacy_no_reply_tells_more_than_the_engine_gave_its_audience() {
             let rec = t.record().await;
             let game = Glass::replay(glass::variant(), rules, &rec.moves).unwrap();
             for reply in &r {
-                let bad = check(reply, &game, &rec.seats, &mut history, false);
+                let bad = check(reply, &game, &rec.seats, &mut history, false, None);
                 assert!(bad.is_empty(), "{bad:#?}");
                 checked += 1;
             }
@@ -571,7 +594,14 @@ async fn privacy_no_reply_tells_more_than_the_engine_gave_its_audience() {
             let game = Glass::replay(glass::variant(), rules, &rec.moves).unwrap();
             for reply in &r {
                 let is_reveal = over && reply.text.contains("revealed");
-                let bad = check(reply, &game, &rec.seats, &mut history, is_reveal);
+                let bad = check(
+                    reply,
+                    &game,
+                    &rec.seats,
+                    &mut history,
+                    is_reveal,
+                    Some((&t.players[who].id, &text)),
+                );
                 assert!(bad.is_empty(), "after {text:?}: {bad:#?}");
                 checked += 1;
             }
@@ -597,7 +627,7 @@ fn the_checker_catches_a_leak() {
     let seats = [actor("alice").id, actor("bob").id];
     let reply = Reply::private(seats[0].clone(), leak);
     let mut history = [HashSet::new(), HashSet::new()];
-    assert!(!check(&reply, &g, &seats, &mut history, false).is_empty());
+    assert!(!check(&reply, &g, &seats, &mut history, false, None).is_empty());
     // And a picture of Black's view sent to White.
     let mut reply = Reply::private(seats[0].clone(), "board");
     reply.board = Some(bot_core::reply::BoardPicture {
@@ -608,7 +638,7 @@ fn the_checker_catches_a_leak() {
         viewer: Some(1),
         players: vec![],
     });
-    assert!(!check(&reply, &g, &seats, &mut history, false).is_empty());
+    assert!(!check(&reply, &g, &seats, &mut history, false, None).is_empty());
 }
 
 #[tokio::test]

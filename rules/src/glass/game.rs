@@ -790,7 +790,12 @@ impl Glass {
                 let Some((k, kt, r, rt)) = self.castling_cells(army, long) else {
                     return Err(if seen {
                         Failed::Refused(format!(
-                            "You cannot castle {} now: the King and that Rook must not have moved, and the squares between them and their targets must be empty.",
+                            "{} cannot castle {} now: the King and that Rook must not have moved, and the squares between them and their targets must be empty.",
+                            if army == giver {
+                                "You".to_string()
+                            } else {
+                                army.name(2).to_string()
+                            },
                             if long { "long (O-O-O)" } else { "short (O-O)" }
                         ))
                     } else {
@@ -871,17 +876,26 @@ impl Glass {
             }
             (false, _) => None,
         };
-        let name = self.variant.piece(piece.kind).name.clone();
+        // The chooser of a forfeited turn (no strikes) moves the opponent's army.
+        let name = format!(
+            "{} {}",
+            if army == giver {
+                "Your".to_string()
+            } else {
+                format!("{}'s", army.name(2))
+            },
+            self.variant.piece(piece.kind).name
+        );
         let (stop, capture_cell, double) = self.trace(army, piece, from, to).map_err(|why| {
             refuse(format!(
-                "Your {name} on {} cannot go to {}: {why}.",
+                "{name} on {} cannot go to {}: {why}.",
                 g.name(from),
                 g.name(to)
             ))
         })?;
         if seen && stop != to {
             return Err(Failed::Refused(format!(
-                "Your {name} on {} cannot reach {}: the way is blocked.",
+                "{name} on {} cannot reach {}: the way is blocked.",
                 g.name(from),
                 g.name(to)
             )));

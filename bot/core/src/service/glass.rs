@@ -8,8 +8,6 @@
 //! list holds the actions (`w setup RNBQKBNR`, `w R:e2e4`, strikes included), and the game is
 //! replayed from it, so a restart loses nothing.
 
-use std::hash::{BuildHasher, Hasher};
-
 use rules::glass::{
     self, BackRank, Glass, GlassOutcome, GlassRules, Phase, Refusal, Report, describe,
     describe_public, world_of,
@@ -158,11 +156,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         };
         let side = Side(seat);
         let rank = if choice.eq_ignore_ascii_case("random") {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_i64(self.clock.now());
-            h.write_i64(g.record.id.0);
-            BackRank::from_number((h.finish() % 960) as u32)
-                .unwrap_or_else(|_| BackRank::orthodox())
+            BackRank::from_number(self.chance.below(960)).unwrap_or_else(|_| BackRank::orthodox())
         } else {
             match BackRank::parse(choice) {
                 Ok(r) => r,
