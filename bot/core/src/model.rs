@@ -105,6 +105,10 @@ pub struct Place {
     pub room: String,
     /// A thread inside the room, when the game has its own.
     pub thread: Option<String>,
+    /// Whether only the speaker and the bot read this room (a direct chat). Not stored with
+    /// games: it describes where a command came from, and decides where secret input (a
+    /// Looking-Glass back rank or order) may be typed.
+    pub private: bool,
 }
 
 impl Place {
@@ -114,6 +118,15 @@ impl Place {
             platform,
             room: room.into(),
             thread: None,
+            private: false,
+        }
+    }
+
+    /// A player's direct chat with the bot, which nobody else reads.
+    pub fn direct(platform: Platform, room: impl Into<String>) -> Self {
+        Place {
+            private: true,
+            ..Place::room(platform, room)
         }
     }
 

@@ -60,8 +60,8 @@ impl Table {
             store,
             room: Place::room(Platform::Matrix, "!room:example.org"),
             dm: [
-                Place::room(Platform::Matrix, "!alice-dm:example.org"),
-                Place::room(Platform::Matrix, "!bob-dm:example.org"),
+                Place::direct(Platform::Matrix, "!alice-dm:example.org"),
+                Place::direct(Platform::Matrix, "!bob-dm:example.org"),
             ],
             players: [actor("alice"), actor("bob")],
         }
@@ -642,7 +642,7 @@ fn the_checker_catches_a_leak() {
 }
 
 #[tokio::test]
-async fn secrets_typed_in_the_game_room_are_refused_unused() {
+async fn secrets_typed_outside_the_direct_chat_are_refused_unused() {
     let t = Table::new();
     t.start("looking-glass").await;
     // On Matrix the whole room reads a typed command: a back rank typed there is not used.
@@ -663,6 +663,15 @@ async fn secrets_typed_in_the_game_room_are_refused_unused() {
     assert_eq!(r[0].audience, Audience::Actor);
     assert!(r[0].text.contains("orders are secret"), "{}", r[0].text);
     assert_eq!(t.record().await.ply(), before, "nothing played");
+    // So is one typed in another public room, where the opponent may be reading too.
+    let elsewhere = Place::room(Platform::Matrix, "!lobby:example.org");
+    for text in ["e2e4", "move e2e4", "setup 518"] {
+        let r = t.svc.handle_text(&t.players[0], &elsewhere, text).await;
+        assert_eq!(r.len(), 1, "{text}: {r:?}");
+        assert_eq!(r[0].audience, Audience::Actor, "{text}");
+        assert!(r[0].text.contains("are secret"), "{text}: {}", r[0].text);
+        assert_eq!(t.record().await.ply(), before, "{text}: nothing played");
+    }
     let r = t.dm(0, "e2e4").await;
     assert!(room_of(&r).text.contains("White has moved"), "{r:?}");
 }

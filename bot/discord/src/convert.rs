@@ -40,7 +40,7 @@ pub fn opponent_text(user_id: u64) -> String {
 }
 
 /// Where an interaction happened: its channel, or its parent channel narrowed to the thread
-/// when the channel is a thread.
+/// when the channel is a thread; a DM channel is marked private.
 pub fn place(channel_id: u64, channel: Option<&PartialChannel>) -> Place {
     if let Some(c) = channel
         && matches!(
@@ -51,6 +51,9 @@ pub fn place(channel_id: u64, channel: Option<&PartialChannel>) -> Place {
     {
         return Place::room(Platform::Discord, parent.get().to_string())
             .in_thread(channel_id.to_string());
+    }
+    if channel.is_some_and(|c| c.kind == ChannelType::Private) {
+        return Place::direct(Platform::Discord, channel_id.to_string());
     }
     Place::room(Platform::Discord, channel_id.to_string())
 }
@@ -188,6 +191,9 @@ mod tests {
             Place::room(Platform::Discord, "5").in_thread("77")
         );
         assert_eq!(thread.parent_id, Some(ChannelId::new(5)));
+        let dm = channel(ChannelType::Private, None);
+        assert_eq!(place(77, Some(&dm)), Place::direct(Platform::Discord, "77"));
+        assert!(place(77, Some(&dm)).private);
     }
 
     #[test]

@@ -415,7 +415,12 @@ impl MatrixBot {
             id: PlayerId::new(Platform::Matrix, sender.as_str()),
             name: display_name(room, sender).await,
         };
-        let mut place = Place::room(Platform::Matrix, room.room_id().as_str());
+        // A direct room is read by the player alone: the core takes secret input only there.
+        let mut place = if room.is_direct().await.unwrap_or(false) {
+            Place::direct(Platform::Matrix, room.room_id().as_str())
+        } else {
+            Place::room(Platform::Matrix, room.room_id().as_str())
+        };
         if let Some(t) = &thread {
             place = place.in_thread(t.as_str());
         }

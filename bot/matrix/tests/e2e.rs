@@ -163,7 +163,25 @@ impl Player {
 
     /// Waits for an event matching `pred`, keeping everything seen on the way.
     async fn expect(&mut self, what: &str, pred: impl Fn(&Seen) -> bool) -> Seen {
-        if let Some(s) = self.history.iter().find(|s| pred(s)) {
+        self.expect_since(0, what, pred).await
+    }
+
+    /// Where the history stands now: events after this mark are new.
+    fn mark(&mut self) -> usize {
+        self.drain().len()
+    }
+
+    /// Waits for an event matching `pred` among those after `mark`.
+    async fn expect_since(
+        &mut self,
+        mark: usize,
+        what: &str,
+        pred: impl Fn(&Seen) -> bool,
+    ) -> Seen {
+        if let Some(s) = self.history[mark.min(self.history.len())..]
+            .iter()
+            .find(|s| pred(s))
+        {
             return s.clone();
         }
         let deadline = tokio::time::Instant::now() + WAIT;
@@ -872,5 +890,154 @@ async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_
             .count();
         assert_eq!(answers, 1, "command {cmd} answered {answers} times");
     }
+    running.stop().await;
+}
+
+/// Whether a text names a square of either world (`R:e4`, `M:a8`).
+fn names_a_square(text: &str) -> bool {
+    text.as_bytes().windows(4).any(|w| {
+        (w[0] == b'R' || w[0] == b'M')
+            && w[1] == b':'
+            && (b'a'..=b'h').contains(&w[2])
+            && (b'1'..=b'8').contains(&w[3])
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_looking_glass_game_is_refereed_by_encrypted_direct_messages() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice,
+        mut bob,
+        room,
+    } = table(&hs, &bot, false).await;
+    let (cmd, _) = alice
+        .say(
+            &room,
+            &format!("!fb challenge {} looking-glass white", bob.id()),
+        )
+        .await;
+    bob.reply_to(&bot, &cmd).await;
+    let (cmd, _) = bob.say(&room, "!fb accept").await;
+    bob.reply_to(&bot, &cmd).await;
+
+    // Each player is invited, in his own encrypted direct room, to choose a back rank.
+    let invitation =
+        |s: &Seen| s.sender() == bot && s.room != room && s.body().contains("setup 518");
+    let alice_dm = alice.expect("the setup invitation", invitation).await;
+    let bob_dm = bob.expect("the setup invitation", invitation).await;
+    assert!(alice_dm.encrypted && bob_dm.encrypted);
+    assert_ne!(alice_dm.room, bob_dm.room);
+    let (alice_dm, bob_dm) = (alice_dm.room, bob_dm.room);
+
+    // A back rank typed in the game's room is read by everyone there: refused, not used.
+    let (cmd, _) = alice.say(&room, "!fb setup RNBQKBNR").await;
+    let refusal = alice.reply_to(&bot, &cmd).await;
+    assert!(refusal.body().contains("are secret"), "{}", refusal.body());
+    assert!(!refusal.body().contains("RNBQKBNR"), "{}", refusal.body());
+
+    // In the direct rooms no prefix is needed; the game begins when both have chosen.
+    let mark = alice.mark();
+    bob.say(&bob_dm, "setup 518").await;
+    alice.say(&alice_dm, "setup RNBQKBNR").await;
+    alice
+        .expect_since(mark, "the game beginning", |s| {
+            s.room == room && s.sender() == bot && s.body().contains("begins")
+        })
+        .await;
+    // Each receives his own world as an encrypted picture.
+    for (player, dm) in [(&mut alice, &alice_dm), (&mut bob, &bob_dm)] {
+        let board = player
+            .expect("a private board", |s| {
+                s.room == *dm && s.sender() == bot && s.msgtype() == "m.image"
+            })
+            .await;
+        assert!(board.encrypted);
+        player.check_image(&board).await;
+    }
+
+    // White's Pawn falls through to the Mirror: Black is told where it arrived.
+    let mark = bob.mark();
+    alice.say(&alice_dm, "e2e3").await;
+    bob.expect_since(mark, "the Pawn arriving on R:e3", |s| {
+        s.room == bob_dm && s.sender() == bot && s.body().contains("R:e3")
+    })
+    .await;
+    let mark = alice.mark();
+    bob.say(&bob_dm, "f7f6").await;
+    alice
+        .expect_since(mark, "Black's move announced", |s| {
+            s.room == room && s.body().contains("Black has moved")
+        })
+        .await;
+    // A blind order that cannot be carried out is a strike, announced in the room.
+    let (a, b) = (alice.mark(), bob.mark());
+    alice.say(&alice_dm, "M:a1a2").await;
+    alice
+        .expect_since(a, "the first strike", |s| {
+            s.room == alice_dm && s.body().contains("strike 1 of 3")
+        })
+        .await;
+    bob.expect_since(b, "the refused order", |s| {
+        s.room == bob_dm && s.body().contains("M:a1a2")
+    })
+    .await;
+    let a = alice.mark();
+    alice.say(&alice_dm, "ask").await;
+    alice
+        .expect_since(a, "the answer to ask", |s| {
+            s.room == alice_dm && s.body().contains("yes — you have a legal move")
+        })
+        .await;
+    let a = alice.mark();
+    alice.say(&alice_dm, "d1h5").await;
+    alice
+        .expect_since(a, "the Queen falling to M:h5", |s| {
+            s.room == alice_dm && s.body().contains("M:h5")
+        })
+        .await;
+    let a = alice.mark();
+    bob.say(&bob_dm, "a7a6").await;
+    alice
+        .expect_since(a, "Black's move announced", |s| {
+            s.room == room && s.body().contains("Black has moved")
+        })
+        .await;
+    // The Queen on the Mirror takes the King, blind; the room sees the whole game.
+    alice.say(&alice_dm, "M:h5e8").await;
+    let reveal = bob
+        .expect("the reveal", |s| {
+            s.room == room && s.sender() == bot && s.body().contains("revealed")
+        })
+        .await;
+    assert!(reveal.body().contains("w R:e2e3"), "{}", reveal.body());
+    bob.expect("the result", |s| {
+        s.room == room && s.body().contains("The King is captured — White wins")
+    })
+    .await;
+
+    // Before the reveal the room carried no square, no back rank and no picture from the bot;
+    // nobody received a message in the other player's direct room.
+    let at = reveal.id();
+    for player in [&mut alice, &mut bob] {
+        let seen = player.drain();
+        let end = seen
+            .iter()
+            .position(|s| s.room == room && s.id() == at)
+            .unwrap_or(seen.len());
+        for s in seen[..end]
+            .iter()
+            .filter(|s| s.room == room && s.sender() == bot)
+        {
+            assert!(!names_a_square(s.body()), "{}", s.body());
+            assert!(!s.body().contains("RNBQKBNR"), "{}", s.body());
+            assert_ne!(s.msgtype(), "m.image", "{}", s.body());
+        }
+    }
+    assert!(!alice.drain().iter().any(|s| s.room == bob_dm));
+    assert!(!bob.drain().iter().any(|s| s.room == alice_dm));
     running.stop().await;
 }

@@ -58,8 +58,8 @@ fn main() {
         let players = [actor("white"), actor("black")];
         let room = Place::room(Platform::Matrix, "!table:bench.example");
         let dms = [
-            Place::room(Platform::Matrix, "!white-dm:bench.example"),
-            Place::room(Platform::Matrix, "!black-dm:bench.example"),
+            Place::direct(Platform::Matrix, "!white-dm:bench.example"),
+            Place::direct(Platform::Matrix, "!black-dm:bench.example"),
         ];
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         let mut samples = Vec::with_capacity(ORDERS);

@@ -94,6 +94,7 @@ pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError>
             platform: platform(&get::<String>(row, "platform")?)?,
             room: get(row, "room")?,
             thread: get(row, "thread")?,
+            private: false,
         },
         status: game_status(
             &get::<String>(row, "status")?,
@@ -200,6 +201,7 @@ pub(crate) fn challenge(row: &AnyRow) -> Result<ChallengeRecord, StoreError> {
             platform: platform(&get::<String>(row, "platform")?)?,
             room: get(row, "room")?,
             thread: get(row, "thread")?,
+            private: false,
         },
         status: challenge_status(&get::<String>(row, "status")?, get(row, "game_id")?)?,
         created_at: get(row, "created_at")?,

@@ -31,11 +31,13 @@ pub(crate) fn rules_of(variant: &str) -> Option<GlassRules> {
     }
 }
 
-/// A refusal when a player types secret input (his back rank, his orders) in the game's own
-/// room on a platform where everyone there reads commands: acting on it would confirm to the
-/// opponent what he just read. Nothing is stored; the player is told where to send it.
+/// A refusal when a player types secret input (his back rank, his orders) in a room other than
+/// his direct chat with the bot, on a platform where everyone in a room reads commands: the
+/// game's room, where acting on it would confirm to the opponent what he just read, or any
+/// other room, where the opponent or his friends may be reading. Nothing is stored; the player
+/// is told where to send it.
 pub(crate) fn secret_said_in_public(g: &Loaded, place: &Place, what: &str) -> Option<Outcomes> {
-    let public = place.platform.commands_are_public() && g.record.place.covers(place);
+    let public = place.platform.commands_are_public() && !place.private;
     public.then(|| {
         user(format!(
             "Game {}: your {what} are secret in Through the Looking-Glass, and everyone in this \
