@@ -15,6 +15,7 @@ use bot_core::{
 use matrix_sdk::{
     Client, Room, RoomState,
     config::SyncSettings,
+    room::MessagesOptions,
     ruma::{
         EventId, OwnedEventId, OwnedRoomId, OwnedUserId, UInt, UserId,
         api::{
@@ -44,8 +45,13 @@ use crate::{
 };
 
 /// Events per room a sync returns at most; more (a long time offline in a busy room) leaves a
-/// gap, which is logged.
+/// gap, which the bot fills by paginating the room's history back to its last sync.
 const TIMELINE_LIMIT: u32 = 100;
+/// Events fetched per page when filling such a gap.
+const BACKFILL_PAGE: u32 = 100;
+/// Events read back at most per room and gap; older commands than that are logged as lost
+/// (a week of a busy room, not an outage of a few hours).
+const BACKFILL_MAX: usize = 5_000;
 /// How long the server may hold a sync open when nothing happens.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(30);
 /// Back-off after a failed sync: from the first to the last value, doubling.
@@ -202,7 +208,7 @@ impl MatrixBot {
             match result {
                 Ok(response) => {
                     retry = RETRY_FIRST;
-                    self.handle_sync(&response).await?;
+                    self.handle_sync(&response, &token).await?;
                     self.ledger.lock().await.advance(&response.next_batch)?;
                     token = response.next_batch;
                 }
@@ -244,8 +250,9 @@ impl MatrixBot {
         Ok(())
     }
 
-    /// Handles one sync: joins invites, then the new events of every joined room.
-    async fn handle_sync(&self, response: &SyncResponse) -> Result<(), MatrixError> {
+    /// Handles one sync from the token `since`: joins invites, then the new events of every
+    /// joined room, with the events a limited timeline left out read back first.
+    async fn handle_sync(&self, response: &SyncResponse, since: &str) -> Result<(), MatrixError> {
         for room_id in response.rooms.invited.keys() {
             if let Some(room) = self.client.get_room(room_id) {
                 self.spawn_join(room);
@@ -256,23 +263,27 @@ impl MatrixBot {
             let Some(room) = self.client.get_room(room_id) else {
                 continue;
             };
-            let events: Vec<Incoming> = update
+            let mut events: Vec<Incoming> = update
                 .timeline
                 .events
                 .iter()
                 .map(|e| self.read(e.raw().deserialize()))
                 .collect();
+            let joined_now = events.iter().any(|e| matches!(e, Incoming::OwnJoin));
+            if update.timeline.limited && !joined_now {
+                // A gap between the last sync and this batch: read it back, oldest first.
+                let mut gap = match &update.timeline.prev_batch {
+                    Some(from) => self.backfill(&room, from, since).await,
+                    None => Vec::new(),
+                };
+                gap.append(&mut events);
+                events = gap;
+            }
             // In a room the bot has just joined, what came before the join was not said to it.
             let start = events
                 .iter()
                 .rposition(|e| matches!(e, Incoming::OwnJoin))
                 .map_or(0, |i| i + 1);
-            if start == 0 && update.timeline.limited {
-                tracing::warn!(
-                    "more than {TIMELINE_LIMIT} events in {room_id} since the last sync: \
-                     commands among the older ones are not answered"
-                );
-            }
             let events: Vec<Incoming> = events.into_iter().skip(start).collect();
             if events
                 .iter()
@@ -285,6 +296,51 @@ impl MatrixBot {
             result?;
         }
         Ok(())
+    }
+
+    /// The events of `room` between the sync token `to` (where the bot's last sync ended) and
+    /// `from` (where this sync's limited timeline begins), oldest first, read back with
+    /// `/messages`. At most [`BACKFILL_MAX`]; a failure or a longer gap is logged, and the
+    /// commands in the part not read are not answered.
+    async fn backfill(&self, room: &Room, from: &str, to: &str) -> Vec<Incoming> {
+        let mut newest_first = Vec::new();
+        let mut from = from.to_string();
+        loop {
+            let mut options = MessagesOptions::backward().from(from.as_str());
+            options.to = Some(to.to_string());
+            options.limit = UInt::from(BACKFILL_PAGE);
+            let page = match room.messages(options).await {
+                Ok(page) => page,
+                Err(e) => {
+                    tracing::warn!(
+                        "cannot read back the events of {} missed while offline ({e}): \
+                         commands among them are not answered",
+                        room.room_id()
+                    );
+                    break;
+                }
+            };
+            newest_first.extend(page.chunk.iter().map(|e| self.read(e.raw().deserialize())));
+            match page.end {
+                Some(end) if !page.chunk.is_empty() && end != from => from = end,
+                _ => break,
+            }
+            if newest_first.len() >= BACKFILL_MAX {
+                tracing::warn!(
+                    "more than {BACKFILL_MAX} events in {} since the last sync: commands among \
+                     the older ones are not answered",
+                    room.room_id()
+                );
+                break;
+            }
+        }
+        tracing::info!(
+            "read back {} events of {} missed while offline",
+            newest_first.len(),
+            room.room_id()
+        );
+        newest_first.reverse();
+        newest_first
     }
 
     fn read(&self, event: serde_json::Result<AnySyncTimelineEvent>) -> Incoming {

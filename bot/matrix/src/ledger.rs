@@ -5,8 +5,9 @@
 //! sync, so after a crash mid-batch it would resume past commands nobody answered. The bot
 //! therefore keeps its own token: the `next_batch` of the last sync whose events were all
 //! handled, and the ids of the commands handled since then. On start the bot syncs from that
-//! token, so every command sent while it was offline arrives again, in order; the ones in the
-//! set are skipped.
+//! token, so every command sent while it was offline arrives again, in order (a gap longer
+//! than one sync returns is read back from the room's history); the ones in the set are
+//! skipped.
 //!
 //! A command's id is written (and fsynced) *before* the command runs: if the bot dies between
 //! the two, the command is not run again. That is the "never twice" side of the trade; the

@@ -810,7 +810,8 @@ async fn private_boards_arrive_in_an_encrypted_direct_room_readable_by_their_rec
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_restart() {
+async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_restart_even_past_a_sync_limit()
+ {
     let Some(hs) = homeserver() else { return };
     let setup = BotSetup::new(&hs).await;
     let running = setup.start().await;
@@ -846,9 +847,14 @@ async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_
         .await;
     let (dm, first_private) = (private.room.clone(), private.id());
 
-    // Down: two moves that only work in this order.
+    // Down: two moves that only work in this order, with more chatter between them than one
+    // sync returns (100 events per room), so the first is read back from the room's history.
     running.stop().await;
     let e5 = say(&mut bob, "!fb e5", &mut sent).await;
+    for n in 0..130 {
+        bob.say(&room, &format!("chatter {n} while the bot is away"))
+            .await;
+    }
     let g4 = say(&mut alice, "!fb g4", &mut sent).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
 
