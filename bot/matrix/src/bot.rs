@@ -6,7 +6,12 @@
 //! rooms in parallel, the events of one room in order. See [`crate::ledger`] for what happens
 //! to commands sent while the bot was offline.
 
-use std::{collections::HashMap, future::Future, sync::Arc, time::Duration};
+use std::{
+    collections::{HashMap, HashSet},
+    future::Future,
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use bot_core::{
     Actor,
@@ -42,6 +47,7 @@ use crate::{
     format::{self, REACTIONS_KEY},
     invocation::Invocation,
     ledger::Ledger,
+    undecrypted::Undecrypted,
 };
 
 /// Events per room a sync returns at most; more (a long time offline in a busy room) leaves a
@@ -68,10 +74,12 @@ pub struct MatrixBot {
     games: Arc<dyn Games>,
     pub(crate) pictures: Pictures,
     pub(crate) invocation: Invocation,
-    ledger: tokio::sync::Mutex<Ledger>,
+    pub(crate) ledger: tokio::sync::Mutex<Ledger>,
     /// Each player's direct room, once found or created (guarded, so two private replies at
     /// once never create two rooms).
     pub(crate) direct: tokio::sync::Mutex<HashMap<OwnedUserId, OwnedRoomId>>,
+    /// Senders told, per room, that a message of theirs could not be decrypted.
+    pub(crate) told_undecrypted: std::sync::Mutex<HashSet<(OwnedRoomId, OwnedUserId)>>,
 }
 
 impl std::fmt::Debug for MatrixBot {
@@ -87,6 +95,8 @@ impl std::fmt::Debug for MatrixBot {
 enum Incoming {
     Message(Box<OriginalSyncRoomMessageEvent>),
     Reaction(Box<OriginalSyncReactionEvent>),
+    /// An encrypted message the bot has no key for (yet).
+    Undecryptable(OwnedEventId, OwnedUserId),
     OwnJoin,
     Other,
 }
@@ -148,6 +158,7 @@ impl MatrixBot {
             },
             ledger: tokio::sync::Mutex::new(ledger),
             direct: tokio::sync::Mutex::new(HashMap::new()),
+            told_undecrypted: std::sync::Mutex::new(HashSet::new()),
         })
     }
 
@@ -196,11 +207,16 @@ impl MatrixBot {
         }
         tracing::info!("Matrix bot {} is listening", self.me);
         let mut retry = RETRY_FIRST;
+        let mut undecrypted = Vec::new();
         loop {
             let settings = SyncSettings::default()
                 .filter(filter.clone())
                 .token(token.clone())
-                .timeout(SYNC_TIMEOUT);
+                .timeout(if undecrypted.is_empty() {
+                    SYNC_TIMEOUT
+                } else {
+                    crate::undecrypted::TICK
+                });
             let result = tokio::select! {
                 () = &mut stop => return Ok(()),
                 r = self.client.sync_once(settings) => r,
@@ -208,9 +224,10 @@ impl MatrixBot {
             match result {
                 Ok(response) => {
                     retry = RETRY_FIRST;
-                    self.handle_sync(&response, &token).await?;
+                    undecrypted.extend(self.handle_sync(&response, &token).await?);
                     self.ledger.lock().await.advance(&response.next_batch)?;
                     token = response.next_batch;
+                    self.retry_undecrypted(&mut undecrypted).await?;
                 }
                 Err(e) => {
                     if matches!(e.client_api_error_kind(), Some(ErrorKind::UnknownToken(_))) {
@@ -252,7 +269,13 @@ impl MatrixBot {
 
     /// Handles one sync from the token `since`: joins invites, then the new events of every
     /// joined room, with the events a limited timeline left out read back first.
-    async fn handle_sync(&self, response: &SyncResponse, since: &str) -> Result<(), MatrixError> {
+    ///
+    /// Returns the messages that could not be decrypted, to be tried again.
+    async fn handle_sync(
+        &self,
+        response: &SyncResponse,
+        since: &str,
+    ) -> Result<Vec<Undecrypted>, MatrixError> {
         for room_id in response.rooms.invited.keys() {
             if let Some(room) = self.client.get_room(room_id) {
                 self.spawn_join(room);
@@ -285,17 +308,20 @@ impl MatrixBot {
                 .rposition(|e| matches!(e, Incoming::OwnJoin))
                 .map_or(0, |i| i + 1);
             let events: Vec<Incoming> = events.into_iter().skip(start).collect();
-            if events
-                .iter()
-                .any(|e| matches!(e, Incoming::Message(_) | Incoming::Reaction(_)))
-            {
+            if events.iter().any(|e| {
+                matches!(
+                    e,
+                    Incoming::Message(_) | Incoming::Reaction(_) | Incoming::Undecryptable(..)
+                )
+            }) {
                 work.push(self.handle_room(room, events));
             }
         }
+        let mut undecrypted = Vec::new();
         for result in futures_util::future::join_all(work).await {
-            result?;
+            undecrypted.extend(result?);
         }
-        Ok(())
+        Ok(undecrypted)
     }
 
     /// The events of `room` between the sync token `to` (where the bot's last sync ended) and
@@ -351,6 +377,9 @@ impl MatrixBot {
             Ok(AnySyncTimelineEvent::MessageLike(AnySyncMessageLikeEvent::Reaction(
                 SyncMessageLikeEvent::Original(r),
             ))) if r.sender != self.me => Incoming::Reaction(Box::new(r)),
+            Ok(AnySyncTimelineEvent::MessageLike(AnySyncMessageLikeEvent::RoomEncrypted(
+                SyncMessageLikeEvent::Original(e),
+            ))) if e.sender != self.me => Incoming::Undecryptable(e.event_id, e.sender),
             Ok(AnySyncTimelineEvent::State(AnySyncStateEvent::RoomMember(
                 SyncStateEvent::Original(m),
             ))) if m.state_key == self.me
@@ -369,19 +398,30 @@ impl MatrixBot {
         }
     }
 
-    /// The events of one room, in order.
-    async fn handle_room(&self, room: Room, events: Vec<Incoming>) -> Result<(), MatrixError> {
+    /// The events of one room, in order. Returns the messages it could not decrypt.
+    async fn handle_room(
+        &self,
+        room: Room,
+        events: Vec<Incoming>,
+    ) -> Result<Vec<Undecrypted>, MatrixError> {
+        let mut undecrypted = Vec::new();
         for event in events {
             match event {
                 Incoming::Message(m) => self.on_message(&room, &m).await?,
                 Incoming::Reaction(r) => self.on_reaction(&room, &r).await?,
+                Incoming::Undecryptable(event, sender) => undecrypted.push(Undecrypted {
+                    room: room.clone(),
+                    event,
+                    sender,
+                    since: Instant::now(),
+                }),
                 Incoming::OwnJoin | Incoming::Other => {}
             }
         }
-        Ok(())
+        Ok(undecrypted)
     }
 
-    async fn on_message(
+    pub(crate) async fn on_message(
         &self,
         room: &Room,
         m: &OriginalSyncRoomMessageEvent,

@@ -18,6 +18,7 @@ pub mod session;
 
 mod bot;
 mod deliver;
+mod undecrypted;
 
 use std::{future::Future, pin::Pin, sync::Arc};
 

@@ -246,6 +246,29 @@ impl Player {
         room.send(content).await.unwrap().response.event_id
     }
 
+    /// Sends an `m.room.encrypted` event whose session nobody has: what a client sends when
+    /// it withholds the room key from the bot's device. Sent raw, past the client's own
+    /// encryption.
+    async fn send_undecryptable(&self, room: &RoomId) -> OwnedEventId {
+        use matrix_sdk::ruma::{
+            TransactionId, api::client::message::send_message_event, serde::Raw,
+        };
+        let content = serde_json::json!({
+            "algorithm": "m.megolm.v1.aes-sha2",
+            "ciphertext": "AwgAEiBmYWlyeWJvdCB0ZXN0IGNpcGhlcnRleHQgdGhhdCBvcGVucyB0byBub3RoaW5n",
+            "sender_key": "bm8gc3VjaCBzZW5kZXIga2V5IGV4aXN0cyBhbnl3aGVyZQ",
+            "device_id": "NOSUCHDEVICE",
+            "session_id": "bm8gc3VjaCBzZXNzaW9uIGV4aXN0cyBhbnl3aGVyZQ",
+        });
+        let request = send_message_event::v3::Request::new_raw(
+            room.to_owned(),
+            TransactionId::new(),
+            "m.room.encrypted".into(),
+            Raw::new(&content).unwrap().cast_unchecked(),
+        );
+        self.client.send(request).await.unwrap().event_id
+    }
+
     /// Waits until `user` has joined `room`.
     async fn see_join(&mut self, room: &RoomId, user: &str) {
         let room = room.to_owned();
@@ -1045,5 +1068,71 @@ async fn a_looking_glass_game_is_refereed_by_encrypted_direct_messages() {
     }
     assert!(!alice.drain().iter().any(|s| s.room == bob_dm));
     assert!(!bob.drain().iter().any(|s| s.room == alice_dm));
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_the_bot_cannot_decrypt_is_answered_with_what_to_fix() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice, room, ..
+    } = table(&hs, &bot, true).await;
+    // A private message opens alice's encrypted direct room with the bot.
+    alice
+        .say(&room, &format!("!fb whisper {}", alice.id()))
+        .await;
+    let dm = alice
+        .expect("a private message", |s| {
+            s.sender() == bot && s.room != room && s.body().contains("SECRET-4711")
+        })
+        .await
+        .room;
+
+    // In the direct room every message is for the bot: each one it cannot read is answered.
+    for _ in 0..2 {
+        let locked = alice.send_undecryptable(&dm).await;
+        let notice = alice.reply_to(&bot, &locked).await;
+        assert_eq!(notice.room, dm);
+        assert!(notice.encrypted, "the notice itself is readable");
+        assert!(
+            notice
+                .body()
+                .contains("could not read your encrypted message"),
+            "{}",
+            notice.body()
+        );
+        assert!(
+            notice
+                .body()
+                .contains(running.bot.client().device_id().unwrap().as_str()),
+            "names the bot's device: {}",
+            notice.body()
+        );
+    }
+    // In a shared room most of such messages were chatter: one notice per sender is enough.
+    let first = alice.send_undecryptable(&room).await;
+    let notice = alice.reply_to(&bot, &first).await;
+    assert!(
+        notice.body().contains("will not repeat this notice"),
+        "{}",
+        notice.body()
+    );
+    let second = alice.send_undecryptable(&room).await;
+    // Commands the bot can read still work, and the second locked message got no notice by
+    // the time its patience (6 s) is over.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let (cmd, _) = alice.say(&room, "!fb variants").await;
+    alice.reply_to(&bot, &cmd).await;
+    let second = second.to_string();
+    assert!(
+        !alice
+            .drain()
+            .iter()
+            .any(|s| s.in_reply_to() == Some(second.as_str())),
+        "a second notice in the shared room"
+    );
     running.stop().await;
 }
