@@ -61,11 +61,19 @@ pub async fn connect(config: &MatrixConfig) -> Result<Client, MatrixError> {
             match client.whoami().await {
                 Ok(_) => Ok(client),
                 Err(e) if is_unknown_token(&e) => {
-                    tracing::info!("the saved Matrix session was revoked; logging in again");
-                    let device = s.device_id.to_string();
-                    // A fresh client: the old one holds the revoked session.
+                    // Signed out elsewhere: the homeserver deleted the device and its keys. The
+                    // same device id logged in again would keep the old crypto store, which
+                    // believes its keys are published, so nobody could encrypt to the bot.
+                    // Start over as a new device with a new store; the old one is kept aside.
+                    tracing::warn!(
+                        "the saved Matrix session (device {}) was signed out; logging in as a \
+                         new device",
+                        s.device_id
+                    );
+                    drop(client);
+                    set_aside_store(config, &s.device_id)?;
                     let client = build(config).await?;
-                    login(&client, config, user, password, Some(&device)).await?;
+                    login(&client, config, user, password, None).await?;
                     Ok(client)
                 }
                 Err(e) => Err(MatrixError::Connect(e.to_string())),
@@ -118,6 +126,27 @@ async fn build(config: &MatrixConfig) -> Result<Client, MatrixError> {
                 config.state_dir.join("sdk").display()
             ))
         })
+}
+
+/// Moves the SDK store of a signed-out device to `sdk.signed-out-DEVICE` (replacing an older
+/// one of that name), so the next client starts a fresh store.
+fn set_aside_store(config: &MatrixConfig, device: &OwnedDeviceId) -> Result<(), MatrixError> {
+    let store = config.state_dir.join("sdk");
+    let aside = config.state_dir.join(format!("sdk.signed-out-{device}"));
+    let err = |e: std::io::Error| {
+        MatrixError::Config(format!(
+            "cannot move the signed-out device's store {} to {}: {e}; move it away by hand",
+            store.display(),
+            aside.display()
+        ))
+    };
+    if aside.exists() {
+        std::fs::remove_dir_all(&aside).map_err(err)?;
+    }
+    match std::fs::rename(&store, &aside) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(err(e)),
+        _ => Ok(()),
+    }
 }
 
 fn same_user(configured: &str, id: &OwnedUserId) -> bool {

@@ -452,25 +452,40 @@ impl BotSetup {
     }
 
     async fn start(&self) -> RunningBot {
-        start_bot(&self.hs, &self.user, &self.password, &self.state, &self.db).await
+        let login = Login::Password {
+            user: self.user.clone(),
+            password: self.password.clone(),
+        };
+        start_bot(&self.hs, login, &self.state, &self.db).await
+    }
+
+    /// An access token for a new device of the bot's account, from a bare login request (no
+    /// client, so no encryption keys are uploaded for it: like a token made for a bot).
+    async fn access_token(&self) -> String {
+        use matrix_sdk::ruma::api::client::{
+            session::login::v3::{LoginInfo, Password, Request},
+            uiaa::{MatrixUserIdentifier, UserIdentifier},
+        };
+        let client = Client::builder()
+            .homeserver_url(&self.hs)
+            .build()
+            .await
+            .unwrap();
+        let request = Request::new(LoginInfo::Password(Password::new(
+            UserIdentifier::Matrix(MatrixUserIdentifier::new(self.user.clone())),
+            self.password.clone(),
+        )));
+        client.send(request).await.unwrap().access_token
     }
 }
 
-async fn start_bot(hs: &str, user: &str, password: &str, state: &Path, db: &Path) -> RunningBot {
+async fn start_bot(hs: &str, login: Login, state: &Path, db: &Path) -> RunningBot {
     let store = SqlStore::open_sqlite(db).await.unwrap();
     let catalog = Arc::new(rules::Catalog::builtin());
     let service = GameService::new(store, SystemClock, catalog.clone());
     let config = MatrixConfig {
         board_size: 320,
-        ..MatrixConfig::new(
-            hs,
-            Login::Password {
-                user: user.to_string(),
-                password: password.to_string(),
-            },
-            state,
-        )
-        .unwrap()
+        ..MatrixConfig::new(hs, login, state).unwrap()
     };
     let bot = MatrixBot::connect(
         &config,
@@ -1134,5 +1149,109 @@ async fn a_message_the_bot_cannot_decrypt_is_answered_with_what_to_fix() {
             .any(|s| s.in_reply_to() == Some(second.as_str())),
         "a second notice in the shared room"
     );
+    running.stop().await;
+}
+
+/// The bot answers a command in an encrypted room, and privately in an encrypted direct room:
+/// the proof that its device can decrypt and be encrypted to.
+async fn plays_encrypted(running: &RunningBot, alice: &mut Player, room: &RoomId) {
+    let bot = running.id();
+    let bot = bot.as_str();
+    // Alice's client learns of a new device of the bot from its syncs, as any client does.
+    let (user, device) = (
+        running.bot.user_id().to_owned(),
+        running.bot.client().device_id().unwrap().to_owned(),
+    );
+    let deadline = Instant::now() + WAIT;
+    while alice
+        .client
+        .encryption()
+        .get_device(&user, &device)
+        .await
+        .unwrap()
+        .is_none()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "alice never saw the device {device}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (cmd, _) = alice.say(room, "!fb variants").await;
+    let reply = alice.reply_to(bot, &cmd).await;
+    assert!(reply.encrypted);
+    assert!(reply.body().contains("toulousain"), "{}", reply.body());
+    let mark = alice.mark();
+    alice
+        .say(room, &format!("!fb whisper {}", alice.id()))
+        .await;
+    let private = alice
+        .expect_since(mark, "a private message", |s| {
+            s.sender() == bot && s.body().contains("SECRET-4711")
+        })
+        .await;
+    assert!(private.encrypted);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bot_logs_in_by_access_token_and_again_after_its_session_is_signed_out() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+
+    // By access token (MATRIX_ACCESS_TOKEN): a device without keys yet becomes the bot's.
+    let token = setup.access_token().await;
+    let by_token = start_bot(
+        &hs,
+        Login::AccessToken(token.clone()),
+        &setup.state,
+        &setup.db,
+    )
+    .await;
+    let bot = by_token.id();
+    let device = by_token.bot.client().device_id().unwrap().to_owned();
+    let mut alice = Player::register(&hs, "alice").await;
+    let room = alice.create_room(&[&bot], true).await;
+    alice.see_join(&room, &bot).await;
+    plays_encrypted(&by_token, &mut alice, &room).await;
+    by_token.stop().await;
+    // Restarted with the same token: the same device, still encrypting.
+    let again = start_bot(&hs, Login::AccessToken(token), &setup.state, &setup.db).await;
+    assert_eq!(again.bot.client().device_id().unwrap(), device);
+    plays_encrypted(&again, &mut alice, &room).await;
+    again.stop().await;
+
+    // By password, on its own state; then the session is signed out elsewhere (the device
+    // deleted, as Element's "sign out" does) while the bot is down. At the next start it logs
+    // in again by itself and works, encrypted, in the same room.
+    let state = setup.state.with_file_name("matrix-password");
+    let login = || Login::Password {
+        user: setup.user.clone(),
+        password: setup.password.clone(),
+    };
+    let running = start_bot(&hs, login(), &state, &setup.db).await;
+    plays_encrypted(&running, &mut alice, &room).await;
+    let revoked = running.bot.client().access_token().unwrap();
+    running.stop().await;
+    {
+        use matrix_sdk::ruma::api::client::session::logout;
+        let client = Client::builder().homeserver_url(&hs).build().await.unwrap();
+        client
+            .restore_session(matrix_sdk::authentication::matrix::MatrixSession {
+                meta: matrix_sdk::SessionMeta {
+                    user_id: bot.as_str().try_into().unwrap(),
+                    device_id: "SIGNOUT".into(),
+                },
+                tokens: matrix_sdk::SessionTokens {
+                    access_token: revoked.clone(),
+                    refresh_token: None,
+                },
+            })
+            .await
+            .unwrap();
+        client.send(logout::v3::Request::new()).await.unwrap();
+    }
+    let running = start_bot(&hs, login(), &state, &setup.db).await;
+    assert_ne!(running.bot.client().access_token().unwrap(), revoked);
+    plays_encrypted(&running, &mut alice, &room).await;
     running.stop().await;
 }
