@@ -168,6 +168,29 @@ impl Catalog {
         self.files.keys().cloned().collect()
     }
 
+    /// A variant's display name without building the variant (its tables take a while on a
+    /// large board): listing every variant stays cheap. Inherited through `extends` as in
+    /// [`Catalog::get`]; the name itself when the file has none.
+    ///
+    /// # Errors
+    /// When the name is unknown or the `extends` chain is broken or cyclic.
+    pub fn display_name(&self, name: &str) -> Result<String, SpecError> {
+        if let Some(v) = self
+            .resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+        {
+            return Ok(v.display_name.clone());
+        }
+        let table = self.merged(name, &mut Vec::new())?;
+        Ok(table
+            .get("display_name")
+            .and_then(|v| v.as_str())
+            .unwrap_or(name)
+            .to_string())
+    }
+
     /// Resolves a variant by name.
     ///
     /// # Errors
@@ -255,6 +278,18 @@ mod tests {
             );
         }
         assert!(c.get("toulousain").unwrap().reconstructed.is_some());
+    }
+
+    #[test]
+    fn display_names_without_building_match_the_built_variants() {
+        let c = Catalog::builtin();
+        for name in c.names() {
+            let cheap = c.display_name(&name).unwrap();
+            assert_eq!(cheap, c.get(&name).unwrap().display_name, "{name}");
+            // And again once built (from the resolved variant).
+            assert_eq!(c.display_name(&name).unwrap(), cheap);
+        }
+        assert!(c.display_name("chesss").is_err());
     }
 
     #[test]

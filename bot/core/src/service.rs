@@ -321,8 +321,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     fn variants_text(&self) -> String {
         let mut s = String::from("Variants I play:\n");
         for n in self.catalog.names() {
-            if let Ok(v) = self.catalog.get(&n) {
-                s.push_str(&format!("- `{n}`: {}\n", v.display_name));
+            if let Ok(display) = self.catalog.display_name(&n) {
+                s.push_str(&format!("- `{n}`: {display}\n"));
             }
         }
         for n in [rules::glass::NAME, rules::glass::NAME_NO_STRIKES] {
