@@ -1105,7 +1105,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if !g.record.status.is_active() {
             return user(format!("Game {} is already over.", g.record.id));
         }
-        if g.record.moves.len() >= g.record.seats.len() {
+        // A Looking-Glass record also holds the secret setups: only moves count here.
+        let moves = if glass::rules_of(&g.record.variant).is_some() {
+            g.record
+                .moves
+                .iter()
+                .filter(|m| !glass::is_setup_action(m))
+                .count()
+        } else {
+            g.record.moves.len()
+        };
+        if moves >= g.record.seats.len() {
             return user(format!(
                 "Game {} can no longer be aborted: both sides have moved. You can `resign` or offer a `draw`.",
                 g.record.id

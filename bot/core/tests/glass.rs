@@ -675,3 +675,34 @@ async fn secrets_typed_outside_the_direct_chat_are_refused_unused() {
     let r = t.dm(0, "e2e4").await;
     assert!(room_of(&r).text.contains("White has moved"), "{r:?}");
 }
+
+#[tokio::test]
+async fn a_game_can_be_aborted_until_both_sides_have_moved_setups_aside() {
+    // Stuck in the setup (the opponent never chooses): the waiting player aborts.
+    let t = Table::new();
+    t.start("looking-glass").await;
+    t.dm(0, "setup 518").await;
+    let r = t.room(0, "abort").await;
+    assert!(r[0].text.contains("aborted"), "{r:?}");
+    assert_eq!(t.record().await.status, GameStatus::Aborted);
+    assert!(!r[0].text.contains("518"), "{r:?}");
+
+    // Both back ranks chosen, one move made: still abortable; after both moves, not.
+    let t = Table::new();
+    t.start("looking-glass").await;
+    t.dm(0, "setup 518").await;
+    t.dm(1, "setup 518").await;
+    t.dm(0, "e2e4").await;
+    let r = t.room(1, "abort").await;
+    assert!(r[0].text.contains("aborted"), "{r:?}");
+
+    let t = Table::new();
+    t.start("looking-glass").await;
+    t.dm(0, "setup 518").await;
+    t.dm(1, "setup 518").await;
+    t.dm(0, "e2e4").await;
+    t.dm(1, "e7e5").await;
+    let r = t.room(0, "abort").await;
+    assert!(r[0].text.contains("can no longer be aborted"), "{r:?}");
+    assert!(t.record().await.status.is_active());
+}

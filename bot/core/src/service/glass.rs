@@ -48,6 +48,11 @@ pub(crate) fn secret_said_in_public(g: &Loaded, place: &Place, what: &str) -> Op
     })
 }
 
+/// Whether a stored action is a secret setup (`w setup RNBQKBNR`) rather than a move.
+pub(crate) fn is_setup_action(action: &str) -> bool {
+    action.split_whitespace().nth(1) == Some("setup")
+}
+
 /// The game's name as shown.
 pub(crate) fn display_name(variant: &str) -> &'static str {
     if variant == glass::NAME_NO_STRIKES {
