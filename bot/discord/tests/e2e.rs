@@ -704,16 +704,6 @@ fn last_dm(fake: &FakeDiscord, user: u64) -> SentMessage {
         .expect("a DM")
 }
 
-/// Whether a text names a square of either world (`R:e4`, `M:a8`).
-fn names_a_square(text: &str) -> bool {
-    text.as_bytes().windows(4).any(|w| {
-        (w[0] == b'R' || w[0] == b'M')
-            && w[1] == b':'
-            && (b'a'..=b'h').contains(&w[2])
-            && (b'1'..=b'8').contains(&w[3])
-    })
-}
-
 #[tokio::test]
 async fn looking_glass_game_by_direct_messages() {
     let bot = start().await;
@@ -799,7 +789,7 @@ async fn looking_glass_game_by_direct_messages() {
     assert!(channel.iter().any(|m| m.content.contains("strike 1 of 3")));
     // Before the reveal, the channel carried no square, no setup and no picture.
     for m in &channel[..reveal] {
-        assert!(!names_a_square(&m.content), "{}", m.content);
+        assert!(!rules::glass::names_a_square(&m.content), "{}", m.content);
         assert!(!m.content.contains("RNBQKBNR"), "{}", m.content);
         assert!(m.attachments.is_empty(), "{}", m.content);
     }

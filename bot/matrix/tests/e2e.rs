@@ -171,6 +171,34 @@ impl Player {
         self.drain().len()
     }
 
+    /// Waits for an event in `room`, after `mark`, whose text contains `text`.
+    async fn sees_since(&mut self, mark: usize, room: &RoomId, text: &str) -> Seen {
+        self.expect_since(mark, &format!("{text:?} in {room}"), |s| {
+            s.room == room && s.body().contains(text)
+        })
+        .await
+    }
+
+    /// Runs `action` (someone sending a message), then waits for a new event in `room` whose
+    /// text contains `text`.
+    async fn sees_after(
+        &mut self,
+        action: impl Future<Output = (OwnedEventId, Instant)>,
+        room: &RoomId,
+        text: &str,
+    ) -> Seen {
+        let mark = self.mark();
+        action.await;
+        self.sees_since(mark, room, text).await
+    }
+
+    /// Says `said` in `to`, then waits for a new event in `room` whose text contains `text`.
+    async fn says_and_sees(&mut self, to: &RoomId, said: &str, room: &RoomId, text: &str) -> Seen {
+        let mark = self.mark();
+        self.say(to, said).await;
+        self.sees_since(mark, room, text).await
+    }
+
     /// Waits for an event matching `pred` among those after `mark`.
     async fn expect_since(
         &mut self,
@@ -588,6 +616,23 @@ async fn table(hs: &str, bot: &str, encrypted: bool) -> Table {
     Table { alice, bob, room }
 }
 
+/// A running bot and a room where alice has challenged bob (`VARIANT [colour]`) and bob has
+/// accepted. The setup must outlive the bot (it holds its state directory).
+async fn started_game(hs: &str, variant: &str) -> (BotSetup, RunningBot, Table) {
+    let setup = BotSetup::new(hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let mut t = table(hs, &bot, false).await;
+    let (cmd, _) = t
+        .alice
+        .say(&t.room, &format!("!fb challenge {} {variant}", t.bob.id()))
+        .await;
+    t.bob.reply_to(&bot, &cmd).await;
+    let (cmd, _) = t.bob.say(&t.room, "!fb accept").await;
+    t.bob.reply_to(&bot, &cmd).await;
+    (setup, running, t)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
     let Some(hs) = homeserver() else { return };
@@ -764,20 +809,13 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn private_boards_arrive_in_an_encrypted_direct_room_readable_by_their_recipient() {
     let Some(hs) = homeserver() else { return };
-    let setup = BotSetup::new(&hs).await;
-    let running = setup.start().await;
+    let (_setup, running, table) = started_game(&hs, "chess").await;
     let bot = running.id();
     let Table {
         mut alice,
         mut bob,
         room,
-    } = table(&hs, &bot, false).await;
-    let (cmd, _) = alice
-        .say(&room, &format!("!fb challenge {} chess", bob.id()))
-        .await;
-    bob.reply_to(&bot, &cmd).await;
-    let (cmd, _) = bob.say(&room, "!fb accept").await;
-    bob.reply_to(&bot, &cmd).await;
+    } = table;
 
     // `board` answers in the room and, privately, in a new encrypted direct room.
     let (cmd, _) = alice.say(&room, "!fb board").await;
@@ -940,36 +978,16 @@ async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_
     running.stop().await;
 }
 
-/// Whether a text names a square of either world (`R:e4`, `M:a8`).
-fn names_a_square(text: &str) -> bool {
-    text.as_bytes().windows(4).any(|w| {
-        (w[0] == b'R' || w[0] == b'M')
-            && w[1] == b':'
-            && (b'a'..=b'h').contains(&w[2])
-            && (b'1'..=b'8').contains(&w[3])
-    })
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_looking_glass_game_is_refereed_by_encrypted_direct_messages() {
     let Some(hs) = homeserver() else { return };
-    let setup = BotSetup::new(&hs).await;
-    let running = setup.start().await;
+    let (_setup, running, table) = started_game(&hs, "looking-glass white").await;
     let bot = running.id();
     let Table {
         mut alice,
         mut bob,
         room,
-    } = table(&hs, &bot, false).await;
-    let (cmd, _) = alice
-        .say(
-            &room,
-            &format!("!fb challenge {} looking-glass white", bob.id()),
-        )
-        .await;
-    bob.reply_to(&bot, &cmd).await;
-    let (cmd, _) = bob.say(&room, "!fb accept").await;
-    bob.reply_to(&bot, &cmd).await;
+    } = table;
 
     // Each player is invited, in his own encrypted direct room, to choose a back rank.
     let invitation =
@@ -1007,51 +1025,25 @@ async fn a_looking_glass_game_is_refereed_by_encrypted_direct_messages() {
     }
 
     // White's Pawn falls through to the Mirror: Black is told where it arrived.
-    let mark = bob.mark();
-    alice.say(&alice_dm, "e2e3").await;
-    bob.expect_since(mark, "the Pawn arriving on R:e3", |s| {
-        s.room == bob_dm && s.sender() == bot && s.body().contains("R:e3")
-    })
-    .await;
-    let mark = alice.mark();
-    bob.say(&bob_dm, "f7f6").await;
+    bob.sees_after(alice.say(&alice_dm, "e2e3"), &bob_dm, "R:e3")
+        .await;
     alice
-        .expect_since(mark, "Black's move announced", |s| {
-            s.room == room && s.body().contains("Black has moved")
-        })
+        .sees_after(bob.say(&bob_dm, "f7f6"), &room, "Black has moved")
         .await;
     // A blind order that cannot be carried out is a strike, announced in the room.
-    let (a, b) = (alice.mark(), bob.mark());
-    alice.say(&alice_dm, "M:a1a2").await;
+    let b = bob.mark();
     alice
-        .expect_since(a, "the first strike", |s| {
-            s.room == alice_dm && s.body().contains("strike 1 of 3")
-        })
+        .says_and_sees(&alice_dm, "M:a1a2", &alice_dm, "strike 1 of 3")
         .await;
-    bob.expect_since(b, "the refused order", |s| {
-        s.room == bob_dm && s.body().contains("M:a1a2")
-    })
-    .await;
-    let a = alice.mark();
-    alice.say(&alice_dm, "ask").await;
+    bob.sees_since(b, &bob_dm, "M:a1a2").await;
     alice
-        .expect_since(a, "the answer to ask", |s| {
-            s.room == alice_dm && s.body().contains("yes — you have a legal move")
-        })
+        .says_and_sees(&alice_dm, "ask", &alice_dm, "yes — you have a legal move")
         .await;
-    let a = alice.mark();
-    alice.say(&alice_dm, "d1h5").await;
     alice
-        .expect_since(a, "the Queen falling to M:h5", |s| {
-            s.room == alice_dm && s.body().contains("M:h5")
-        })
+        .says_and_sees(&alice_dm, "d1h5", &alice_dm, "M:h5")
         .await;
-    let a = alice.mark();
-    bob.say(&bob_dm, "a7a6").await;
     alice
-        .expect_since(a, "Black's move announced", |s| {
-            s.room == room && s.body().contains("Black has moved")
-        })
+        .sees_after(bob.say(&bob_dm, "a7a6"), &room, "Black has moved")
         .await;
     // The Queen on the Mirror takes the King, blind; the room sees the whole game.
     alice.say(&alice_dm, "M:h5e8").await;
@@ -1079,7 +1071,7 @@ async fn a_looking_glass_game_is_refereed_by_encrypted_direct_messages() {
             .iter()
             .filter(|s| s.room == room && s.sender() == bot)
         {
-            assert!(!names_a_square(s.body()), "{}", s.body());
+            assert!(!rules::glass::names_a_square(s.body()), "{}", s.body());
             assert!(!s.body().contains("RNBQKBNR"), "{}", s.body());
             assert_ne!(s.msgtype(), "m.image", "{}", s.body());
         }

@@ -50,6 +50,17 @@ pub const NAME: &str = "looking-glass";
 /// The name of the form with the optional "no strikes" rule.
 pub const NAME_NO_STRIKES: &str = "looking-glass-no-strikes";
 
+/// Whether a text names a square of either world (`R:e4`, `M:a8`). Nothing said to a game's
+/// room during play may: the adapters' end-to-end tests check every public message with it.
+pub fn names_a_square(text: &str) -> bool {
+    text.as_bytes().windows(4).any(|w| {
+        (w[0] == b'R' || w[0] == b'M')
+            && w[1] == b':'
+            && (b'a'..=b'h').contains(&w[2])
+            && (b'1'..=b'8').contains(&w[3])
+    })
+}
+
 /// The two worlds as an engine variant: cell names `R:e4` / `M:e4`, FIDE movement tables.
 ///
 /// # Panics
@@ -60,4 +71,25 @@ pub fn variant() -> Arc<Variant> {
         .expect("the embedded Looking-Glass file is valid");
     c.get(NAME)
         .expect("the embedded Looking-Glass file resolves")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn square_names_are_found_in_text() {
+        for yes in ["R:e4", "a Knight on M:a8.", "(M:h1)", "xR:b2"] {
+            assert!(super::names_a_square(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "R:",
+            "R:i4",
+            "M:a9",
+            "Rook e4",
+            "r:e4",
+            "Game 4: White has moved.",
+        ] {
+            assert!(!super::names_a_square(no), "{no}");
+        }
+    }
 }
