@@ -104,6 +104,81 @@ pub(crate) struct CastleSlot {
     pub side: Side,
     pub king: Cell,
     pub partner: Cell,
+    /// For fixed and sliding castling: what never changes while the right lasts (the King
+    /// and partner cannot have moved), so the generator only looks at the board. `None` when
+    /// this slot can never castle, or for listed (table) castling.
+    pub plan: Option<CastlePlan>,
+}
+
+/// The board-independent part of one fixed or sliding castling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CastlePlan {
+    pub king_to: Cell,
+    pub partner_to: Cell,
+    /// Cells that must be empty: both paths but for the King and the partner (Chess960).
+    pub empty: CellSet,
+    /// The King's route, start excluded, destination included.
+    pub route: [Cell; crate::types::MAX_FILES],
+    pub route_len: u8,
+}
+
+impl CastlePlan {
+    /// The plan of castling King `kc` with partner `pc` under a fixed or sliding rule.
+    fn new(v: &Variant, kc: Cell, pc: Cell) -> Option<CastlePlan> {
+        let g = &v.geometry;
+        let (ki, pi) = (g.info(kc), g.info(pc));
+        let (board_id, rank) = (ki.board, ki.rank as i32);
+        let (kf, pf) = (ki.file as i32, pi.file as i32);
+        let dir = if pf > kf { 1 } else { -1 };
+        let wing = if dir > 0 { 0 } else { 1 };
+        let (kt_file, pt_file) = match v.castling {
+            CastlingRule::None | CastlingRule::Table(_) => return None,
+            CastlingRule::Fixed {
+                king_files,
+                partner_files,
+            } => (king_files[wing] as i32, partner_files[wing] as i32),
+            CastlingRule::Slide { steps } => {
+                let steps = steps as i32;
+                if (pf - kf).abs() <= steps {
+                    return None;
+                }
+                (kf + dir * steps, kf + dir * (steps - 1))
+            }
+        };
+        let kt = g.at(board_id, kt_file, rank)?;
+        let pt = g.at(board_id, pt_file, rank)?;
+        // Chess960 emptiness: both paths empty but for the King and the partner.
+        let span = |a: i32, b: i32| a.min(b)..=a.max(b);
+        let mut empty = CellSet::EMPTY;
+        for c in span(kf, kt_file)
+            .chain(span(pf, pt_file))
+            .filter_map(|f| g.at(board_id, f, rank))
+        {
+            if c != kc && c != pc {
+                empty.insert(c);
+            }
+        }
+        let step = if kt_file >= kf { 1 } else { -1 };
+        let mut route = [kc; crate::types::MAX_FILES];
+        let mut len = 0;
+        for n in 1..=(kt_file - kf).abs() {
+            let Some(c) = g.at(board_id, kf + step * n, rank) else {
+                break;
+            };
+            route[len] = c;
+            len += 1;
+        }
+        if (len == 0 && kt != kc) || (len > 0 && route[len - 1] != kt) {
+            return None;
+        }
+        Some(CastlePlan {
+            king_to: kt,
+            partner_to: pt,
+            empty,
+            route,
+            route_len: len as u8,
+        })
+    }
 }
 
 /// What `play` must remember to undo a move.
@@ -344,6 +419,7 @@ impl Position {
                 side: p.side,
                 king: k,
                 partner: pc,
+                plan: CastlePlan::new(&v, k, pc),
             });
             self.rights |= bit;
         }
@@ -624,6 +700,13 @@ impl Position {
     }
 
     /// Every legal move, written into a reusable list (cleared first).
+    ///
+    /// Pins and check are found once, before generating: a move then needs the full test
+    /// (play it on a scratch board, ask whether the King is attacked) only if it is a King
+    /// move, a pinned piece's move, an en-passant capture or a castling, or if the King is in
+    /// check; with hoppers also a move onto a cell that can screen an attack. The test runs
+    /// on each piece's moves right after they are generated, so the common case (a piece
+    /// that shields nothing) costs nothing per move.
     pub fn legal_moves_into(&self, out: &mut MoveList) {
         if self.variant.unusual {
             if self.won_by_captures() {
@@ -639,17 +722,19 @@ impl Position {
         out.clear();
         out.reserve(256);
         let us = self.turn;
-        self.pseudo_moves(out);
-        if self.variant.move_rules {
-            self.apply_river_rules(out, 0);
-        }
         let Some(king) = self.royal[us.index()] else {
+            self.pseudo_moves(out, |_, _, _| {});
+            if self.variant.move_rules {
+                self.apply_river_rules(out, 0);
+            }
             return;
         };
         let t = &self.variant.tables;
-        // Which moves need a full test: in check, every move; otherwise King moves, special
-        // moves, and moves from (or, with hoppers, to) cells that shield the King.
-        let (in_check, risky) = if t.has_hoppers {
+        let hoppers = t.has_hoppers;
+        // Which pieces need every move tested: in check, all; otherwise the King and the
+        // pieces on cells that shield it (pinned; with hoppers, every cell the enemy attack
+        // tries on the King look at, since a move *to* one of them may create a screen).
+        let (in_check, risky) = if hoppers {
             (
                 self.attacked_by_any_enemy(&self.board, us, king),
                 self.enemies(us).fold(CellSet::EMPTY, |mut acc, e| {
@@ -668,18 +753,10 @@ impl Position {
             }
             (check, pinned)
         };
-        let hoppers = t.has_hoppers;
+        let ep = self.ep.is_some();
         let mut scratch = [0u8; crate::types::MAX_CELLS];
         let mut copied = false;
-        out.retain(|m| {
-            let needs_test = in_check
-                || m.from == king
-                || matches!(m.kind, MoveKind::EnPassant | MoveKind::Castle)
-                || risky.contains(m.from)
-                || (hoppers && risky.contains(m.to));
-            if !needs_test {
-                return true;
-            }
+        let mut legal = |m: &Move| {
             if !copied {
                 scratch[..self.board.len()].copy_from_slice(&self.board);
                 copied = true;
@@ -692,7 +769,23 @@ impl Position {
                 .any(|e| attacked(t, &scratch, e, k.index()));
             restore_cells(&mut scratch, saved);
             ok
+        };
+        let end = self.pseudo_moves(out, |out, start, from| {
+            if in_check || from == king || risky.contains(from) {
+                retain_from(out, start, &mut legal);
+            } else if hoppers {
+                retain_from(out, start, |m| {
+                    !(risky.contains(m.to) || m.kind == MoveKind::EnPassant) || legal(m)
+                });
+            } else if ep {
+                retain_from(out, start, |m| m.kind != MoveKind::EnPassant || legal(m));
+            }
         });
+        // Castlings (after `end`) are always tested: a Chess960 partner may shield the King.
+        retain_from(out, end, &mut legal);
+        if self.variant.move_rules {
+            self.apply_river_rules(out, 0);
+        }
     }
 
     /// Pseudo-legal moves (own-King safety not checked). For tests that check the legal
@@ -703,7 +796,7 @@ impl Position {
         if self.variant.special.is_some() {
             self.special_pseudo(&mut out);
         } else {
-            self.pseudo_moves(&mut out);
+            self.pseudo_moves(&mut out, |_, _, _| {});
             if self.variant.move_rules {
                 self.apply_river_rules(&mut out, 0);
             }
@@ -718,8 +811,15 @@ impl Position {
     }
 
     /// Pseudo-legal moves: every move by the rules of movement, ignoring own-King safety
-    /// (castling's own attack conditions are already applied).
-    pub(crate) fn pseudo_moves(&self, out: &mut MoveList) {
+    /// (castling's own attack conditions are already applied). After each piece's moves,
+    /// calls `after_piece(out, first move of the piece, its cell)`. Returns where the
+    /// castling moves (generated last) start.
+    #[inline(always)]
+    pub(crate) fn pseudo_moves(
+        &self,
+        out: &mut MoveList,
+        mut after_piece: impl FnMut(&mut MoveList, usize, Cell),
+    ) -> usize {
         let v = &*self.variant;
         let t = &v.tables;
         let us = self.turn.0;
@@ -732,7 +832,6 @@ impl Position {
             let slot = t.slot(kind, us as usize, from);
             let (a, b) = t.index[slot];
             let paths = &t.paths[a as usize..b as usize];
-            let promotes = v.pieces[kind].pawn;
             let start = out.len();
             for p in paths {
                 gen_path(t, board, us, from as u8, p, ep, out);
@@ -740,13 +839,16 @@ impl Position {
             if t.dedupe[slot] {
                 dedupe(out, start);
             }
-            if promotes {
+            if t.promotes[slot] {
                 self.expand_promotions(out, start);
             }
+            after_piece(out, start, Cell(from as u8));
         }
+        let castles = out.len();
         if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
             self.castling_moves(out);
         }
+        castles
     }
 
     /// CoBlaChe's river rules on the pseudo-legal moves `out[first..]`: a piece that shuns
@@ -873,54 +975,14 @@ impl Position {
                 }
                 continue;
             }
-            let (kc, pc) = (slot.king, slot.partner);
-            let (ki, pi) = (g.info(kc), g.info(pc));
-            let (board_id, rank) = (ki.board, ki.rank as i32);
-            let (kf, pf) = (ki.file as i32, pi.file as i32);
-            let dir = if pf > kf { 1 } else { -1 };
-            let wing = if dir > 0 { 0 } else { 1 };
-            let (kt_file, pt_file) = match v.castling {
-                CastlingRule::None | CastlingRule::Table(_) => continue,
-                CastlingRule::Fixed {
-                    king_files,
-                    partner_files,
-                } => (king_files[wing] as i32, partner_files[wing] as i32),
-                CastlingRule::Slide { steps } => {
-                    let steps = steps as i32;
-                    if (pf - kf).abs() <= steps {
-                        continue;
-                    }
-                    (kf + dir * steps, kf + dir * (steps - 1))
-                }
-            };
-            let (Some(kt), Some(pt)) =
-                (g.at(board_id, kt_file, rank), g.at(board_id, pt_file, rank))
-            else {
+            let Some(plan) = &slot.plan else {
                 continue;
             };
-            // Chess960 emptiness: both paths empty but for the King and the partner.
-            let span = |a: i32, b: i32| a.min(b)..=a.max(b);
-            let blocked = span(kf, kt_file)
-                .chain(span(pf, pt_file))
-                .filter_map(|f| g.at(board_id, f, rank))
-                .any(|c| c != kc && c != pc && self.board[c.index()] != 0);
-            if blocked {
+            if plan.empty.iter().any(|c| self.board[c.index()] != 0) {
                 continue;
             }
-            let step = if kt_file >= kf { 1 } else { -1 };
-            let mut route = [kc; crate::types::MAX_FILES];
-            let mut len = 0;
-            for n in 1..=(kt_file - kf).abs() {
-                let Some(c) = g.at(board_id, kf + step * n, rank) else {
-                    break;
-                };
-                route[len] = c;
-                len += 1;
-            }
-            if (len == 0 && kt != kc) || (len > 0 && route[len - 1] != kt) {
-                continue;
-            }
-            if !self.castling_route_safe(kc, pc, &route[..len]) {
+            let (kc, pc, kt, pt) = (slot.king, slot.partner, plan.king_to, plan.partner_to);
+            if !self.castling_route_safe(kc, pc, &plan.route[..plan.route_len as usize]) {
                 continue;
             }
             out.push(Move {
@@ -1545,6 +1607,20 @@ fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut MoveList) {
         m.aux = victim;
         out.push(m);
     }
+}
+
+/// Keeps the moves of `out[start..]` that satisfy `keep`, in order.
+#[inline]
+fn retain_from(out: &mut MoveList, start: usize, mut keep: impl FnMut(&Move) -> bool) {
+    let mut w = start;
+    for r in start..out.len() {
+        let m = out[r];
+        if keep(&m) {
+            out[w] = m;
+            w += 1;
+        }
+    }
+    out.truncate(w);
 }
 
 /// Removes moves from `out[start..]` that repeat an earlier one (same destination, kind and

@@ -77,6 +77,10 @@ pub(crate) struct Tables {
     pub index: Vec<(u32, u32)>,
     /// Per (kind, side, cell): whether two paths can land on the same cell (looped boards).
     pub dedupe: Vec<bool>,
+    /// Per (kind, side, cell): whether a pawn-like piece there has a path landing in its
+    /// side's promotion zone, so that the generator only expands promotions where they can
+    /// happen (set by [`Tables::mark_promotions`]).
+    pub promotes: Vec<bool>,
     /// Attack-trie operations of all (side, cell) tries.
     pub ops: Vec<AttackOp>,
     /// Per (attacking side, target cell): `(first op, end)` in `ops`.
@@ -120,6 +124,7 @@ impl Tables {
             paths: Vec::new(),
             index: vec![(0, 0); pieces.len() * sides * ncells],
             dedupe: vec![false; pieces.len() * sides * ncells],
+            promotes: vec![false; pieces.len() * sides * ncells],
             ops: Vec::new(),
             op_index: vec![(0, 0); sides * ncells],
             influence: vec![CellSet::EMPTY; sides * ncells],
@@ -168,6 +173,28 @@ impl Tables {
                 .collect();
         }
         t
+    }
+
+    /// Marks the slots of pawn-like pieces with a path landing in `zones[side]` (the union
+    /// of the side's compulsory and optional promotion cells).
+    pub fn mark_promotions(&mut self, pieces: &[PieceType], zones: &[CellSet]) {
+        for (k, piece) in pieces.iter().enumerate().skip(1) {
+            if !piece.pawn {
+                continue;
+            }
+            for (side, zone) in zones.iter().enumerate().take(self.sides) {
+                for cell in 0..self.ncells {
+                    let slot = self.slot(k, side, cell);
+                    let (a, b) = self.index[slot];
+                    self.promotes[slot] = self.paths[a as usize..b as usize].iter().any(|p| {
+                        let s = p.start as usize + p.pre as usize;
+                        self.cells[s..s + p.len as usize]
+                            .iter()
+                            .any(|c| zone.contains(Cell(*c)))
+                    });
+                }
+            }
+        }
     }
 
     /// Whether paths `a..b` can land on one cell twice.
