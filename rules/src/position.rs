@@ -730,29 +730,28 @@ impl Position {
             return;
         };
         let t = &self.variant.tables;
-        let hoppers = t.has_hoppers;
-        // Which pieces need every move tested: in check, all; otherwise the King and the
-        // pieces on cells that shield it (pinned; with hoppers, every cell the enemy attack
-        // tries on the King look at, since a move *to* one of them may create a screen).
-        let (in_check, risky) = if hoppers {
-            (
-                self.attacked_by_any_enemy(&self.board, us, king),
-                self.enemies(us).fold(CellSet::EMPTY, |mut acc, e| {
-                    let infl = &t.influence[e as usize * t.ncells + king.index()];
-                    for i in 0..4 {
-                        acc.0[i] |= infl.0[i];
-                    }
-                    acc
-                }),
-            )
-        } else {
-            let mut check = false;
-            let mut pinned = CellSet::EMPTY;
-            for e in self.enemies(us) {
-                check |= xray(t, &self.board, e, us.0, king.index(), &mut pinned);
-            }
-            (check, pinned)
-        };
+        // Which moves need the full test: in check, all; otherwise moves of the King and of
+        // pieces whose leaving may expose it (pinned pieces; with hoppers also pieces whose
+        // leaving makes a lone screen), and moves onto cells where a new screen would.
+        let mut in_check = false;
+        let mut risky_from = CellSet::EMPTY;
+        let mut risky_to = CellSet::EMPTY;
+        for e in self.enemies(us) {
+            in_check |= if t.has_hoppers {
+                exposure(
+                    t,
+                    &self.board,
+                    e,
+                    us.0,
+                    king.index(),
+                    &mut risky_from,
+                    &mut risky_to,
+                )
+            } else {
+                xray(t, &self.board, e, us.0, king.index(), &mut risky_from)
+            };
+        }
+        let screens = !risky_to.is_empty();
         let ep = self.ep.is_some();
         let mut scratch = [0u8; crate::types::MAX_CELLS];
         let mut copied = false;
@@ -771,11 +770,11 @@ impl Position {
             ok
         };
         let end = self.pseudo_moves(out, |out, start, from| {
-            if in_check || from == king || risky.contains(from) {
+            if in_check || from == king || risky_from.contains(from) {
                 retain_from(out, start, &mut legal);
-            } else if hoppers {
+            } else if screens {
                 retain_from(out, start, |m| {
-                    !(risky.contains(m.to) || m.kind == MoveKind::EnPassant) || legal(m)
+                    !(risky_to.contains(m.to) || m.kind == MoveKind::EnPassant) || legal(m)
                 });
             } else if ep {
                 retain_from(out, start, |m| m.kind != MoveKind::EnPassant || legal(m));
@@ -1478,7 +1477,7 @@ fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> Vec<Cell> {
 /// Traverses `by`'s attack trie on the King's cell allowing one of `us`'s pieces to be looked
 /// through: an attack with no piece in the way is a check; an attack through exactly one of
 /// our pieces pins that piece. Exact for variants without hoppers (a move can then only
-/// expose the King by vacating a cell).
+/// expose the King by vacating a cell), and cheaper there than [`exposure`].
 fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut CellSet) -> bool {
     let ops = t.trie(by as usize, target);
     let mut check = false;
@@ -1507,6 +1506,91 @@ fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut Ce
             i += 1;
         } else {
             i += op.skip as usize;
+        }
+    }
+    check
+}
+
+/// Where one move of `us` could expose the King on `target` to `by`, found by one traversal
+/// of `by`'s attack trie that tolerates up to two unmet requirements a single move can
+/// change: a cell that must be empty but holds one of our pieces (the move vacates it), and
+/// a cell that must be occupied but is empty (the move lands there, making a hopper's screen).
+///
+/// A move other than a King move, an en-passant capture or a castling only vacates its
+/// `from` cell and fills its `to` cell, so an attack it creates is a trie path that fails now
+/// only at those cells. Such a path fails at our piece `a` alone (then every move from `a`
+/// is marked in `from`), at an empty `b` alone (every move to `b` is marked in `to`), or at
+/// both (then moves from `a` are marked, more than needed but sound). Without hoppers no cell
+/// must be occupied and `from` is just the pinned pieces.
+///
+/// Returns whether the King is attacked now (a path with every requirement met).
+#[inline(never)]
+fn exposure(
+    t: &Tables,
+    board: &[u8],
+    by: u8,
+    us: u8,
+    target: usize,
+    from: &mut CellSet,
+    to: &mut CellSet,
+) -> bool {
+    // An unmet requirement on the way down: its cell, whether it is a vacating one (our piece
+    // where the path needs an empty cell), and the end of its subtree.
+    #[derive(Clone, Copy)]
+    struct Miss {
+        cell: u8,
+        vacate: bool,
+        end: usize,
+    }
+    let ops = t.trie(by as usize, target);
+    let mut check = false;
+    let mut misses: [Miss; 2] = [Miss {
+        cell: 0,
+        vacate: false,
+        end: 0,
+    }; 2];
+    let mut n = 0;
+    let mut i = 0;
+    while i < ops.len() {
+        // Misses are nested subtrees: the innermost ends first.
+        while n > 0 && i >= misses[n - 1].end {
+            n -= 1;
+        }
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+                match n {
+                    0 => check = true,
+                    1 if !misses[0].vacate => to.insert(Cell(misses[0].cell)),
+                    _ => {
+                        let m = if misses[0].vacate {
+                            misses[0]
+                        } else {
+                            misses[1]
+                        };
+                        from.insert(Cell(m.cell));
+                    }
+                }
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            let vacate = op.tag == OP_NEED_EMPTY;
+            let fixable = if vacate { p >> 5 == us } else { p == 0 };
+            // A second miss must be of the other sort: one move vacates one cell and fills one.
+            if fixable && (n == 0 || (n == 1 && misses[0].vacate != vacate)) {
+                misses[n] = Miss {
+                    cell: op.cell,
+                    vacate,
+                    end: i + op.skip as usize,
+                };
+                n += 1;
+                i += 1;
+            } else {
+                i += op.skip as usize;
+            }
         }
     }
     check
