@@ -1087,6 +1087,19 @@ impl Position {
     /// Plays a move that must come from [`Position::legal_moves`] of this position.
     /// Cheap, unchecked: use [`Position::play`] for moves from outside.
     pub fn play_unchecked(&mut self, m: Move) {
+        self.play_with(m, true);
+    }
+
+    /// Plays a move on a scratch copy that only tests the mover's King safety and is undone
+    /// right after: the special-power part of the hash (the costly part, a walk over the
+    /// unmoved pieces and freezes) is left out, as nothing reads this hash before `undo`
+    /// restores the saved one.
+    pub(crate) fn play_for_test(&mut self, m: Move) {
+        self.play_with(m, false);
+    }
+
+    #[inline(always)]
+    fn play_with(&mut self, m: Move, special_hash: bool) {
         let v = self.variant.clone();
         let z = &v.zobrist;
         let us = self.turn;
@@ -1106,7 +1119,9 @@ impl Position {
         }
         let mut reset = v.pieces[(moved & 31) as usize].pawn;
         if v.special.is_some() {
-            h ^= self.special_key();
+            if special_hash {
+                h ^= self.special_key();
+            }
             self.special_history
                 .push((self.unmoved, self.freezes.clone()));
         }
@@ -1214,7 +1229,9 @@ impl Position {
         }
         if v.special.is_some() {
             self.special_after(m);
-            h ^= self.special_key();
+            if special_hash {
+                h ^= self.special_key();
+            }
         }
         if m.kind == MoveKind::Castle {
             self.rights &= !self.rights_clear[m.aux.index()];

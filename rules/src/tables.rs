@@ -85,8 +85,6 @@ pub(crate) struct Tables {
     pub ops: Vec<AttackOp>,
     /// Per (attacking side, target cell): `(first op, end)` in `ops`.
     pub op_index: Vec<(u32, u32)>,
-    /// Per (attacking side, target cell): every cell whose occupancy the trie looks at.
-    pub influence: Vec<CellSet>,
     /// Whether some capture hops (so a move *to* a cell can create an attack).
     pub has_hoppers: bool,
     /// For each rank direction (+1, -1) and cell: the cells along the rank, in order, used by
@@ -127,7 +125,6 @@ impl Tables {
             promotes: vec![false; pieces.len() * sides * ncells],
             ops: Vec::new(),
             op_index: vec![(0, 0); sides * ncells],
-            influence: vec![CellSet::EMPTY; sides * ncells],
             has_hoppers: false,
             rank_rays: [Vec::new(), Vec::new()],
         };
@@ -415,7 +412,7 @@ impl Tables {
                 }
             }
             // Flatten each trie depth-first: a node's origins, then its children's subtrees.
-            fn emit(trie: &[Node], n: usize, out: &mut Vec<AttackOp>, infl: &mut CellSet) {
+            fn emit(trie: &[Node], n: usize, out: &mut Vec<AttackOp>) {
                 for &(cell, mask) in &trie[n].origins {
                     out.push(AttackOp {
                         tag: OP_ORIGIN,
@@ -426,7 +423,6 @@ impl Tables {
                 }
                 for &c in &trie[n].children {
                     let at = out.len();
-                    infl.insert(Cell(trie[c].cell));
                     out.push(AttackOp {
                         tag: if trie[c].occupied {
                             OP_NEED_OCCUPIED
@@ -437,18 +433,16 @@ impl Tables {
                         skip: 0,
                         mask: 0,
                     });
-                    emit(trie, c, out, infl);
+                    emit(trie, c, out);
                     out[at].skip = (out.len() - at) as u16;
                 }
             }
             for (target, trie) in tries.iter().enumerate() {
                 let first = self.ops.len() as u32;
-                let mut infl = CellSet::EMPTY;
                 // Leap origins first: they are the cheapest to test and the most common.
-                emit(trie, 0, &mut self.ops, &mut infl);
+                emit(trie, 0, &mut self.ops);
                 let slot = side * self.ncells + target;
                 self.op_index[slot] = (first, self.ops.len() as u32);
-                self.influence[slot] = infl;
             }
         }
     }
