@@ -729,46 +729,11 @@ impl Position {
             }
             return;
         };
-        let t = &self.variant.tables;
-        // Which moves need the full test: in check, all; otherwise moves of the King and of
-        // pieces whose leaving may expose it (pinned pieces; with hoppers also pieces whose
-        // leaving makes a lone screen), and moves onto cells where a new screen would.
-        let mut in_check = false;
-        let mut risky_from = CellSet::EMPTY;
-        let mut risky_to = CellSet::EMPTY;
-        for e in self.enemies(us) {
-            in_check |= if t.has_hoppers {
-                exposure(
-                    t,
-                    &self.board,
-                    e,
-                    us.0,
-                    king.index(),
-                    &mut risky_from,
-                    &mut risky_to,
-                )
-            } else {
-                xray(t, &self.board, e, us.0, king.index(), &mut risky_from)
-            };
-        }
+        let mut ks = KingSafety::new(self, king);
+        let (in_check, risky_from, risky_to) = (ks.in_check, ks.risky_from, ks.risky_to);
         let screens = !risky_to.is_empty();
         let ep = self.ep.is_some();
-        let mut scratch = [0u8; crate::types::MAX_CELLS];
-        let mut copied = false;
-        let mut legal = |m: &Move| {
-            if !copied {
-                scratch[..self.board.len()].copy_from_slice(&self.board);
-                copied = true;
-            }
-            let saved = save_cells(&scratch, *m);
-            apply_to_board(&mut scratch, *m);
-            let k = if m.from == king { m.to } else { king };
-            let ok = !self
-                .enemies(us)
-                .any(|e| attacked(t, &scratch, e, k.index()));
-            restore_cells(&mut scratch, saved);
-            ok
-        };
+        let mut legal = |m: &Move| ks.allows(m);
         let end = self.pseudo_moves(out, |out, start, from| {
             if in_check || from == king || risky_from.contains(from) {
                 retain_from(out, start, &mut legal);
@@ -803,10 +768,66 @@ impl Position {
         out
     }
 
-    /// The number of legal moves (what perft counts at its last ply).
+    /// The number of legal moves (what perft counts at its last ply). `buf` is scratch
+    /// space; what it holds afterwards is unspecified.
+    ///
+    /// The moves of a piece that needs no full legality test (see
+    /// [`Position::legal_moves_into`]) and has no promotion or duplicate to sort out are
+    /// counted as they are generated, never written to a list.
     pub fn count_legal(&self, buf: &mut MoveList) -> usize {
-        self.legal_moves_into(buf);
-        buf.len()
+        let us = self.turn;
+        let king = match self.royal[us.index()] {
+            Some(k) if !self.variant.unusual => k,
+            _ => {
+                self.legal_moves_into(buf);
+                return buf.len();
+            }
+        };
+        let v = &*self.variant;
+        let t = &v.tables;
+        let board = &self.board[..];
+        let mut ks = KingSafety::new(self, king);
+        let screens = !ks.risky_to.is_empty();
+        let mut n = 0;
+        for from in self.occupied[us.index()].iter() {
+            let code = board[from.index()];
+            let slot = t.slot((code & 31) as usize, us.index(), from.index());
+            let (a, b) = t.index[slot];
+            let paths = &t.paths[a as usize..b as usize];
+            let full = ks.in_check || from == king || ks.risky_from.contains(from);
+            if full || t.dedupe[slot] || t.promotes[slot] {
+                buf.clear();
+                for p in paths {
+                    gen_path(t, board, us.0, from.0, p, self.ep, buf);
+                }
+                if t.dedupe[slot] {
+                    dedupe(buf, 0);
+                }
+                if t.promotes[slot] {
+                    self.expand_promotions(buf, 0);
+                }
+                n += buf
+                    .iter()
+                    .filter(|m| !(full || ks.needs_test(m)) || ks.allows(m))
+                    .count();
+            } else {
+                let mut c = Counter {
+                    n: 0,
+                    screens,
+                    ks: &mut ks,
+                };
+                for p in paths {
+                    gen_path(t, board, us.0, from.0, p, self.ep, &mut c);
+                }
+                n += c.n;
+            }
+        }
+        if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
+            buf.clear();
+            self.castling_moves(buf);
+            n += buf.iter().filter(|m| ks.allows(m)).count();
+        }
+        n
     }
 
     /// Pseudo-legal moves: every move by the rules of movement, ignoring own-King safety
@@ -1613,6 +1634,114 @@ fn exposure(
     check
 }
 
+/// Where generated moves go: a move list, or a counter of legal moves.
+trait Sink {
+    fn push(&mut self, m: Move);
+}
+
+impl Sink for MoveList {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        Vec::push(self, m);
+    }
+}
+
+/// Counts the moves of a piece that needs no full legality test: only its en-passant
+/// captures and, with hoppers, its moves onto screen cells are tested.
+struct Counter<'k, 'p> {
+    n: usize,
+    /// Whether some cell is in `ks.risky_to` (kept here so the common case reads no memory).
+    screens: bool,
+    ks: &'k mut KingSafety<'p>,
+}
+
+impl Sink for Counter<'_, '_> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        let test =
+            m.kind == MoveKind::EnPassant || (self.screens && self.ks.risky_to.contains(m.to));
+        if !test || self.ks.allows(&m) {
+            self.n += 1;
+        }
+    }
+}
+
+/// What the legal generator knows about the mover's King safety in one position: whether
+/// it is in check, which moves may expose it, and a scratch board to test those on.
+struct KingSafety<'p> {
+    pos: &'p Position,
+    king: Cell,
+    in_check: bool,
+    /// Pieces whose every move is tested (pinned ones; with hoppers, also lone screens).
+    risky_from: CellSet,
+    /// Cells a move onto is tested (with hoppers: where a new screen may open an attack).
+    risky_to: CellSet,
+    scratch: [u8; crate::types::MAX_CELLS],
+    copied: bool,
+}
+
+impl<'p> KingSafety<'p> {
+    /// Finds check and the risky cells: in check every move is tested; otherwise moves of
+    /// the King and of pieces whose leaving may expose it (pinned pieces; with hoppers also
+    /// pieces whose leaving makes a lone screen), and moves onto cells where a new screen
+    /// would.
+    fn new(pos: &'p Position, king: Cell) -> Self {
+        let t = &pos.variant.tables;
+        let us = pos.turn;
+        let mut in_check = false;
+        let mut risky_from = CellSet::EMPTY;
+        let mut risky_to = CellSet::EMPTY;
+        for e in pos.enemies(us) {
+            in_check |= if t.has_hoppers {
+                exposure(
+                    t,
+                    &pos.board,
+                    e,
+                    us.0,
+                    king.index(),
+                    &mut risky_from,
+                    &mut risky_to,
+                )
+            } else {
+                xray(t, &pos.board, e, us.0, king.index(), &mut risky_from)
+            };
+        }
+        KingSafety {
+            pos,
+            king,
+            in_check,
+            risky_from,
+            risky_to,
+            scratch: [0; crate::types::MAX_CELLS],
+            copied: false,
+        }
+    }
+
+    /// Whether a move of a piece that is not itself risky needs the full test.
+    #[inline(always)]
+    fn needs_test(&self, m: &Move) -> bool {
+        m.kind == MoveKind::EnPassant || self.risky_to.contains(m.to)
+    }
+
+    /// The full test: whether the mover's King is safe after `m`.
+    fn allows(&mut self, m: &Move) -> bool {
+        let pos = self.pos;
+        let t = &pos.variant.tables;
+        if !self.copied {
+            self.scratch[..pos.board.len()].copy_from_slice(&pos.board);
+            self.copied = true;
+        }
+        let saved = save_cells(&self.scratch, *m);
+        apply_to_board(&mut self.scratch, *m);
+        let k = if m.from == self.king { m.to } else { self.king };
+        let ok = !pos
+            .enemies(pos.turn)
+            .any(|e| attacked(t, &self.scratch, e, k.index()));
+        restore_cells(&mut self.scratch, saved);
+        ok
+    }
+}
+
 /// Generates the moves along one path.
 #[inline(always)]
 fn gen_path(
@@ -1622,7 +1751,7 @@ fn gen_path(
     from: u8,
     p: &Path,
     ep: Option<(Cell, Cell)>,
-    out: &mut MoveList,
+    out: &mut impl Sink,
 ) {
     let s = p.start as usize;
     let pre = &t.cells[s..s + p.pre as usize];
@@ -1700,7 +1829,7 @@ fn gen_path(
 }
 
 #[inline]
-fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut MoveList) {
+fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut impl Sink) {
     if let Some((target, victim)) = ep
         && target.0 == c
     {
