@@ -1692,6 +1692,15 @@ impl<'p> KingSafety<'p> {
         let mut risky_from = CellSet::EMPTY;
         let mut risky_to = CellSet::EMPTY;
         for e in pos.enemies(us) {
+            // Most often no enemy piece is even aligned with the King: nothing to walk.
+            if !t.may_attack(
+                &pos.board,
+                &pos.occupied[e as usize],
+                e as usize,
+                king.index(),
+            ) {
+                continue;
+            }
             in_check |= if t.has_hoppers {
                 exposure(
                     t,

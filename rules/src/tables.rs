@@ -85,6 +85,13 @@ pub(crate) struct Tables {
     pub ops: Vec<AttackOp>,
     /// Per (attacking side, target cell): `(first op, end)` in `ops`.
     pub op_index: Vec<(u32, u32)>,
+    /// Per (attacking side, target cell): every cell from which some piece of that side can
+    /// attack the target, whatever stands between.
+    pub reach: Vec<CellSet>,
+    /// Per (attacking side, target cell, kind): the same for one kind, at
+    /// `(side * ncells + target) * nkinds + kind`.
+    pub reach_kind: Vec<CellSet>,
+    pub nkinds: usize,
     /// Whether some capture hops (so a move *to* a cell can create an attack).
     pub has_hoppers: bool,
     /// For each rank direction (+1, -1) and cell: the cells along the rank, in order, used by
@@ -96,6 +103,24 @@ impl Tables {
     #[inline]
     pub fn slot(&self, kind: usize, side: usize, cell: usize) -> usize {
         (kind * self.sides + side) * self.ncells + cell
+    }
+
+    /// Whether a piece of `side` stands where it could attack `target` were nothing in the
+    /// way: when not, its attack trie on `target` cannot find anything and need not be walked.
+    #[inline]
+    pub fn may_attack(&self, board: &[u8], occupied: &CellSet, side: usize, target: usize) -> bool {
+        let at = side * self.ncells + target;
+        let near = &self.reach[at];
+        let cand = CellSet(std::array::from_fn(|i| occupied.0[i] & near.0[i]));
+        if cand.is_empty() {
+            return false;
+        }
+        let kinds = &self.reach_kind[at * self.nkinds..(at + 1) * self.nkinds];
+        cand.iter().any(|c| {
+            kinds
+                .get((board[c.index()] & 31) as usize)
+                .is_some_and(|r| r.contains(c))
+        })
     }
 
     /// The attack trie of `side` on `cell`.
@@ -125,6 +150,9 @@ impl Tables {
             promotes: vec![false; pieces.len() * sides * ncells],
             ops: Vec::new(),
             op_index: vec![(0, 0); sides * ncells],
+            reach: vec![CellSet::EMPTY; sides * ncells],
+            reach_kind: vec![CellSet::EMPTY; sides * ncells * pieces.len()],
+            nkinds: pieces.len(),
             has_hoppers: false,
             rank_rays: [Vec::new(), Vec::new()],
         };
@@ -334,6 +362,8 @@ impl Tables {
             origins: Vec<(u8, u32)>,
             children: Vec<usize>,
         }
+        let mut reach = std::mem::take(&mut self.reach);
+        let mut reach_kind = std::mem::take(&mut self.reach_kind);
         for side in 0..self.sides {
             // One trie per target cell; node 0 of each is the root.
             let mut tries: Vec<Vec<Node>> =
@@ -381,6 +411,16 @@ impl Tables {
                         // Requirements are listed from the target back towards the origin.
                         let pre_rev: Vec<(u8, bool)> =
                             pre.iter().rev().map(|c| (*c, false)).collect();
+                        let targets: &[u8] = if p.kind == HOP && !land.is_empty() {
+                            &land[1..]
+                        } else {
+                            land
+                        };
+                        for &t in targets {
+                            let at = side * self.ncells + t as usize;
+                            reach[at].insert(Cell(origin as u8));
+                            reach_kind[at * self.nkinds + k].insert(Cell(origin as u8));
+                        }
                         match p.kind {
                             LEAPS => {
                                 for t in land {
@@ -445,6 +485,8 @@ impl Tables {
                 self.op_index[slot] = (first, self.ops.len() as u32);
             }
         }
+        self.reach = reach;
+        self.reach_kind = reach_kind;
     }
 }
 

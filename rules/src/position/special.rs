@@ -719,6 +719,14 @@ impl Position {
         if !in_check {
             let t = &self.variant.tables;
             for e in self.enemies(us) {
+                if !t.may_attack(
+                    &self.board,
+                    &self.occupied[e as usize],
+                    e as usize,
+                    king.index(),
+                ) {
+                    continue;
+                }
                 super::exposure(
                     t,
                     &self.board,
