@@ -17,10 +17,10 @@ fn perft_with(pos: &mut Position, depth: u32, bufs: &mut [MoveList]) -> u64 {
         return 1;
     }
     let (buf, rest) = bufs.split_first_mut().expect("one buffer per ply");
-    pos.legal_moves_into(buf);
     if depth == 1 {
-        return buf.len() as u64;
+        return pos.count_legal(buf) as u64;
     }
+    pos.legal_moves_into(buf);
     let mut n = 0;
     for &m in buf.iter() {
         pos.play_unchecked(m);

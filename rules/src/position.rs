@@ -104,6 +104,81 @@ pub(crate) struct CastleSlot {
     pub side: Side,
     pub king: Cell,
     pub partner: Cell,
+    /// For fixed and sliding castling: what never changes while the right lasts (the King
+    /// and partner cannot have moved), so the generator only looks at the board. `None` when
+    /// this slot can never castle, or for listed (table) castling.
+    pub plan: Option<CastlePlan>,
+}
+
+/// The board-independent part of one fixed or sliding castling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CastlePlan {
+    pub king_to: Cell,
+    pub partner_to: Cell,
+    /// Cells that must be empty: both paths but for the King and the partner (Chess960).
+    pub empty: CellSet,
+    /// The King's route, start excluded, destination included.
+    pub route: [Cell; crate::types::MAX_FILES],
+    pub route_len: u8,
+}
+
+impl CastlePlan {
+    /// The plan of castling King `kc` with partner `pc` under a fixed or sliding rule.
+    fn new(v: &Variant, kc: Cell, pc: Cell) -> Option<CastlePlan> {
+        let g = &v.geometry;
+        let (ki, pi) = (g.info(kc), g.info(pc));
+        let (board_id, rank) = (ki.board, ki.rank as i32);
+        let (kf, pf) = (ki.file as i32, pi.file as i32);
+        let dir = if pf > kf { 1 } else { -1 };
+        let wing = if dir > 0 { 0 } else { 1 };
+        let (kt_file, pt_file) = match v.castling {
+            CastlingRule::None | CastlingRule::Table(_) => return None,
+            CastlingRule::Fixed {
+                king_files,
+                partner_files,
+            } => (king_files[wing] as i32, partner_files[wing] as i32),
+            CastlingRule::Slide { steps } => {
+                let steps = steps as i32;
+                if (pf - kf).abs() <= steps {
+                    return None;
+                }
+                (kf + dir * steps, kf + dir * (steps - 1))
+            }
+        };
+        let kt = g.at(board_id, kt_file, rank)?;
+        let pt = g.at(board_id, pt_file, rank)?;
+        // Chess960 emptiness: both paths empty but for the King and the partner.
+        let span = |a: i32, b: i32| a.min(b)..=a.max(b);
+        let mut empty = CellSet::EMPTY;
+        for c in span(kf, kt_file)
+            .chain(span(pf, pt_file))
+            .filter_map(|f| g.at(board_id, f, rank))
+        {
+            if c != kc && c != pc {
+                empty.insert(c);
+            }
+        }
+        let step = if kt_file >= kf { 1 } else { -1 };
+        let mut route = [kc; crate::types::MAX_FILES];
+        let mut len = 0;
+        for n in 1..=(kt_file - kf).abs() {
+            let Some(c) = g.at(board_id, kf + step * n, rank) else {
+                break;
+            };
+            route[len] = c;
+            len += 1;
+        }
+        if (len == 0 && kt != kc) || (len > 0 && route[len - 1] != kt) {
+            return None;
+        }
+        Some(CastlePlan {
+            king_to: kt,
+            partner_to: pt,
+            empty,
+            route,
+            route_len: len as u8,
+        })
+    }
 }
 
 /// What `play` must remember to undo a move.
@@ -344,6 +419,7 @@ impl Position {
                 side: p.side,
                 king: k,
                 partner: pc,
+                plan: CastlePlan::new(&v, k, pc),
             });
             self.rights |= bit;
         }
@@ -624,6 +700,13 @@ impl Position {
     }
 
     /// Every legal move, written into a reusable list (cleared first).
+    ///
+    /// Pins and check are found once, before generating: a move then needs the full test
+    /// (play it on a scratch board, ask whether the King is attacked) only if it is a King
+    /// move, a pinned piece's move, an en-passant capture or a castling, or if the King is in
+    /// check; with hoppers also a move onto a cell that can screen an attack. The test runs
+    /// on each piece's moves right after they are generated, so the common case (a piece
+    /// that shields nothing) costs nothing per move.
     pub fn legal_moves_into(&self, out: &mut MoveList) {
         if self.variant.unusual {
             if self.won_by_captures() {
@@ -639,60 +722,34 @@ impl Position {
         out.clear();
         out.reserve(256);
         let us = self.turn;
-        self.pseudo_moves(out);
+        let Some(king) = self.royal[us.index()] else {
+            self.pseudo_moves(out, |_, _, _| {});
+            if self.variant.move_rules {
+                self.apply_river_rules(out, 0);
+            }
+            return;
+        };
+        let mut ks = KingSafety::new(self, king);
+        let (in_check, risky_from, risky_to) = (ks.in_check, ks.risky_from, ks.risky_to);
+        let screens = !risky_to.is_empty();
+        let ep = self.ep.is_some();
+        let mut legal = |m: &Move| ks.allows(m);
+        let end = self.pseudo_moves(out, |out, start, from| {
+            if in_check || from == king || risky_from.contains(from) {
+                retain_from(out, start, &mut legal);
+            } else if screens {
+                retain_from(out, start, |m| {
+                    !(risky_to.contains(m.to) || m.kind == MoveKind::EnPassant) || legal(m)
+                });
+            } else if ep {
+                retain_from(out, start, |m| m.kind != MoveKind::EnPassant || legal(m));
+            }
+        });
+        // Castlings (after `end`) are always tested: a Chess960 partner may shield the King.
+        retain_from(out, end, &mut legal);
         if self.variant.move_rules {
             self.apply_river_rules(out, 0);
         }
-        let Some(king) = self.royal[us.index()] else {
-            return;
-        };
-        let t = &self.variant.tables;
-        // Which moves need a full test: in check, every move; otherwise King moves, special
-        // moves, and moves from (or, with hoppers, to) cells that shield the King.
-        let (in_check, risky) = if t.has_hoppers {
-            (
-                self.attacked_by_any_enemy(&self.board, us, king),
-                self.enemies(us).fold(CellSet::EMPTY, |mut acc, e| {
-                    let infl = &t.influence[e as usize * t.ncells + king.index()];
-                    for i in 0..4 {
-                        acc.0[i] |= infl.0[i];
-                    }
-                    acc
-                }),
-            )
-        } else {
-            let mut check = false;
-            let mut pinned = CellSet::EMPTY;
-            for e in self.enemies(us) {
-                check |= xray(t, &self.board, e, us.0, king.index(), &mut pinned);
-            }
-            (check, pinned)
-        };
-        let hoppers = t.has_hoppers;
-        let mut scratch = [0u8; crate::types::MAX_CELLS];
-        let mut copied = false;
-        out.retain(|m| {
-            let needs_test = in_check
-                || m.from == king
-                || matches!(m.kind, MoveKind::EnPassant | MoveKind::Castle)
-                || risky.contains(m.from)
-                || (hoppers && risky.contains(m.to));
-            if !needs_test {
-                return true;
-            }
-            if !copied {
-                scratch[..self.board.len()].copy_from_slice(&self.board);
-                copied = true;
-            }
-            let saved = save_cells(&scratch, *m);
-            apply_to_board(&mut scratch, *m);
-            let k = if m.from == king { m.to } else { king };
-            let ok = !self
-                .enemies(us)
-                .any(|e| attacked(t, &scratch, e, k.index()));
-            restore_cells(&mut scratch, saved);
-            ok
-        });
     }
 
     /// Pseudo-legal moves (own-King safety not checked). For tests that check the legal
@@ -703,7 +760,7 @@ impl Position {
         if self.variant.special.is_some() {
             self.special_pseudo(&mut out);
         } else {
-            self.pseudo_moves(&mut out);
+            self.pseudo_moves(&mut out, |_, _, _| {});
             if self.variant.move_rules {
                 self.apply_river_rules(&mut out, 0);
             }
@@ -711,15 +768,78 @@ impl Position {
         out
     }
 
-    /// The number of legal moves (what perft counts at its last ply).
+    /// The number of legal moves (what perft counts at its last ply). `buf` is scratch
+    /// space; what it holds afterwards is unspecified.
+    ///
+    /// The moves of a piece that needs no full legality test (see
+    /// [`Position::legal_moves_into`]) and has no promotion or duplicate to sort out are
+    /// counted as they are generated, never written to a list.
     pub fn count_legal(&self, buf: &mut MoveList) -> usize {
-        self.legal_moves_into(buf);
-        buf.len()
+        let us = self.turn;
+        let king = match self.royal[us.index()] {
+            Some(k) if !self.variant.unusual => k,
+            _ => {
+                self.legal_moves_into(buf);
+                return buf.len();
+            }
+        };
+        let v = &*self.variant;
+        let t = &v.tables;
+        let board = &self.board[..];
+        let mut ks = KingSafety::new(self, king);
+        let screens = !ks.risky_to.is_empty();
+        let mut n = 0;
+        for from in self.occupied[us.index()].iter() {
+            let code = board[from.index()];
+            let slot = t.slot((code & 31) as usize, us.index(), from.index());
+            let (a, b) = t.index[slot];
+            let paths = &t.paths[a as usize..b as usize];
+            let full = ks.in_check || from == king || ks.risky_from.contains(from);
+            if full || t.dedupe[slot] || t.promotes[slot] {
+                buf.clear();
+                for p in paths {
+                    gen_path(t, board, us.0, from.0, p, self.ep, buf);
+                }
+                if t.dedupe[slot] {
+                    dedupe(buf, 0);
+                }
+                if t.promotes[slot] {
+                    self.expand_promotions(buf, 0);
+                }
+                n += buf
+                    .iter()
+                    .filter(|m| !(full || ks.needs_test(m)) || ks.allows(m))
+                    .count();
+            } else {
+                let mut c = Counter {
+                    n: 0,
+                    screens,
+                    ks: &mut ks,
+                };
+                for p in paths {
+                    gen_path(t, board, us.0, from.0, p, self.ep, &mut c);
+                }
+                n += c.n;
+            }
+        }
+        if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
+            buf.clear();
+            self.castling_moves(buf);
+            n += buf.iter().filter(|m| ks.allows(m)).count();
+        }
+        n
     }
 
     /// Pseudo-legal moves: every move by the rules of movement, ignoring own-King safety
-    /// (castling's own attack conditions are already applied).
-    pub(crate) fn pseudo_moves(&self, out: &mut MoveList) {
+    /// (castling's own attack conditions are already applied). After each piece's moves,
+    /// calls `after_piece(out, first move of the piece, its cell)`. Returns where the
+    /// castling moves (generated last) start.
+    #[inline(always)]
+    pub(crate) fn pseudo_moves(
+        &self,
+        out: &mut MoveList,
+        mut after_piece: impl FnMut(&mut MoveList, usize, Cell),
+    ) -> usize {
         let v = &*self.variant;
         let t = &v.tables;
         let us = self.turn.0;
@@ -732,7 +852,6 @@ impl Position {
             let slot = t.slot(kind, us as usize, from);
             let (a, b) = t.index[slot];
             let paths = &t.paths[a as usize..b as usize];
-            let promotes = v.pieces[kind].pawn;
             let start = out.len();
             for p in paths {
                 gen_path(t, board, us, from as u8, p, ep, out);
@@ -740,13 +859,16 @@ impl Position {
             if t.dedupe[slot] {
                 dedupe(out, start);
             }
-            if promotes {
+            if t.promotes[slot] {
                 self.expand_promotions(out, start);
             }
+            after_piece(out, start, Cell(from as u8));
         }
+        let castles = out.len();
         if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
             self.castling_moves(out);
         }
+        castles
     }
 
     /// CoBlaChe's river rules on the pseudo-legal moves `out[first..]`: a piece that shuns
@@ -873,54 +995,14 @@ impl Position {
                 }
                 continue;
             }
-            let (kc, pc) = (slot.king, slot.partner);
-            let (ki, pi) = (g.info(kc), g.info(pc));
-            let (board_id, rank) = (ki.board, ki.rank as i32);
-            let (kf, pf) = (ki.file as i32, pi.file as i32);
-            let dir = if pf > kf { 1 } else { -1 };
-            let wing = if dir > 0 { 0 } else { 1 };
-            let (kt_file, pt_file) = match v.castling {
-                CastlingRule::None | CastlingRule::Table(_) => continue,
-                CastlingRule::Fixed {
-                    king_files,
-                    partner_files,
-                } => (king_files[wing] as i32, partner_files[wing] as i32),
-                CastlingRule::Slide { steps } => {
-                    let steps = steps as i32;
-                    if (pf - kf).abs() <= steps {
-                        continue;
-                    }
-                    (kf + dir * steps, kf + dir * (steps - 1))
-                }
-            };
-            let (Some(kt), Some(pt)) =
-                (g.at(board_id, kt_file, rank), g.at(board_id, pt_file, rank))
-            else {
+            let Some(plan) = &slot.plan else {
                 continue;
             };
-            // Chess960 emptiness: both paths empty but for the King and the partner.
-            let span = |a: i32, b: i32| a.min(b)..=a.max(b);
-            let blocked = span(kf, kt_file)
-                .chain(span(pf, pt_file))
-                .filter_map(|f| g.at(board_id, f, rank))
-                .any(|c| c != kc && c != pc && self.board[c.index()] != 0);
-            if blocked {
+            if plan.empty.iter().any(|c| self.board[c.index()] != 0) {
                 continue;
             }
-            let step = if kt_file >= kf { 1 } else { -1 };
-            let mut route = [kc; crate::types::MAX_FILES];
-            let mut len = 0;
-            for n in 1..=(kt_file - kf).abs() {
-                let Some(c) = g.at(board_id, kf + step * n, rank) else {
-                    break;
-                };
-                route[len] = c;
-                len += 1;
-            }
-            if (len == 0 && kt != kc) || (len > 0 && route[len - 1] != kt) {
-                continue;
-            }
-            if !self.castling_route_safe(kc, pc, &route[..len]) {
+            let (kc, pc, kt, pt) = (slot.king, slot.partner, plan.king_to, plan.partner_to);
+            if !self.castling_route_safe(kc, pc, &plan.route[..plan.route_len as usize]) {
                 continue;
             }
             out.push(Move {
@@ -1026,6 +1108,19 @@ impl Position {
     /// Plays a move that must come from [`Position::legal_moves`] of this position.
     /// Cheap, unchecked: use [`Position::play`] for moves from outside.
     pub fn play_unchecked(&mut self, m: Move) {
+        self.play_with(m, true);
+    }
+
+    /// Plays a move on a scratch copy that only tests the mover's King safety and is undone
+    /// right after: the special-power part of the hash (the costly part, a walk over the
+    /// unmoved pieces and freezes) is left out, as nothing reads this hash before `undo`
+    /// restores the saved one.
+    pub(crate) fn play_for_test(&mut self, m: Move) {
+        self.play_with(m, false);
+    }
+
+    #[inline(always)]
+    fn play_with(&mut self, m: Move, special_hash: bool) {
         let v = self.variant.clone();
         let z = &v.zobrist;
         let us = self.turn;
@@ -1045,7 +1140,9 @@ impl Position {
         }
         let mut reset = v.pieces[(moved & 31) as usize].pawn;
         if v.special.is_some() {
-            h ^= self.special_key();
+            if special_hash {
+                h ^= self.special_key();
+            }
             self.special_history
                 .push((self.unmoved, self.freezes.clone()));
         }
@@ -1153,7 +1250,9 @@ impl Position {
         }
         if v.special.is_some() {
             self.special_after(m);
-            h ^= self.special_key();
+            if special_hash {
+                h ^= self.special_key();
+            }
         }
         if m.kind == MoveKind::Castle {
             self.rights &= !self.rights_clear[m.aux.index()];
@@ -1416,7 +1515,7 @@ fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> Vec<Cell> {
 /// Traverses `by`'s attack trie on the King's cell allowing one of `us`'s pieces to be looked
 /// through: an attack with no piece in the way is a check; an attack through exactly one of
 /// our pieces pins that piece. Exact for variants without hoppers (a move can then only
-/// expose the King by vacating a cell).
+/// expose the King by vacating a cell), and cheaper there than [`exposure`].
 fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut CellSet) -> bool {
     let ops = t.trie(by as usize, target);
     let mut check = false;
@@ -1450,6 +1549,208 @@ fn xray(t: &Tables, board: &[u8], by: u8, us: u8, target: usize, pinned: &mut Ce
     check
 }
 
+/// Where one move of `us` could expose the King on `target` to `by`, found by one traversal
+/// of `by`'s attack trie that tolerates up to two unmet requirements a single move can
+/// change: a cell that must be empty but holds one of our pieces (the move vacates it), and
+/// a cell that must be occupied but is empty (the move lands there, making a hopper's screen).
+///
+/// A move other than a King move, an en-passant capture or a castling only vacates its
+/// `from` cell and fills its `to` cell, so an attack it creates is a trie path that fails now
+/// only at those cells. Such a path fails at our piece `a` alone (then every move from `a`
+/// is marked in `from`), at an empty `b` alone (every move to `b` is marked in `to`), or at
+/// both (then moves from `a` are marked, more than needed but sound). Without hoppers no cell
+/// must be occupied and `from` is just the pinned pieces.
+///
+/// Returns whether the King is attacked now (a path with every requirement met).
+#[inline(never)]
+fn exposure(
+    t: &Tables,
+    board: &[u8],
+    by: u8,
+    us: u8,
+    target: usize,
+    from: &mut CellSet,
+    to: &mut CellSet,
+) -> bool {
+    // An unmet requirement on the way down: its cell, whether it is a vacating one (our piece
+    // where the path needs an empty cell), and the end of its subtree.
+    #[derive(Clone, Copy)]
+    struct Miss {
+        cell: u8,
+        vacate: bool,
+        end: usize,
+    }
+    let ops = t.trie(by as usize, target);
+    let mut check = false;
+    let mut misses: [Miss; 2] = [Miss {
+        cell: 0,
+        vacate: false,
+        end: 0,
+    }; 2];
+    let mut n = 0;
+    let mut i = 0;
+    while i < ops.len() {
+        // Misses are nested subtrees: the innermost ends first.
+        while n > 0 && i >= misses[n - 1].end {
+            n -= 1;
+        }
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+                match n {
+                    0 => check = true,
+                    1 if !misses[0].vacate => to.insert(Cell(misses[0].cell)),
+                    _ => {
+                        let m = if misses[0].vacate {
+                            misses[0]
+                        } else {
+                            misses[1]
+                        };
+                        from.insert(Cell(m.cell));
+                    }
+                }
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            let vacate = op.tag == OP_NEED_EMPTY;
+            let fixable = if vacate { p >> 5 == us } else { p == 0 };
+            // A second miss must be of the other sort: one move vacates one cell and fills one.
+            if fixable && (n == 0 || (n == 1 && misses[0].vacate != vacate)) {
+                misses[n] = Miss {
+                    cell: op.cell,
+                    vacate,
+                    end: i + op.skip as usize,
+                };
+                n += 1;
+                i += 1;
+            } else {
+                i += op.skip as usize;
+            }
+        }
+    }
+    check
+}
+
+/// Where generated moves go: a move list, or a counter of legal moves.
+trait Sink {
+    fn push(&mut self, m: Move);
+}
+
+impl Sink for MoveList {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        Vec::push(self, m);
+    }
+}
+
+/// Counts the moves of a piece that needs no full legality test: only its en-passant
+/// captures and, with hoppers, its moves onto screen cells are tested.
+struct Counter<'k, 'p> {
+    n: usize,
+    /// Whether some cell is in `ks.risky_to` (kept here so the common case reads no memory).
+    screens: bool,
+    ks: &'k mut KingSafety<'p>,
+}
+
+impl Sink for Counter<'_, '_> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        let test =
+            m.kind == MoveKind::EnPassant || (self.screens && self.ks.risky_to.contains(m.to));
+        if !test || self.ks.allows(&m) {
+            self.n += 1;
+        }
+    }
+}
+
+/// What the legal generator knows about the mover's King safety in one position: whether
+/// it is in check, which moves may expose it, and a scratch board to test those on.
+struct KingSafety<'p> {
+    pos: &'p Position,
+    king: Cell,
+    in_check: bool,
+    /// Pieces whose every move is tested (pinned ones; with hoppers, also lone screens).
+    risky_from: CellSet,
+    /// Cells a move onto is tested (with hoppers: where a new screen may open an attack).
+    risky_to: CellSet,
+    scratch: [u8; crate::types::MAX_CELLS],
+    copied: bool,
+}
+
+impl<'p> KingSafety<'p> {
+    /// Finds check and the risky cells: in check every move is tested; otherwise moves of
+    /// the King and of pieces whose leaving may expose it (pinned pieces; with hoppers also
+    /// pieces whose leaving makes a lone screen), and moves onto cells where a new screen
+    /// would.
+    fn new(pos: &'p Position, king: Cell) -> Self {
+        let t = &pos.variant.tables;
+        let us = pos.turn;
+        let mut in_check = false;
+        let mut risky_from = CellSet::EMPTY;
+        let mut risky_to = CellSet::EMPTY;
+        for e in pos.enemies(us) {
+            // Most often no enemy piece is even aligned with the King: nothing to walk.
+            if !t.may_attack(
+                &pos.board,
+                &pos.occupied[e as usize],
+                e as usize,
+                king.index(),
+            ) {
+                continue;
+            }
+            in_check |= if t.has_hoppers {
+                exposure(
+                    t,
+                    &pos.board,
+                    e,
+                    us.0,
+                    king.index(),
+                    &mut risky_from,
+                    &mut risky_to,
+                )
+            } else {
+                xray(t, &pos.board, e, us.0, king.index(), &mut risky_from)
+            };
+        }
+        KingSafety {
+            pos,
+            king,
+            in_check,
+            risky_from,
+            risky_to,
+            scratch: [0; crate::types::MAX_CELLS],
+            copied: false,
+        }
+    }
+
+    /// Whether a move of a piece that is not itself risky needs the full test.
+    #[inline(always)]
+    fn needs_test(&self, m: &Move) -> bool {
+        m.kind == MoveKind::EnPassant || self.risky_to.contains(m.to)
+    }
+
+    /// The full test: whether the mover's King is safe after `m`.
+    fn allows(&mut self, m: &Move) -> bool {
+        let pos = self.pos;
+        let t = &pos.variant.tables;
+        if !self.copied {
+            self.scratch[..pos.board.len()].copy_from_slice(&pos.board);
+            self.copied = true;
+        }
+        let saved = save_cells(&self.scratch, *m);
+        apply_to_board(&mut self.scratch, *m);
+        let k = if m.from == self.king { m.to } else { self.king };
+        let ok = !pos
+            .enemies(pos.turn)
+            .any(|e| attacked(t, &self.scratch, e, k.index()));
+        restore_cells(&mut self.scratch, saved);
+        ok
+    }
+}
+
 /// Generates the moves along one path.
 #[inline(always)]
 fn gen_path(
@@ -1459,7 +1760,7 @@ fn gen_path(
     from: u8,
     p: &Path,
     ep: Option<(Cell, Cell)>,
-    out: &mut MoveList,
+    out: &mut impl Sink,
 ) {
     let s = p.start as usize;
     let pre = &t.cells[s..s + p.pre as usize];
@@ -1537,7 +1838,7 @@ fn gen_path(
 }
 
 #[inline]
-fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut MoveList) {
+fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut impl Sink) {
     if let Some((target, victim)) = ep
         && target.0 == c
     {
@@ -1545,6 +1846,20 @@ fn push_ep(from: Cell, c: u8, ep: Option<(Cell, Cell)>, out: &mut MoveList) {
         m.aux = victim;
         out.push(m);
     }
+}
+
+/// Keeps the moves of `out[start..]` that satisfy `keep`, in order.
+#[inline]
+fn retain_from(out: &mut MoveList, start: usize, mut keep: impl FnMut(&Move) -> bool) {
+    let mut w = start;
+    for r in start..out.len() {
+        let m = out[r];
+        if keep(&m) {
+            out[w] = m;
+            w += 1;
+        }
+    }
+    out.truncate(w);
 }
 
 /// Removes moves from `out[start..]` that repeat an earlier one (same destination, kind and

@@ -77,12 +77,21 @@ pub(crate) struct Tables {
     pub index: Vec<(u32, u32)>,
     /// Per (kind, side, cell): whether two paths can land on the same cell (looped boards).
     pub dedupe: Vec<bool>,
+    /// Per (kind, side, cell): whether a pawn-like piece there has a path landing in its
+    /// side's promotion zone, so that the generator only expands promotions where they can
+    /// happen (set by [`Tables::mark_promotions`]).
+    pub promotes: Vec<bool>,
     /// Attack-trie operations of all (side, cell) tries.
     pub ops: Vec<AttackOp>,
     /// Per (attacking side, target cell): `(first op, end)` in `ops`.
     pub op_index: Vec<(u32, u32)>,
-    /// Per (attacking side, target cell): every cell whose occupancy the trie looks at.
-    pub influence: Vec<CellSet>,
+    /// Per (attacking side, target cell): every cell from which some piece of that side can
+    /// attack the target, whatever stands between.
+    pub reach: Vec<CellSet>,
+    /// Per (attacking side, target cell, kind): the same for one kind, at
+    /// `(side * ncells + target) * nkinds + kind`.
+    pub reach_kind: Vec<CellSet>,
+    pub nkinds: usize,
     /// Whether some capture hops (so a move *to* a cell can create an attack).
     pub has_hoppers: bool,
     /// For each rank direction (+1, -1) and cell: the cells along the rank, in order, used by
@@ -94,6 +103,24 @@ impl Tables {
     #[inline]
     pub fn slot(&self, kind: usize, side: usize, cell: usize) -> usize {
         (kind * self.sides + side) * self.ncells + cell
+    }
+
+    /// Whether a piece of `side` stands where it could attack `target` were nothing in the
+    /// way: when not, its attack trie on `target` cannot find anything and need not be walked.
+    #[inline]
+    pub fn may_attack(&self, board: &[u8], occupied: &CellSet, side: usize, target: usize) -> bool {
+        let at = side * self.ncells + target;
+        let near = &self.reach[at];
+        let cand = CellSet(std::array::from_fn(|i| occupied.0[i] & near.0[i]));
+        if cand.is_empty() {
+            return false;
+        }
+        let kinds = &self.reach_kind[at * self.nkinds..(at + 1) * self.nkinds];
+        cand.iter().any(|c| {
+            kinds
+                .get((board[c.index()] & 31) as usize)
+                .is_some_and(|r| r.contains(c))
+        })
     }
 
     /// The attack trie of `side` on `cell`.
@@ -120,9 +147,12 @@ impl Tables {
             paths: Vec::new(),
             index: vec![(0, 0); pieces.len() * sides * ncells],
             dedupe: vec![false; pieces.len() * sides * ncells],
+            promotes: vec![false; pieces.len() * sides * ncells],
             ops: Vec::new(),
             op_index: vec![(0, 0); sides * ncells],
-            influence: vec![CellSet::EMPTY; sides * ncells],
+            reach: vec![CellSet::EMPTY; sides * ncells],
+            reach_kind: vec![CellSet::EMPTY; sides * ncells * pieces.len()],
+            nkinds: pieces.len(),
             has_hoppers: false,
             rank_rays: [Vec::new(), Vec::new()],
         };
@@ -168,6 +198,28 @@ impl Tables {
                 .collect();
         }
         t
+    }
+
+    /// Marks the slots of pawn-like pieces with a path landing in `zones[side]` (the union
+    /// of the side's compulsory and optional promotion cells).
+    pub fn mark_promotions(&mut self, pieces: &[PieceType], zones: &[CellSet]) {
+        for (k, piece) in pieces.iter().enumerate().skip(1) {
+            if !piece.pawn {
+                continue;
+            }
+            for (side, zone) in zones.iter().enumerate().take(self.sides) {
+                for cell in 0..self.ncells {
+                    let slot = self.slot(k, side, cell);
+                    let (a, b) = self.index[slot];
+                    self.promotes[slot] = self.paths[a as usize..b as usize].iter().any(|p| {
+                        let s = p.start as usize + p.pre as usize;
+                        self.cells[s..s + p.len as usize]
+                            .iter()
+                            .any(|c| zone.contains(Cell(*c)))
+                    });
+                }
+            }
+        }
     }
 
     /// Whether paths `a..b` can land on one cell twice.
@@ -310,6 +362,8 @@ impl Tables {
             origins: Vec<(u8, u32)>,
             children: Vec<usize>,
         }
+        let mut reach = std::mem::take(&mut self.reach);
+        let mut reach_kind = std::mem::take(&mut self.reach_kind);
         for side in 0..self.sides {
             // One trie per target cell; node 0 of each is the root.
             let mut tries: Vec<Vec<Node>> =
@@ -357,6 +411,16 @@ impl Tables {
                         // Requirements are listed from the target back towards the origin.
                         let pre_rev: Vec<(u8, bool)> =
                             pre.iter().rev().map(|c| (*c, false)).collect();
+                        let targets: &[u8] = if p.kind == HOP && !land.is_empty() {
+                            &land[1..]
+                        } else {
+                            land
+                        };
+                        for &t in targets {
+                            let at = side * self.ncells + t as usize;
+                            reach[at].insert(Cell(origin as u8));
+                            reach_kind[at * self.nkinds + k].insert(Cell(origin as u8));
+                        }
                         match p.kind {
                             LEAPS => {
                                 for t in land {
@@ -388,7 +452,7 @@ impl Tables {
                 }
             }
             // Flatten each trie depth-first: a node's origins, then its children's subtrees.
-            fn emit(trie: &[Node], n: usize, out: &mut Vec<AttackOp>, infl: &mut CellSet) {
+            fn emit(trie: &[Node], n: usize, out: &mut Vec<AttackOp>) {
                 for &(cell, mask) in &trie[n].origins {
                     out.push(AttackOp {
                         tag: OP_ORIGIN,
@@ -399,7 +463,6 @@ impl Tables {
                 }
                 for &c in &trie[n].children {
                     let at = out.len();
-                    infl.insert(Cell(trie[c].cell));
                     out.push(AttackOp {
                         tag: if trie[c].occupied {
                             OP_NEED_OCCUPIED
@@ -410,20 +473,20 @@ impl Tables {
                         skip: 0,
                         mask: 0,
                     });
-                    emit(trie, c, out, infl);
+                    emit(trie, c, out);
                     out[at].skip = (out.len() - at) as u16;
                 }
             }
             for (target, trie) in tries.iter().enumerate() {
                 let first = self.ops.len() as u32;
-                let mut infl = CellSet::EMPTY;
                 // Leap origins first: they are the cheapest to test and the most common.
-                emit(trie, 0, &mut self.ops, &mut infl);
+                emit(trie, 0, &mut self.ops);
                 let slot = side * self.ncells + target;
                 self.op_index[slot] = (first, self.ops.len() as u32);
-                self.influence[slot] = infl;
             }
         }
+        self.reach = reach;
+        self.reach_kind = reach_kind;
     }
 }
 

@@ -803,7 +803,15 @@ impl Variant {
                 "river rules (crossing, shuns) and special powers cannot be combined yet".into(),
             ));
         }
-        let tables = Tables::build(&geometry, &pieces, sides, &initial, &orientation, &confined);
+        let mut tables =
+            Tables::build(&geometry, &pieces, sides, &initial, &orientation, &confined);
+        let zones: Vec<CellSet> = (0..sides as usize)
+            .map(|s| {
+                let (c, o) = (&promotion.compulsory[s], &promotion.optional[s]);
+                CellSet(std::array::from_fn(|i| c.0[i] | o.0[i]))
+            })
+            .collect();
+        tables.mark_promotions(&pieces, &zones);
         let zobrist = Zobrist::new(geometry.len(), sides as usize);
         let special = special_on.then(|| Box::new(build_special(&geometry)));
         Ok(Variant {

@@ -14,6 +14,17 @@ use crate::{
     variant::SpecialTables,
 };
 
+/// The cells one step of a piece's own kind away from `cell` (folded Ferz steps or Wazir
+/// steps), without allocating: the opening two-step walks them at every node.
+fn own_steps(st: &SpecialTables, fold: bool, cell: usize) -> impl Iterator<Item = u8> + '_ {
+    let (folded, wazir): (&[u8], &[(u8, u8)]) = if fold {
+        (&st.fold_steps[cell], &[])
+    } else {
+        (&[], &st.wazir[cell])
+    };
+    folded.iter().copied().chain(wazir.iter().map(|x| x.1))
+}
+
 impl Position {
     fn special_tables(&self) -> &SpecialTables {
         self.variant
@@ -566,21 +577,11 @@ impl Position {
             if unmoved {
                 // Two steps of its own kind of step (B2, B13): the first cell and the end
                 // empty, the end not the start; one move per end cell (G1).
-                let first: Vec<u8> = if pw.fold_step {
-                    st.fold_steps[from].clone()
-                } else {
-                    st.wazir[from].iter().map(|x| x.1).collect()
-                };
-                for c1 in first {
+                for c1 in own_steps(st, pw.fold_step, from) {
                     if board[c1 as usize] != 0 {
                         continue;
                     }
-                    let second: Vec<u8> = if pw.fold_step {
-                        st.fold_steps[c1 as usize].clone()
-                    } else {
-                        st.wazir[c1 as usize].iter().map(|x| x.1).collect()
-                    };
-                    for c2 in second {
+                    for c2 in own_steps(st, pw.fold_step, c1 as usize) {
                         if c2 as usize != from && board[c2 as usize] == 0 {
                             out.push(Move::new(fromc, Cell(c2), MoveKind::Quiet));
                         }
@@ -709,20 +710,36 @@ impl Position {
         }
         let king = self.royal[us.index()].expect("checked above");
         let in_check = self.attacked_by_any_enemy(&self.board, us, king);
-        // Cells whose change can expose the King: what the enemy attack tries look at, and
-        // the path cells of kills onto the King.
-        let mut risky = CellSet::EMPTY;
+        // Cells whose change can expose the King, from one traversal of each enemy attack
+        // trie (see `exposure`): freezes, immunity and own-side-only screens only take attacks
+        // away, so a move that vacates and fills cells the trie marks as harmless cannot make
+        // one. Kills onto the King need their two path cells empty: vacating one may open one.
+        let mut risky_from = CellSet::EMPTY;
+        let mut risky_to = CellSet::EMPTY;
         if !in_check {
             let t = &self.variant.tables;
             for e in self.enemies(us) {
-                let infl = &t.influence[e as usize * t.ncells + king.index()];
-                for i in 0..4 {
-                    risky.0[i] |= infl.0[i];
+                if !t.may_attack(
+                    &self.board,
+                    &self.occupied[e as usize],
+                    e as usize,
+                    king.index(),
+                ) {
+                    continue;
                 }
+                super::exposure(
+                    t,
+                    &self.board,
+                    e,
+                    us.0,
+                    king.index(),
+                    &mut risky_from,
+                    &mut risky_to,
+                );
             }
             for &(_, a, b) in &self.special_tables().killed_from[king.index()] {
-                risky.insert(Cell(a));
-                risky.insert(Cell(b));
+                risky_from.insert(Cell(a));
+                risky_from.insert(Cell(b));
             }
         }
         let mut s = self.scratch_copy();
@@ -732,10 +749,14 @@ impl Position {
                 || match m.kind {
                     // Neither changes what attacks the King (a freeze only removes attackers).
                     MoveKind::Flip | MoveKind::Freeze => false,
-                    MoveKind::EnPassant | MoveKind::Castle | MoveKind::Push => true,
+                    // These empty a cell other than `from` (a kill an enemy's cell, which
+                    // the trie traversal takes as fixed).
+                    MoveKind::EnPassant | MoveKind::Castle | MoveKind::Push | MoveKind::Kill => {
+                        true
+                    }
                     _ => {
-                        risky.contains(m.from)
-                            || risky.contains(m.to)
+                        risky_from.contains(m.from)
+                            || risky_to.contains(m.to)
                             // A freezer that moves may release enemy pieces.
                             || self.freezes.iter().any(|p| p.0 == m.from.0)
                     }
@@ -743,7 +764,7 @@ impl Position {
             if !needs_test {
                 return true;
             }
-            s.play_unchecked(*m);
+            s.play_for_test(*m);
             let ok = match s.royal[us.index()] {
                 Some(k) => !s.attacked_by_any_enemy(&s.board, us, k),
                 None => true,
