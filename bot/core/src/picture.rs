@@ -4,6 +4,8 @@
 use render::{
     Army, BoardPanel, BoardView, Edge, Glyph, Join, LastMove, Piece, PlayerInfo, Rotation, Square,
 };
+use std::sync::Arc;
+
 use rules::{Catalog, Cell, Position, Variant};
 
 use crate::reply::BoardPicture;
@@ -384,6 +386,45 @@ fn glass_view(picture: &BoardPicture) -> Result<BoardView, PictureError> {
         .collect();
     view.title = Some("Through the Looking-Glass".into());
     Ok(view)
+}
+
+/// What the adapters need to draw reply boards: cheap to clone (the catalogue and the
+/// renderer with its caches are shared).
+#[derive(Debug, Clone)]
+pub struct Painter {
+    /// The variants, to rebuild positions.
+    pub catalog: Arc<Catalog>,
+    /// The renderer.
+    pub renderer: Arc<render::Renderer>,
+    /// Colours and style.
+    pub theme: render::Theme,
+    /// The longer side of the PNG, in pixels.
+    pub size: u32,
+}
+
+impl Painter {
+    /// Renders a reply's board to PNG on tokio's blocking threads: a big board takes
+    /// milliseconds of CPU, which must not stall the adapter's event loop.
+    ///
+    /// # Errors
+    /// As [`png`], or when the drawing task could not run; said as text for the log.
+    pub async fn png(&self, picture: &BoardPicture) -> Result<Vec<u8>, String> {
+        let (painter, picture) = (self.clone(), picture.clone());
+        let made = tokio::task::spawn_blocking(move || {
+            png(
+                &picture,
+                &painter.catalog,
+                &painter.renderer,
+                &painter.theme,
+                painter.size,
+            )
+        })
+        .await;
+        match made {
+            Ok(result) => result.map_err(|e| format!("board picture failed: {e}")),
+            Err(e) => Err(format!("board picture task failed: {e}")),
+        }
+    }
 }
 
 /// Renders a reply's board picture to PNG.

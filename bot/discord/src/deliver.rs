@@ -155,26 +155,17 @@ pub(crate) fn action_rows(reply: &Reply) -> Vec<serenity::CreateActionRow> {
 }
 
 async fn picture(bot: &Bot, reply: &Reply) -> Option<Vec<u8>> {
-    let pic = reply.board.clone()?;
-    let catalog = bot.catalog.clone();
-    let renderer = bot.renderer.clone();
-    let theme = bot.theme.clone();
-    let size = bot.board_size;
-    let made = tokio::task::spawn_blocking(move || {
-        bot_core::picture::png(&pic, &catalog, &renderer, &theme, size)
-    })
-    .await;
-    match made {
-        Ok(Ok(png)) => Some(png),
-        Ok(Err(e)) => {
-            tracing::warn!("board picture failed: {e}");
-            None
-        }
-        Err(e) => {
-            tracing::warn!("board picture task failed: {e}");
-            None
-        }
-    }
+    let painter = bot_core::picture::Painter {
+        catalog: bot.catalog.clone(),
+        renderer: bot.renderer.clone(),
+        theme: bot.theme.clone(),
+        size: bot.board_size,
+    };
+    painter
+        .png(reply.board.as_ref()?)
+        .await
+        .map_err(|e| tracing::warn!("{e}"))
+        .ok()
 }
 
 /// Posts a reply as a plain message in a channel (the game's thread), board and buttons included.

@@ -43,7 +43,6 @@ use rules::Catalog;
 
 use crate::{
     Games, MatrixConfig, MatrixError,
-    deliver::Pictures,
     format::{self, REACTIONS_KEY},
     invocation::Invocation,
     ledger::Ledger,
@@ -72,7 +71,7 @@ pub struct MatrixBot {
     pub(crate) client: Client,
     pub(crate) me: OwnedUserId,
     games: Arc<dyn Games>,
-    pub(crate) pictures: Pictures,
+    pub(crate) pictures: bot_core::picture::Painter,
     pub(crate) invocation: Invocation,
     pub(crate) ledger: tokio::sync::Mutex<Ledger>,
     /// Each player's direct room, once found or created (guarded, so two private replies at
@@ -150,7 +149,7 @@ impl MatrixBot {
             client,
             me,
             games,
-            pictures: Pictures {
+            pictures: bot_core::picture::Painter {
                 catalog,
                 renderer,
                 theme: render::Theme::light(),
@@ -446,7 +445,8 @@ impl MatrixBot {
             Some(Relation::Thread(th)) => Some(th.event_id.clone()),
             _ => None,
         };
-        self.run_command(room, &m.sender, &m.event_id, thread, &m.event_id, &text)
+        let place = place_of(room, direct, thread.as_deref());
+        self.run_command(room, place, &m.sender, &m.event_id, &m.event_id, &text)
             .await
     }
 
@@ -485,7 +485,9 @@ impl MatrixBot {
             .then(|| relation["event_id"].as_str())
             .flatten()
             .and_then(|id| EventId::parse(id).ok());
-        self.run_command(room, &r.sender, &r.event_id, thread, target, command)
+        let direct = room.is_direct().await.unwrap_or(false);
+        let place = place_of(room, direct, thread.as_deref());
+        self.run_command(room, place, &r.sender, &r.event_id, target, command)
             .await
     }
 
@@ -494,9 +496,9 @@ impl MatrixBot {
     async fn run_command(
         &self,
         room: &Room,
+        place: Place,
         sender: &UserId,
         event: &EventId,
-        thread: Option<OwnedEventId>,
         reply_to: &EventId,
         text: &str,
     ) -> Result<(), MatrixError> {
@@ -511,15 +513,6 @@ impl MatrixBot {
             id: PlayerId::new(Platform::Matrix, sender.as_str()),
             name: display_name(room, sender).await,
         };
-        // A direct room is read by the player alone: the core takes secret input only there.
-        let mut place = if room.is_direct().await.unwrap_or(false) {
-            Place::direct(Platform::Matrix, room.room_id().as_str())
-        } else {
-            Place::room(Platform::Matrix, room.room_id().as_str())
-        };
-        if let Some(t) = &thread {
-            place = place.in_thread(t.as_str());
-        }
         tracing::debug!("{} in {}: {text}", sender, room.room_id());
         let replies = self.games.handle_text(&actor, &place, text).await;
         self.deliver(room, &place, &actor, reply_to, replies).await;
@@ -563,6 +556,20 @@ fn sync_filter() -> Filter {
     let mut definition = FilterDefinition::default();
     definition.room.timeline.limit = Some(UInt::from(TIMELINE_LIMIT));
     Filter::FilterDefinition(definition)
+}
+
+/// Where a command was given: the room (marked private when it is a direct room, read by the
+/// player alone: the core takes secret input only there), narrowed to its thread.
+fn place_of(room: &Room, direct: bool, thread: Option<&EventId>) -> Place {
+    let place = if direct {
+        Place::direct(Platform::Matrix, room.room_id().as_str())
+    } else {
+        Place::room(Platform::Matrix, room.room_id().as_str())
+    };
+    match thread {
+        Some(t) => place.in_thread(t.as_str()),
+        None => place,
+    }
 }
 
 /// A member's display name in a room, or the localpart of their id.

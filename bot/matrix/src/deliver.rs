@@ -2,12 +2,12 @@
 //! was in one), boards as `m.image` with size and dimensions and the text as caption, and
 //! private replies in the player's encrypted direct room.
 
-use std::{collections::HashMap, sync::Arc};
+use std::collections::HashMap;
 
 use bot_core::{
     Actor,
     model::{Place, Platform, PlayerId},
-    reply::{Audience, BoardPicture, Reply},
+    reply::{Audience, Reply},
 };
 use matrix_sdk::{
     Room, RoomState,
@@ -27,45 +27,11 @@ use matrix_sdk::{
         },
     },
 };
-use rules::Catalog;
 
 use crate::{
     bot::{MatrixBot, display_name},
     format::{self, Message, REACTIONS_KEY},
 };
-
-/// Draws boards (off the async threads: a big board takes milliseconds of CPU).
-pub(crate) struct Pictures {
-    pub catalog: Arc<Catalog>,
-    pub renderer: Arc<render::Renderer>,
-    pub theme: render::Theme,
-    pub size: u32,
-}
-
-impl Pictures {
-    async fn png(&self, picture: &BoardPicture) -> Option<Vec<u8>> {
-        let picture = picture.clone();
-        let catalog = self.catalog.clone();
-        let renderer = self.renderer.clone();
-        let theme = self.theme.clone();
-        let size = self.size;
-        let made = tokio::task::spawn_blocking(move || {
-            bot_core::picture::png(&picture, &catalog, &renderer, &theme, size)
-        })
-        .await;
-        match made {
-            Ok(Ok(png)) => Some(png),
-            Ok(Err(e)) => {
-                tracing::warn!("board picture failed: {e}");
-                None
-            }
-            Err(e) => {
-                tracing::warn!("board picture task failed: {e}");
-                None
-            }
-        }
-    }
-}
 
 /// Why a message could not be sent.
 #[derive(Debug, thiserror::Error)]
@@ -244,7 +210,13 @@ impl MatrixBot {
         }
         let drawing = std::time::Instant::now();
         let png = match &reply.board {
-            Some(b) => self.pictures.png(b).await.map(|png| (b.game, png)),
+            Some(b) => match self.pictures.png(b).await {
+                Ok(png) => Some((b.game, png)),
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    None
+                }
+            },
             None => None,
         };
         let drawn = drawing.elapsed();
