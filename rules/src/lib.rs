@@ -27,6 +27,7 @@ pub mod notation;
 pub mod orientation;
 pub mod perft;
 mod position;
+pub mod quote;
 pub mod spec;
 mod tables;
 mod types;

@@ -21,7 +21,7 @@ pub enum MoveTextError {
     #[error("type a move, such as e2e4 or Nf3")]
     Empty,
     /// The text fits several legal moves.
-    #[error("{text:?} could be {}; say which", .candidates.join(" or "))]
+    #[error("{} could be {}; say which", crate::quote::quote(.text), .candidates.join(" or "))]
     Ambiguous {
         /// What was typed.
         text: String,
@@ -29,7 +29,7 @@ pub enum MoveTextError {
         candidates: Vec<String>,
     },
     /// The text names cells, but the move is not legal; the reason says why.
-    #[error("{text}: {reason}")]
+    #[error("{}: {reason}", crate::quote::quote(.text))]
     Illegal {
         /// What was typed.
         text: String,
@@ -37,12 +37,23 @@ pub enum MoveTextError {
         reason: IllegalMove,
     },
     /// The text is not a move of this position at all.
-    #[error("{text:?} is not a legal move here")]
+    #[error("{} is not a legal move here", crate::quote::quote(.text))]
     Unknown {
         /// What was typed.
         text: String,
     },
+    /// The text is longer than any spelling of any move ([`MAX_MOVE_BYTES`]); it is not
+    /// looked at further, so parsing stays linear in the input whatever is typed.
+    #[error("a move is at most {MAX_MOVE_BYTES} characters; this text has {bytes}")]
+    TooLong {
+        /// Its length in bytes.
+        bytes: usize,
+    },
 }
+
+/// The longest text [`parse_move`] reads, in bytes. The longest spelling of any move on any
+/// built-in board (`R:e10-R:e12=Q+`-like, with a two-letter piece) is under half of it.
+pub const MAX_MOVE_BYTES: usize = 40;
 
 /// Whether every cell name is letters followed by digits, so `from` and `to` can be written
 /// together unambiguously (`a10a12`).
@@ -338,6 +349,10 @@ fn spellings(pos: &Position, m: Move, legal: &[Move], fold_case: bool) -> Vec<St
 ///            rules::notation::parse_move(&pos, "g1f3").unwrap());
 /// ```
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
+    let text = text.trim();
+    if text.len() > MAX_MOVE_BYTES {
+        return Err(MoveTextError::TooLong { bytes: text.len() });
+    }
     if normalise(text.trim(), true).is_empty() {
         return Err(MoveTextError::Empty);
     }

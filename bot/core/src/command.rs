@@ -10,7 +10,10 @@
 //! setup [#GAME] NUMBER|RNBQKBNR|random   ask [#GAME]        (Through the Looking-Glass)
 //! ```
 
-use crate::model::GameId;
+use crate::{
+    model::GameId,
+    quote::{MAX_COMMAND_BYTES, quote},
+};
 
 /// Which colour the challenger wants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -108,14 +111,45 @@ pub enum Command {
     Ask(Option<GameId>),
 }
 
+impl Command {
+    /// The first free-text field longer than a command may be, measured. Text typed in chat
+    /// is capped by [`parse`]; this holds commands built from a platform's typed options
+    /// (Discord) to the same limit, so no path hands the engine a megabyte.
+    pub fn oversized(&self) -> Option<crate::quote::Oversized> {
+        let fields: Vec<&str> = match self {
+            Command::Challenge {
+                opponent, variant, ..
+            } => opponent
+                .iter()
+                .map(String::as_str)
+                .chain([variant.as_str()])
+                .collect(),
+            Command::Move { text, .. } => vec![text],
+            Command::Moves { from, .. } => from.iter().map(String::as_str).collect(),
+            Command::Rules(v) => vec![v],
+            Command::Piece { variant, piece } => vec![variant, piece],
+            Command::Help(topic) => topic.iter().map(String::as_str).collect(),
+            Command::Setup { choice, .. } => vec![choice],
+            _ => Vec::new(),
+        };
+        fields
+            .into_iter()
+            .find(|f| f.len() > MAX_COMMAND_BYTES)
+            .map(crate::quote::Oversized::of)
+    }
+}
+
 /// Why text is not a command; always says what to type instead.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
     /// Nothing was typed.
     #[error("type a command, for example `help`")]
     Empty,
+    /// The text is longer than any command ([`MAX_COMMAND_BYTES`]).
+    #[error("{}", crate::quote::too_long(.0))]
+    TooLong(crate::quote::Oversized),
     /// The first word is not a command.
-    #[error("unknown command {word:?}{}; type `help` for the list", .suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
+    #[error("unknown command {}{}; type `help` for the list", quote(.word), .suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
     Unknown {
         /// What was typed.
         word: String,
@@ -248,6 +282,9 @@ pub fn closest<'a>(word: &str, options: impl IntoIterator<Item = &'a str>) -> Op
 /// # Errors
 /// [`ParseError`] with what to type instead.
 pub fn parse(text: &str) -> Result<Command, ParseError> {
+    if text.len() > MAX_COMMAND_BYTES {
+        return Err(ParseError::TooLong(crate::quote::Oversized::of(text)));
+    }
     let mut words: Vec<&str> = text.split_whitespace().collect();
     if words.is_empty() {
         return Err(ParseError::Empty);
@@ -255,22 +292,24 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
     let head = words.remove(0).to_lowercase();
     let head = head.trim_start_matches('/');
     let mut args = words;
-    let opt_id = |args: &[&str], cmd: &str| -> Result<Option<i64>, ParseError> {
-        match args {
-            [] => Ok(None),
-            [one] => one
-                .trim_start_matches('#')
-                .parse()
-                .map(Some)
-                .map_err(|_| usage_err(cmd, &format!("{one:?} is not a challenge number"))),
-            _ => Err(usage_err(cmd, "too many arguments")),
-        }
-    };
+    let opt_id =
+        |args: &[&str], cmd: &str| -> Result<Option<i64>, ParseError> {
+            match args {
+                [] => Ok(None),
+                [one] => one.trim_start_matches('#').parse().map(Some).map_err(|_| {
+                    usage_err(cmd, &format!("{} is not a challenge number", quote(one)))
+                }),
+                _ => Err(usage_err(cmd, "too many arguments")),
+            }
+        };
     let no_more = |args: &[&str], cmd: &str| -> Result<(), ParseError> {
         if args.is_empty() {
             Ok(())
         } else {
-            Err(usage_err(cmd, &format!("unexpected {:?}", args.join(" "))))
+            Err(usage_err(
+                cmd,
+                &format!("unexpected {}", quote(&args.join(" "))),
+            ))
         }
     };
     let answer = |args: &mut Vec<&str>, cmd: &str| -> Result<Answer, ParseError> {
@@ -288,7 +327,10 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                 args.remove(0);
                 Ok(Answer::Offer)
             }
-            Some(a) => Err(usage_err(cmd, &format!("{a:?} is not accept or decline"))),
+            Some(a) => Err(usage_err(
+                cmd,
+                &format!("{} is not accept or decline", quote(&a)),
+            )),
         }
     };
     Ok(match head {
@@ -306,7 +348,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                         opponent = Some(a.to_string())
                     }
                     _ if variant.is_none() => variant = Some(lower),
-                    _ => return Err(usage_err("challenge", &format!("unexpected {a:?}"))),
+                    _ => return Err(usage_err("challenge", &format!("unexpected {}", quote(a)))),
                 }
             }
             let variant = variant.ok_or_else(|| usage_err("challenge", "which variant?"))?;

@@ -8,6 +8,7 @@ pub mod export;
 mod memo;
 pub mod model;
 pub mod picture;
+pub mod quote;
 pub mod reply;
 pub mod service;
 pub mod store;

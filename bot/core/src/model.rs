@@ -136,6 +136,12 @@ impl Place {
         self
     }
 
+    /// Whether two places are the same room and thread (whether the command came from a
+    /// direct chat is not part of where a message goes).
+    pub fn same_room(&self, other: &Place) -> bool {
+        self.platform == other.platform && self.room == other.room && self.thread == other.thread
+    }
+
     /// Whether `other` lies within `self` when `self` is used as a filter: a place without a
     /// thread covers the whole room including its threads; with a thread, only that thread.
     /// This is how the store's listings match places.

@@ -105,6 +105,26 @@ impl Reply {
         self
     }
 
+    /// Mentions every one of `players` (those not mentioned yet are added, and named at the
+    /// end of the text), so that a result reaches each player's notifications on every
+    /// platform, not only where the text happens to name him.
+    pub fn notify_all(mut self, players: &[PlayerId]) -> Reply {
+        for p in players {
+            if !self.mentions.contains(p) {
+                self.mentions.push(p.clone());
+            }
+        }
+        let missing: Vec<String> = (0..self.mentions.len())
+            .map(|i| format!("{{{i}}}"))
+            .filter(|slot| !self.text.contains(slot.as_str()))
+            .collect();
+        if !missing.is_empty() {
+            self.text.push(' ');
+            self.text.push_str(&missing.join(" "));
+        }
+        self
+    }
+
     /// Attaches a board.
     pub fn with_board(mut self, board: BoardPicture) -> Reply {
         self.board = Some(board);

@@ -151,7 +151,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         Ok(()) => self.play(actor, place, None, text.trim(), loaded).await,
                         Err(f) => Err(f),
                     };
-                    return self.respond(result).await;
+                    return answered_here(actor, place, self.respond(result).await);
                 }
                 if let command::ParseError::Unknown {
                     suggestion: None, ..
@@ -169,19 +169,29 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Handles one command.
     pub async fn handle(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
+        // Commands built from a platform's typed options (Discord) skip the text parser and
+        // its cap: their free-text fields are held to the same limit here.
+        if let Some(long) = cmd.oversized() {
+            return vec![Reply::actor(crate::quote::too_long(&long))];
+        }
         let result = match self.seen(actor).await {
             Ok(()) => self.dispatch(actor, place, cmd).await,
             Err(f) => Err(f),
         };
-        self.respond(result).await
+        answered_here(actor, place, self.respond(result).await)
     }
 
     /// Records the actor's current name (a write only when it changed).
     async fn seen(&self, actor: &Actor) -> Result<(), Failure> {
-        if !self.memo.knows_name(&actor.id, &actor.name) {
+        // A name is shown to other players and on pictures: no control characters, no line
+        // breaks, not empty, not endless.
+        let name = crate::quote::display_name(&actor.name)
+            .or_else(|| crate::quote::display_name(&actor.id.user))
+            .unwrap_or_else(|| "player".into());
+        if !self.memo.knows_name(&actor.id, &name) {
             let record = self
                 .store
-                .upsert_player(&actor.id, &actor.name, self.clock.now())
+                .upsert_player(&actor.id, &name, self.clock.now())
                 .await?;
             self.memo.keep_name(&actor.id, &record.display_name);
         }
@@ -313,7 +323,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 .map(|s| format!(" Did you mean `{s}`?"))
                 .unwrap_or_default();
             Failure::User(format!(
-                "I don't know the variant {name:?}.{hint} Type `variants` for the list."
+                "I don't know the variant {}.{hint} Type `variants` for the list.",
+                crate::quote::quote(name)
             ))
         })
     }
@@ -383,6 +394,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
         };
         let challenged = opponent.map(|o| parse_mention(place, &o));
+        if let Some(p) = &challenged
+            && crate::quote::display_name(&p.user).as_deref() != Some(p.user.as_str())
+        {
+            return user(format!(
+                "{} is not a player I can challenge: mention someone (`challenge @name VARIANT`).",
+                crate::quote::quote(&p.user)
+            ));
+        }
         if challenged.as_ref() == Some(&actor.id)
             && place.platform != crate::model::Platform::Console
         {
@@ -551,7 +570,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Side(0).name(2),
             Side(1).name(2)
         );
-        let mut r = self.board_reply(&loaded, &text, Some(0));
+        let mut r = self
+            .board_reply(&loaded, &text, Some(0))
+            .in_place(loaded.record.place.clone());
         r.mentions = seats;
         if let Some(b) = r.board.as_mut() {
             b.players = names;
@@ -589,10 +610,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Err(e) => return Err(e.into()),
         }
         let verb = if mine { "withdraws" } else { "declines" };
-        Ok(vec![
-            Reply::room(format!("{{0}} {verb} challenge {} ({}).", c.id, c.variant))
-                .mention(actor.id.clone()),
-        ])
+        let mut reply = Reply::room(format!("{{0}} {verb} challenge {} ({}).", c.id, c.variant))
+            .in_place(c.place.clone())
+            .mention(actor.id.clone());
+        let other = if mine {
+            c.challenged.clone()
+        } else {
+            Some(c.challenger.clone())
+        };
+        reply.mentions.extend(other);
+        Ok(vec![reply])
     }
 
     // ----- games -----------------------------------------------------------------------
@@ -852,8 +879,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 mentions.push(g.record.seats[next].clone());
             }
         }
-        let mut r = self.board_reply(g, &text, Some(next as u8));
+        let mut r = self
+            .board_reply(g, &text, Some(next as u8))
+            .in_place(g.record.place.clone());
         r.mentions = mentions;
+        if outcome.is_some() {
+            r = r.notify_all(&g.record.seats);
+        }
         r
     }
 
@@ -872,7 +904,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let from_cell = match &from {
             Some(c) => match geo.parse(c) {
                 Some(cell) => Some(cell),
-                None => return user(format!("{c:?} is not a cell of this board.")),
+                None => {
+                    return user(format!(
+                        "{} is not a cell of this board.",
+                        crate::quote::quote(c)
+                    ));
+                }
             },
             None => None,
         };
@@ -913,16 +950,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             pending_offer: None,
         };
         self.versioned(&g, &update).await?;
-        let mut replies = vec![
-            Reply::room(format!(
-                "Game {}: {{0}} resigns. {} wins.",
-                g.record.id,
-                Side(1 - seat.min(1)).name(2)
-            ))
-            .mention(actor.id.clone()),
-        ];
-        self.reveal_if_glass(&g, &mut replies);
-        Ok(replies)
+        let text = format!(
+            "Game {}: {{0}} resigns. {} wins.",
+            g.record.id,
+            Side(1 - seat.min(1)).name(2)
+        );
+        Ok(self.ending(&g, text, Some(&actor.id)))
     }
 
     async fn versioned(&self, g: &Loaded, update: &GameUpdate) -> Result<(), Failure> {
@@ -1004,9 +1037,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     OfferKind::Takeback => Action::AnswerTakeback(id),
                 };
                 Ok(vec![
-                    Reply::room(format!(
-                        "Game {id}: {{0}} offers {what}. {{1}}: `{cmd} accept` or `{cmd} decline`."
-                    ))
+                    announce(
+                        &g.record,
+                        format!(
+                            "Game {id}: {{0}} offers {what}. {{1}}: `{cmd} accept` or `{cmd} decline`."
+                        ),
+                    )
                     .mention(actor.id.clone())
                     .mention(other)
                     .with_action(action),
@@ -1021,10 +1057,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
                 if answer == Answer::Decline {
                     self.versioned(&g, &GameUpdate::active()).await?;
-                    return Ok(vec![
-                        Reply::room(format!("Game {id}: {{0}} declines {what}."))
-                            .mention(actor.id.clone()),
-                    ]);
+                    let by = g.record.seats.get(o.by_seat as usize).cloned();
+                    let mut reply =
+                        announce(&g.record, format!("Game {id}: {{0}} declines {what}."))
+                            .mention(actor.id.clone());
+                    reply.mentions.extend(by);
+                    return Ok(vec![reply]);
                 }
                 match kind {
                     OfferKind::Draw => {
@@ -1039,10 +1077,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                             },
                         )
                         .await?;
-                        let mut replies =
-                            vec![Reply::room(format!("Game {id} is drawn by agreement."))];
-                        self.reveal_if_glass(&g, &mut replies);
-                        Ok(replies)
+                        Ok(self.ending(&g, format!("Game {id} is drawn by agreement."), None))
                     }
                     OfferKind::Takeback => self.take_back(&g, o.by_seat).await,
                 }
@@ -1084,20 +1119,37 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             if undone == 1 { "" } else { "s" }
         );
         let next = reloaded.position.turn().0;
-        let mut r = self.board_reply(&reloaded, &text, Some(next));
+        let mut r = self
+            .board_reply(&reloaded, &text, Some(next))
+            .in_place(reloaded.record.place.clone());
         r.mentions = vec![reloaded.record.seats[next as usize].clone()];
         Ok(vec![r])
     }
 
-    /// At the end of a Looking-Glass game by resignation or agreement: the reveal.
-    fn reveal_if_glass(&self, g: &Loaded, replies: &mut Vec<Reply>) {
-        if glass::rules_of(&g.record.variant).is_some()
-            && let Ok(game) = self.glass_game(&g.record)
-        {
-            let mut r = self.glass_reveal(&g.record, &game);
-            r.place = None;
-            replies.push(r);
+    /// The replies that end a game by a command (resignation, agreement, abort): the result
+    /// in the game's room, wherever the command was typed, mentioning every player (`first`,
+    /// when given, as `{0}`); in Looking-Glass also a private word to each player, whose
+    /// conversation with the bot is in his direct chat, and the reveal in the game's room.
+    fn ending(&self, g: &Loaded, text: String, first: Option<&PlayerId>) -> Vec<Reply> {
+        let mut room = announce(&g.record, text);
+        room.mentions.extend(first.cloned());
+        let room = room.notify_all(&g.record.seats);
+        let mut replies = vec![room.clone()];
+        if glass::rules_of(&g.record.variant).is_some() {
+            for p in &g.record.seats {
+                let mut private = room.clone();
+                private.audience = crate::reply::Audience::Private(p.clone());
+                private.place = None;
+                private
+                    .text
+                    .push_str(" Both worlds are revealed in the game's room.");
+                replies.push(private);
+            }
+            if let Ok(game) = self.glass_game(&g.record) {
+                replies.push(self.glass_reveal(&g.record, &game));
+            }
         }
+        replies
     }
 
     async fn abort(&self, actor: &Actor, place: &Place, game: Option<GameId>) -> Outcomes {
@@ -1129,10 +1181,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
         )
         .await?;
-        Ok(vec![
-            Reply::room(format!("Game {} is aborted by {{0}}.", g.record.id))
-                .mention(actor.id.clone()),
-        ])
+        let text = format!("Game {} is aborted by {{0}}.", g.record.id);
+        Ok(self.ending(&g, text, Some(&actor.id)))
     }
 
     async fn games(&self, actor: &Actor, place: &Place) -> Outcomes {
@@ -1199,6 +1249,37 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 }
 
+/// A game's announcement: to the game's own room, wherever the command came from (a player
+/// may give a command for a game elsewhere, or his Looking-Glass orders in his direct chat).
+fn announce(record: &GameRecord, text: impl Into<String>) -> Reply {
+    Reply::room(text).in_place(record.place.clone())
+}
+
+/// Makes sure the actor hears back where he typed: when every reply goes elsewhere (the
+/// game's room, another player's private chat), he gets the public part here too, so a
+/// command typed in a direct chat is never met with silence.
+fn answered_here(actor: &Actor, place: &Place, mut replies: Vec<Reply>) -> Vec<Reply> {
+    use crate::reply::Audience;
+    let reaches = |r: &Reply| match &r.audience {
+        Audience::Actor => true,
+        Audience::Private(p) => *p == actor.id,
+        Audience::Room => r.place.as_ref().is_none_or(|p| p.same_room(place)),
+    };
+    if replies.is_empty() || replies.iter().any(reaches) {
+        return replies;
+    }
+    if let Some(public) = replies.iter().find(|r| r.audience == Audience::Room) {
+        let mut here = public.clone();
+        here.audience = Audience::Actor;
+        here.place = None;
+        here.board = None;
+        here.actions.clear();
+        here.text = format!("Done; the game's room is told: {}", here.text);
+        replies.push(here);
+    }
+    replies
+}
+
 fn finished(o: Outcome) -> GameStatus {
     match o {
         Outcome::Win { winner, reason } => GameStatus::Finished {
@@ -1227,15 +1308,22 @@ fn move_error(pos: &Position, text: &str, e: notation::MoveTextError) -> String 
                 text.trim(),
                 sans.iter().chain(coords.iter()).map(String::as_str),
             );
+            let text = crate::quote::quote(text.trim());
             match guess {
                 Some(g) => format!(
-                    "{text:?} is not a legal move here. Did you mean `{g}`? Type `moves` to list them."
+                    "{text} is not a legal move here. Did you mean `{g}`? Type `moves` to list them."
                 ),
                 None => format!(
-                    "{text:?} is not a legal move here. Type `moves` to list them, or `moves e2` for one piece."
+                    "{text} is not a legal move here. Type `moves` to list them, or `moves e2` for one piece."
                 ),
             }
         }
+        E::Ambiguous { candidates, .. } => format!(
+            "{} could be {}; say which.",
+            crate::quote::quote(text.trim()),
+            candidates.join(" or ")
+        ),
+        E::Illegal { reason, .. } => format!("{}: {reason}.", crate::quote::quote(text.trim())),
         other => format!("{other}."),
     }
 }

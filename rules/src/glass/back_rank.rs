@@ -17,16 +17,18 @@ pub enum BackRankError {
     Number(u32),
     /// Not eight pieces K, Q, R, R, B, B, N, N.
     #[error(
-        "{0:?} is not a back rank: give eight letters with one K, one Q, two R, two B and two N, such as RNBQKBNR"
+        "{} is not a back rank: give eight letters with one K, one Q, two R, two B and two N, such as RNBQKBNR",
+        crate::quote::quote(.0)
     )]
     Pieces(String),
     /// Both Bishops on squares of one colour.
     #[error(
-        "{0:?} puts both Bishops on squares of one colour; they must stand on opposite colours"
+        "{} puts both Bishops on squares of one colour; they must stand on opposite colours",
+        crate::quote::quote(.0)
     )]
     Bishops(String),
     /// The King is not between the Rooks.
-    #[error("{0:?} does not put the King between the two Rooks")]
+    #[error("{} does not put the King between the two Rooks", crate::quote::quote(.0))]
     King(String),
 }
 

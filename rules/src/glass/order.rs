@@ -35,11 +35,12 @@ pub enum OrderTextError {
     Empty,
     /// The squares are not both cells of one world.
     #[error(
-        "{0:?} is not an order: name the start and destination squares on one world, such as e2e4 (put R: or M: in front to name a world)"
+        "{} is not an order: name the start and destination squares on one world, such as e2e4 (put R: or M: in front to name a world)",
+        crate::quote::quote(.0)
     )]
     Unreadable(String),
     /// A promotion letter that no piece has.
-    #[error("{0:?}: a Pawn promotes to q, r, b or n (e7e8q)")]
+    #[error("{}: a Pawn promotes to q, r, b or n (e7e8q)", crate::quote::quote(.0))]
     Promotion(String),
 }
 

@@ -285,6 +285,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mut room =
             Reply::room(format!("Game {id}: {}", public.join(" "))).in_place(record.place.clone());
         room.mentions = mentions;
+        if report.outcome.is_some() {
+            // The result concerns both players, wherever the deciding order was typed.
+            room = room.notify_all(&record.seats);
+        }
         replies.push(room);
         let started = report.public.contains(&glass::Public::Started);
         for i in 0..record.seats.len().min(2) {
