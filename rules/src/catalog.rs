@@ -218,6 +218,11 @@ impl Catalog {
         let table = self.merged(name, &mut Vec::new())?;
         let spec = spec::from_table(file, table)?;
         let v = Arc::new(Variant::from_spec(file, spec)?);
+        // The start must be a position one can play from (not only readable): `Position::start`
+        // relies on it. Found by the variant-file fuzz target (a King left in check by the side
+        // not to move).
+        crate::fen::position(&v, &v.start)
+            .map_err(|e| SpecError::new(file, "start", format!("not a legal position: {e}")))?;
         self.resolved
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -16,6 +16,10 @@ use crate::{
     variant::{PieceType, Variant},
 };
 
+/// The longest state text read, in bytes: a 256-cell board with a two-letter piece on every
+/// cell, a freeze and an unmoved mark on each, and every optional field, is under half of it.
+pub const MAX_STATE_BYTES: usize = 8 * 1024;
+
 /// Why a state text cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FenError {
@@ -40,6 +44,9 @@ pub enum FenError {
     /// Too many fields.
     #[error("unexpected text {0:?} after the move counters")]
     Trailing(String),
+    /// Longer than any state text of any board ([`MAX_STATE_BYTES`]); not read further.
+    #[error("a state text is at most {MAX_STATE_BYTES} bytes; this one has {0}")]
+    TooLong(usize),
     /// The state text is readable but not a legal position.
     #[error(transparent)]
     Position(#[from] crate::position::PositionError),
@@ -82,7 +89,11 @@ pub(crate) fn parse_board(
                 if c.is_ascii_digit() {
                     let mut n = 0usize;
                     while j < chars.len() && chars[j].is_ascii_digit() {
-                        n = n * 10 + chars[j].to_digit(10).unwrap_or(0) as usize;
+                        // Saturating: a run longer than the rank is refused just below, and
+                        // twenty digits must not overflow (found by the state-text fuzz target).
+                        n = n
+                            .saturating_mul(10)
+                            .saturating_add(chars[j].to_digit(10).unwrap_or(0) as usize);
                         j += 1;
                     }
                     if n == 0 {
@@ -154,6 +165,9 @@ pub(crate) fn parse_board(
 /// # Errors
 /// A [`FenError`] naming the field and what is wrong with it.
 pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
+    if text.len() > MAX_STATE_BYTES {
+        return Err(FenError::TooLong(text.len()));
+    }
     let g = &variant.geometry;
     let mut fields = text.split_whitespace();
     let board_text = fields

@@ -23,6 +23,7 @@ mod explain;
 pub mod fen;
 pub mod geometry;
 pub mod glass;
+pub mod mutate;
 pub mod notation;
 pub mod orientation;
 pub mod perft;

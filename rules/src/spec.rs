@@ -236,6 +236,13 @@ pub struct DrawSpec {
     pub insufficient_material: Option<String>,
 }
 
+/// The longest problem text of a [`SpecError`], in characters (the list of known variants
+/// in an "unknown variant" error is the longest one meant).
+const MAX_PROBLEM_CHARS: usize = 800;
+
+/// The largest variant file read, in bytes.
+pub const MAX_FILE_BYTES: usize = 64 * 1024;
+
 /// An error in a variant file: which file, which key, what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{file}: {key}: {problem}")]
@@ -249,11 +256,14 @@ pub struct SpecError {
 }
 
 impl SpecError {
+    /// An error about `key` of `file`. The key and the problem are cut to a bounded length
+    /// and made printable here, once for every error: both quote what the file holds (a
+    /// key's name, a value, a variant a file extends), and a file may hold anything.
     pub(crate) fn new(file: &str, key: impl Into<String>, problem: impl Into<String>) -> Self {
         SpecError {
-            file: file.to_string(),
-            key: key.into(),
-            problem: problem.into(),
+            file: crate::quote::visible(file, 80),
+            key: crate::quote::visible(&key.into(), 80),
+            problem: crate::quote::visible(&problem.into(), MAX_PROBLEM_CHARS),
         }
     }
 }
@@ -264,26 +274,36 @@ impl SpecError {
 /// # Errors
 /// On TOML syntax errors, unknown keys and wrong types, naming the file and the key.
 pub fn parse_file(file: &str, text: &str) -> Result<toml::Table, SpecError> {
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-        SpecError::new(file, key_at(text, &e), e.message().to_string())
-    })?;
+    if text.len() > MAX_FILE_BYTES {
+        return Err(SpecError::new(
+            file,
+            "(file)",
+            format!(
+                "{} bytes; a variant file is at most {MAX_FILE_BYTES} (the largest built-in one is about 3 KB)",
+                text.len()
+            ),
+        ));
+    }
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| SpecError::new(file, key_at(text, &e), e.message()))?;
     // Deserialising the text (not the table) keeps spans, so the error can point at the key.
     toml::from_str::<VariantSpec>(text)
-        .map_err(|e| SpecError::new(file, key_at(text, &e), e.message().to_string()))?;
+        .map_err(|e| SpecError::new(file, key_at(text, &e), e.message()))?;
     Ok(table)
 }
 
 fn key_at(text: &str, e: &toml::de::Error) -> String {
     match e.span() {
         Some(span) => {
-            let snippet = text.get(span.clone()).unwrap_or("").trim();
+            let snippet = crate::quote::visible(text.get(span.clone()).unwrap_or("").trim(), 41);
             let line = text
                 .get(..span.start)
                 .unwrap_or(text)
                 .lines()
                 .count()
                 .max(1);
-            if snippet.is_empty() || snippet.len() > 40 || snippet.contains('\n') {
+            if snippet.is_empty() || snippet.chars().count() > 40 || snippet.contains('\u{240a}') {
                 format!("line {line}")
             } else {
                 format!("{snippet} (line {line})")
