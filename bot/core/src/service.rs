@@ -720,7 +720,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     fn board_reply(&self, g: &Loaded, text: &str, viewer: Option<u8>) -> Reply {
-        let last = g.record.moves.last().cloned();
+        // The engine's own last move (cells, not text): only when the position went through
+        // every stored move, so the history is the record's.
+        let last = (g.position.moves_played().count() == g.record.moves.len())
+            .then(|| crate::picture::last_move(&g.position))
+            .flatten();
         Reply::room(text.to_string()).with_board(BoardPicture {
             game: g.record.id,
             variant: g.variant.name.clone(),
