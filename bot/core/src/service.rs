@@ -294,12 +294,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             Command::Rules(v) => Ok(vec![Reply::actor(text::rules(&*self.variant(&v)?))]),
             Command::Piece { variant, piece } => {
-                let v = match glass::rules_of(&variant) {
-                    Some(_) => self.glass.clone(),
-                    None => self.variant(&variant)?,
+                let is_glass = glass::rules_of(&variant).is_some();
+                let v = match is_glass {
+                    true => self.glass.clone(),
+                    false => self.variant(&variant)?,
                 };
                 Ok(vec![Reply::actor(
-                    text::piece(&v, &piece).map_err(Failure::User)?,
+                    text::piece(&v, &piece, is_glass).map_err(Failure::User)?,
                 )])
             }
             Command::Help(topic) => Ok(vec![Reply::actor(text::help(topic.as_deref()))]),
