@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rules::{Catalog, Outcome, Position, Side, Variant, notation};
 
+pub(crate) mod chess960;
 mod glass;
 
 use crate::{
@@ -212,8 +213,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 opponent,
                 variant,
                 colour,
+                position,
             } => {
-                self.challenge(actor, place, opponent, &variant, colour)
+                self.challenge(actor, place, opponent, &variant, colour, position)
                     .await
             }
             Command::Accept(id) => self.accept(actor, place, id).await,
@@ -372,6 +374,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         opponent: Option<String>,
         variant: &str,
         colour: ColourChoice,
+        position: Option<u16>,
     ) -> Outcomes {
         let (vname, display) = match glass::rules_of(variant) {
             Some(_) => (
@@ -391,18 +394,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 "You cannot challenge yourself; challenge someone else, or open a challenge with `challenge VARIANT`.",
             );
         }
-        let options = match colour {
+        let mut options = match colour {
             ColourChoice::First => "colour=first",
             ColourChoice::Second => "colour=second",
             ColourChoice::Random => "colour=random",
-        };
+        }
+        .to_string();
+        if let Some(n) = position {
+            if vname != chess960::VARIANT {
+                return user(format!(
+                    "{display} has one start position; only Chess960 starts from a numbered one. \
+                     Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
+                ));
+            }
+            options.push_str(&format!(" {}{n}", chess960::OPTION));
+        }
         let rec = self
             .store
             .create_challenge(NewChallenge {
                 challenger: actor.id.clone(),
                 challenged: challenged.clone(),
                 variant: vname,
-                options: options.into(),
+                options,
                 place: place.clone(),
                 created_at: self.clock.now(),
             })
@@ -525,9 +538,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return user(format!("Challenge {} is not addressed to you.", c.id));
         }
         let now = self.clock.now();
-        let challenger_first = match c.options.as_str() {
-            "colour=second" => false,
-            "colour=random" => self.chance.below(2) == 0,
+        let colour = c
+            .options
+            .split_whitespace()
+            .find(|o| o.starts_with("colour="));
+        let challenger_first = match colour {
+            Some("colour=second") => false,
+            Some("colour=random") => self.chance.below(2) == 0,
             _ => true,
         };
         let seats = if challenger_first {
@@ -539,7 +556,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return self.glass_start(c, actor, seats, now).await;
         }
         let v = self.variant(&c.variant)?;
-        let start = Position::start(&v);
+        let (start, c, numbered) = chess960::start(&v, c, &*self.chance)?;
         let game = self
             .open_game(&c, actor, seats.clone(), rules::fen::write(&start), now)
             .await?;
@@ -548,7 +565,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let text = format!(
             "Game {} starts: {} — {{0}} ({}) against {{1}} ({}). {{0}} to move.",
             loaded.record.id,
-            v.display_name,
+            numbered.unwrap_or_else(|| v.display_name.clone()),
             Side(0).name(2),
             Side(1).name(2)
         );

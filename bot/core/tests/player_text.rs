@@ -113,3 +113,133 @@ async fn the_board_marks_two_digit_ranks_exactly() {
     let r = t.say(&t.alice, "board").await;
     assert_eq!(r[0].board.as_ref().unwrap().last_move, cells("a10", "b10"));
 }
+
+/// The back rank (White's, a-file first) of a state text.
+fn white_back_rank(state: &str) -> String {
+    state
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+/// Starts a Chess960 game and returns the announced position number and the start state.
+async fn chess960_start(t: &Table, words: &str) -> (u16, String) {
+    let r = t.start(&format!("chess960 {words}")).await;
+    let n: u16 = r.text.split("Chess960 position ").nth(1).unwrap()[..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    (n, r.board.unwrap().state)
+}
+
+#[tokio::test]
+async fn chess960_draws_its_start_position_and_names_it() {
+    // Item 10 of issue 13: every game started from position 518.
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..8 {
+        let t = Table::seeded(seed);
+        let (n, state) = chess960_start(&t, "").await;
+        assert_eq!(
+            white_back_rank(&state),
+            rules::chess960::back_rank(n).unwrap(),
+            "seed {seed}"
+        );
+        // The same seed draws the same position.
+        let again = Table::seeded(seed);
+        assert_eq!(chess960_start(&again, "").await.0, n);
+        seen.insert(n);
+    }
+    assert!(seen.len() >= 6, "{seen:?}");
+}
+
+#[tokio::test]
+async fn chess960_by_number_replays_after_a_restart_and_exports() {
+    let store = MemoryStore::new();
+    let t = Table::on(store.clone(), 3);
+    let (n, state) = chess960_start(&t, "position 0").await;
+    assert_eq!(n, 0);
+    assert_eq!(white_back_rank(&state), "BBQNNRKR");
+    assert!(state.starts_with("bbqnnrkr/pppppppp/"), "{state}");
+    t.play("g2g3 g7g6 Ng2").await;
+    let before = t.say(&t.alice, "board").await[0].board.clone().unwrap();
+    // A new service on the same store: the game replays from its own start.
+    let restarted = Table::on(store, 99);
+    let after = restarted.say(&restarted.bob, "board").await[0]
+        .board
+        .clone()
+        .unwrap();
+    assert_eq!(after.state, before.state);
+    let pgn = restarted.text(&restarted.alice, "export").await;
+    assert!(
+        pgn.contains("[StartPosition \"Chess960 position 0\"]"),
+        "{pgn}"
+    );
+    assert!(pgn.contains("[SetUp \"1\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w"),
+        "{pgn}"
+    );
+    let imported = bot_core::export::import(&Catalog::builtin(), &pgn).unwrap();
+    assert_eq!(imported.moves.len(), 3);
+}
+
+#[tokio::test]
+async fn a_chess960_game_stored_without_a_number_is_position_518() {
+    use bot_core::model::{NewChallenge, NewGame};
+    let store = MemoryStore::new();
+    let t = Table::on(store.clone(), 1);
+    let chess960 = Catalog::builtin().get("chess960").unwrap();
+    let c = store
+        .create_challenge(NewChallenge {
+            challenger: t.alice.id.clone(),
+            challenged: Some(t.bob.id.clone()),
+            variant: "chess960".into(),
+            options: "colour=first".into(),
+            place: t.place.clone(),
+            created_at: 1,
+        })
+        .await
+        .unwrap();
+    store
+        .accept_challenge(
+            c.id,
+            &t.bob.id,
+            NewGame {
+                variant: "chess960".into(),
+                options: "colour=first".into(),
+                start_state: chess960.start.clone(),
+                seats: vec![t.alice.id.clone(), t.bob.id.clone()],
+                place: t.place.clone(),
+                created_at: 2,
+            },
+        )
+        .await
+        .unwrap();
+    t.play("e4 e5 Nf3").await;
+    let pgn = t.text(&t.alice, "export").await;
+    assert!(pgn.contains("Chess960 position 518"), "{pgn}");
+    let games = store.list_games(&GameFilter::default()).await.unwrap();
+    assert_eq!(games[0].moves.len(), 3);
+}
+
+#[tokio::test]
+async fn only_chess960_takes_a_position_number() {
+    let t = Table::seeded(1);
+    let e = t
+        .text(&t.alice, "challenge @bob:example.org chess position 12")
+        .await;
+    assert!(
+        e.contains("only Chess960 starts from a numbered one"),
+        "{e}"
+    );
+    let e = t
+        .text(&t.alice, "challenge @bob:example.org chess960 position 960")
+        .await;
+    assert!(e.contains("from 0 to 959"), "{e}");
+}
