@@ -860,8 +860,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mut text = format!("Game {}: {{0}} plays {san}.", g.record.id);
         let mut mentions = vec![g.record.seats[mover].clone()];
         match outcome {
-            Some(Outcome::Win { winner, .. }) => {
-                text.push_str(&format!(" Checkmate — {} wins.", winner.name(n)));
+            Some(Outcome::Win { winner, reason }) => {
+                // The mover wins (mate and the capture goal are given by the move itself);
+                // the side now to move is the one beaten. Both are named.
+                let how = match reason {
+                    rules::WinReason::Checkmate => "Checkmate",
+                    rules::WinReason::Captures => "Every piece that wins is captured",
+                };
+                text.push_str(&format!(
+                    " {how} — {{0}} ({}) beats {{1}} ({}).",
+                    winner.name(n),
+                    Side(next as u8).name(n)
+                ));
+                mentions.push(g.record.seats[next].clone());
             }
             Some(Outcome::Draw(r)) => {
                 text.push_str(&format!(" Draw by {}.", Outcome::Draw(r)));
