@@ -177,6 +177,9 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "rules" => "rules VARIANT — how a variant is played",
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
         "help" => "help [COMMAND] — this help",
+        "play" => {
+            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`"
+        }
         "setup" => {
             "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
         }
@@ -190,6 +193,11 @@ pub fn usage(command: &str) -> Option<&'static str> {
 /// All command names.
 pub fn names() -> &'static [&'static str] {
     NAMES
+}
+
+/// Other names of commands (`play` is `challenge`), which have help of their own.
+pub fn aliases() -> &'static [&'static str] {
+    &["play"]
 }
 
 fn game_arg(word: &str) -> Option<GameId> {
@@ -211,7 +219,8 @@ fn take_game(args: &mut Vec<&str>) -> Option<GameId> {
 
 fn usage_err(command: &str, problem: &str) -> ParseError {
     ParseError::Usage(format!(
-        "{problem}. Usage: {}",
+        "{} Usage: {}",
+        crate::text::sentence(problem),
         usage(command).unwrap_or(command)
     ))
 }

@@ -1269,7 +1269,7 @@ fn move_error(pos: &Position, text: &str, e: notation::MoveTextError) -> String 
                 ),
             }
         }
-        other => format!("{other}."),
+        other => crate::text::sentence(&other.to_string()),
     }
 }
 

@@ -6,6 +6,17 @@ use crate::command;
 
 pub mod describe;
 
+/// `text` as a sentence: a full stop added unless it ends with its own mark already (a
+/// question such as "which move?" must not become "which move?.").
+pub fn sentence(text: &str) -> String {
+    let t = text.trim_end();
+    if t.ends_with(['.', '?', '!']) {
+        t.to_string()
+    } else {
+        format!("{t}.")
+    }
+}
+
 /// The help text, in general or for one command.
 pub fn help(topic: Option<&str>) -> String {
     if let Some(t) = topic {
@@ -15,7 +26,7 @@ pub fn help(topic: Option<&str>) -> String {
         };
     }
     let mut s = String::from("fairybot plays chess variants. Commands:\n");
-    for n in command::names() {
+    for n in command::names().iter().chain(command::aliases()) {
         if let Some(u) = command::usage(n) {
             s.push_str(&format!("  {u}\n"));
         }

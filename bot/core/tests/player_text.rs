@@ -243,3 +243,154 @@ async fn only_chess960_takes_a_position_number() {
         .await;
     assert!(e.contains("from 0 to 959"), "{e}");
 }
+
+#[tokio::test]
+async fn zeros_castle_like_letters() {
+    let t = Table::seeded(1);
+    t.start("chess").await;
+    let r = t.play("e4 e5 Nf3 Nc6 Bc4 Bc5 0-0").await;
+    assert!(r[0].text.contains("plays O-O."), "{}", r[0].text);
+    let t = Table::seeded(1);
+    t.start("chess").await;
+    let r = t.play("d4 d5 Nc3 Nc6 Bf4 Bf5 Qd2 Qd7 0-0-0 0-0-0").await;
+    assert!(r[0].text.contains("plays O-O-O."), "{}", r[0].text);
+    for line in ["move 0-0", "0-0", "0-0+", "o-o"] {
+        let t = Table::seeded(1);
+        t.start("chess").await;
+        t.play("e4 e5 Nf3 Nc6 Bc4 Bc5").await;
+        let r = t.say(&t.alice, line).await;
+        assert!(r[0].text.contains("plays O-O."), "{line}: {}", r[0].text);
+    }
+}
+
+#[tokio::test]
+async fn a_refused_san_move_says_why() {
+    let t = Table::seeded(1);
+    t.start("chess").await;
+    // 1. d4 e5 2. Nd2 Bb4: the Knight on d2 is pinned.
+    t.play("d4 e5 Nd2 Bb4").await;
+    let e = t.text(&t.alice, "Nb3").await;
+    assert_eq!(
+        e,
+        "Nb3: the Knight on d2 is pinned: that would leave your King attacked by the Bishop on b4."
+    );
+    assert_eq!(t.text(&t.alice, "d2b3").await, e.replace("Nb3", "d2b3"));
+}
+
+#[tokio::test]
+async fn a_promotion_without_its_piece_asks_which() {
+    let t = Table::seeded(1);
+    t.start("chess").await;
+    t.play("b4 a5 bxa5 b6 axb6 Ra3 b7 Rb3").await;
+    for typed in ["bxc8", "b7c8"] {
+        let e = t.text(&t.alice, typed).await;
+        assert_eq!(
+            e,
+            format!(
+                "{typed}: which piece should it become? Type bxc8=Q, bxc8=R, bxc8=B or bxc8=N."
+            )
+        );
+    }
+    let r = t.play("bxc8=N").await;
+    assert!(r[0].text.contains("plays bxc8=N"), "{}", r[0].text);
+}
+
+#[tokio::test]
+async fn checkmate_names_the_winner_and_the_mated_player() {
+    let t = Table::seeded(1);
+    t.start("chess").await;
+    let r = t.play("f3 e5 g4 Qh4").await;
+    assert_eq!(
+        r[0].text,
+        "Game 1: {0} plays Qh4#. Checkmate — {0} (Black) beats {1} (White)."
+    );
+    assert_eq!(r[0].mentions, vec![t.bob.id.clone(), t.alice.id.clone()]);
+}
+
+#[tokio::test]
+async fn play_has_help_of_its_own_and_help_lists_it() {
+    let t = Table::seeded(1);
+    let play = t.text(&t.alice, "help play").await;
+    assert!(play.starts_with("play VARIANT"), "{play}");
+    let all = t.text(&t.alice, "help").await;
+    assert!(all.contains(&play), "{all}");
+}
+
+/// Marks that never follow each other in a well-made sentence.
+const STRAY: &[&str] = &[
+    "?.", "!.", "..", ".,", ",.", ";.", ":.", " .", " ,", ".;", "?;",
+];
+
+#[tokio::test]
+async fn refusals_have_no_stray_punctuation() {
+    let t = Table::seeded(1);
+    let mut texts = Vec::new();
+    for line in [
+        "move",
+        "challenge",
+        "challenge @bob:example.org",
+        "accept x",
+        "accept 99",
+        "decline",
+        "cancel",
+        "draw maybe",
+        "takeback now",
+        "board #99",
+        "moves",
+        "e4",
+        "flarp",
+        "chalenge chess",
+        "rules nowhere",
+        "piece chess dragon",
+        "help nowhere",
+        "setup",
+        "ask now",
+        "challenge @bob:example.org chess position 3",
+        "challenge @bob:example.org chess960 position 1000",
+        "resign",
+        "games",
+        "history",
+    ] {
+        for r in t.say(&t.alice, line).await {
+            texts.push((line.to_string(), r.text));
+        }
+    }
+    t.start("chess").await;
+    for line in [
+        "move",
+        "e5",
+        "Nb5",
+        "e2e5",
+        "zz",
+        "O-O",
+        "0-0-0",
+        "e7e5",
+        "Ke2",
+        "moves z9",
+        "b8",
+        "draw decline",
+        "takeback accept",
+        "setup 518",
+        "ask",
+    ] {
+        for r in t.say(&t.alice, line).await {
+            texts.push((line.to_string(), r.text));
+        }
+    }
+    t.play("b4 a5 bxa5 b6 axb6 Ra3 b7 Rb3").await;
+    for line in ["b8", "bxc8", "a8", "Nb5", "move #7 e4"] {
+        for r in t.say(&t.alice, line).await {
+            texts.push((line.to_string(), r.text));
+        }
+    }
+    for (line, text) in &texts {
+        for bad in STRAY {
+            assert!(!text.contains(bad), "{line:?} -> {text:?} has {bad:?}");
+        }
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|(l, t)| l == "move" && t.contains("which move?"))
+    );
+}
