@@ -31,7 +31,7 @@ fn positions(games: u64, plies: usize) -> Vec<(String, Position)> {
                     .copied()
                     .filter(|m| m.kind == MoveKind::Castle || m.promotion.is_some())
                     .collect();
-                let m = if !rare.is_empty() && next(&mut seed) % 3 == 0 {
+                let m = if !rare.is_empty() && next(&mut seed).is_multiple_of(3) {
                     rare[next(&mut seed) % rare.len()]
                 } else {
                     legal[next(&mut seed) % legal.len()]

@@ -516,7 +516,7 @@ mod tests {
                         .filter(|m| !left.contains(&rank(m.from)) || !entered.contains(&rank(m.to)))
                         .copied()
                         .collect();
-                    let pool = if !fresh.is_empty() && next(&mut seed) % 2 == 0 {
+                    let pool = if !fresh.is_empty() && next(&mut seed).is_multiple_of(2) {
                         &fresh
                     } else {
                         &legal

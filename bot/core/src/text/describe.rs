@@ -138,8 +138,9 @@ fn atom_phrase(atom: &Atom) -> String {
             leg_shape(then, "")
         );
     }
-    let jumps = x >= 2 && atom.leg.range == 1 && atom.leg.leap.1 == 0
-        || atom.leg.leap.0 == atom.leg.leap.1 && x >= 2 && atom.leg.range == 1;
+    // Straight or diagonal leaps of more than one square jump (D, A, H).
+    let y = atom.leg.leap.1;
+    let jumps = x >= 2 && atom.leg.range == 1 && (y == 0 || y == x);
     if atom.lame {
         s.push_str(if x >= 2 {
             ", only if the squares it passes are empty"
