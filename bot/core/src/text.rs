@@ -100,6 +100,11 @@ pub fn rules(v: &Variant) -> String {
             .collect();
         s.push_str(&format!("Pawns promote to: {}.\n", names.join(", ")));
     }
+    if v.name == crate::service::chess960::VARIANT {
+        s.push_str(
+            "Start: one of the 960 positions, drawn at random for each game and named when it starts; choose one with `challenge @someone chess960 position N` (0-959; 518 is the usual chess array).\n",
+        );
+    }
     if let Some(r) = &v.reconstructed {
         s.push_str(&format!("Reconstructed: {r}\n"));
     }

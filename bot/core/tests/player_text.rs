@@ -231,6 +231,11 @@ async fn a_chess960_game_stored_without_a_number_is_position_518() {
 #[tokio::test]
 async fn only_chess960_takes_a_position_number() {
     let t = Table::seeded(1);
+    let rules = t.text(&t.alice, "rules chess960").await;
+    assert!(
+        rules.contains("drawn at random") && rules.contains("position N"),
+        "{rules}"
+    );
     let e = t
         .text(&t.alice, "challenge @bob:example.org chess position 12")
         .await;
