@@ -38,8 +38,15 @@ pub enum IllegalMove {
         to: String,
     },
     /// The move would leave (or keep) the mover's royal piece attacked.
-    #[error("that would leave your {royal} attacked by {}", .attackers.join(" and "))]
+    #[error(
+        "{}that would leave your {royal} attacked by {}",
+        .pinned.as_ref().map(|p| format!("the {p} is pinned: ")).unwrap_or_default(),
+        .attackers.join(" and ")
+    )]
     ExposesRoyal {
+        /// "Knight on d2" when the mover is not royal and the King was not in check: the
+        /// piece is pinned.
+        pinned: Option<String>,
         /// The royal piece's name.
         royal: String,
         /// "the Cannon on e9", ...
@@ -125,7 +132,9 @@ pub fn explain(pos: &Position, m: Move) -> IllegalMove {
         // only reached by unusual rules; say what we know.
         return IllegalMove::Other(format!("that move would leave your {royal} attacked"));
     }
+    let mover_royal = pos.royal(pos.turn()) == Some(m.from);
     IllegalMove::ExposesRoyal {
+        pinned: (!mover_royal && !pos.is_check()).then(|| format!("{name} on {}", g.name(m.from))),
         royal,
         attackers: attackers
             .iter()

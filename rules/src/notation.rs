@@ -36,6 +36,14 @@ pub enum MoveTextError {
         /// Why it is refused.
         reason: IllegalMove,
     },
+    /// A move onto a promotion square without the piece it becomes: the choices, in SAN.
+    #[error("{}: which piece should it become? Type {}", crate::quote::quote(.text), either(.choices))]
+    Promotion {
+        /// What was typed.
+        text: String,
+        /// The moves it could mean, one per piece.
+        choices: Vec<String>,
+    },
     /// The text is not a move of this position at all.
     #[error("{} is not a legal move here", crate::quote::quote(.text))]
     Unknown {
@@ -54,6 +62,15 @@ pub enum MoveTextError {
 /// The longest text [`parse_move`] reads, in bytes. The longest spelling of any move on any
 /// built-in board (`R:e10-R:e12=Q+`-like, with a two-letter piece) is under half of it.
 pub const MAX_MOVE_BYTES: usize = 40;
+
+/// "a", "a or b", "a, b or c".
+fn either(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
 
 /// Whether every cell name is letters followed by digits, so `from` and `to` can be written
 /// together unambiguously (`a10a12`).
@@ -393,6 +410,27 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
         exact = matching(true);
     }
     if exact.is_empty() {
+        // A promotion typed without its piece (`b8`, `b7b8`, `Exe2`): the only choice, or
+        // a question listing them.
+        let wanted = normalise(text.trim(), true);
+        let promotions: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| m.promotion.is_some() && !is_flip(pos, *m))
+            .filter(|m| unpromoted(pos, *m, &legal).contains(&wanted))
+            .collect();
+        match promotions.as_slice() {
+            [] => {}
+            [one] => return Ok(*one),
+            many => {
+                return Err(MoveTextError::Promotion {
+                    text: text.trim().to_string(),
+                    choices: many.iter().map(|m| san_plain(pos, *m, &legal)).collect(),
+                });
+            }
+        }
+    }
+    if exact.is_empty() {
         // SAN that leaves out a needed disambiguation: name every move it could mean.
         let wanted = normalise(text.trim(), false);
         exact = legal
@@ -418,7 +456,15 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
             });
         }
     }
-    // Not legal: if it names two cells, explain why that move is refused.
+    // Not legal. Text that names a move the pieces could make but the rules refuse (a
+    // pinned piece, a King walking into check) gets the reason, in SAN as in coordinates.
+    if let Some(reason) = refused(pos, &legal, text.trim()) {
+        return Err(MoveTextError::Illegal {
+            text: text.trim().to_string(),
+            reason,
+        });
+    }
+    // If it names two cells, explain why that move is refused.
     if let Some((from, to)) = split_cells(pos, text.trim()) {
         let m = Move::new(from, to, MoveKind::Quiet);
         return Err(MoveTextError::Illegal {
@@ -429,6 +475,55 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     Err(MoveTextError::Unknown {
         text: text.trim().to_string(),
     })
+}
+
+/// The spellings of a promotion without its piece, case folded: coordinates (`b7b8`) and
+/// SAN (`b8`, `bxa8`, `Exe2`).
+fn unpromoted(pos: &Position, m: Move, legal: &[Move]) -> Vec<String> {
+    let g = &pos.variant().geometry;
+    let san = san_plain(pos, m, legal);
+    let base = san.rsplit_once('=').map_or(san.as_str(), |(b, _)| b);
+    let (from, to) = (g.name(m.from), g.name(m.to));
+    [
+        format!("{from}{to}"),
+        format!("{from}x{to}"),
+        base.to_string(),
+    ]
+    .iter()
+    .map(|s| normalise(s, true))
+    .collect()
+}
+
+/// Why a move named in SAN or coordinates is refused, when the pieces could make it but the
+/// rules do not allow it (the piece is pinned, the King would stand attacked), or when it is
+/// castling that is not possible now.
+fn refused(pos: &Position, legal: &[Move], text: &str) -> Option<IllegalMove> {
+    let pseudo = pos.pseudo_legal_moves();
+    for fold in [false, true] {
+        let wanted = normalise(text, fold);
+        let found = pseudo.iter().copied().find(|m| {
+            !legal.contains(m)
+                && (spellings(pos, *m, &pseudo, fold).contains(&wanted)
+                    || bare_san(pos, *m)
+                        .iter()
+                        .any(|b| normalise(b, fold) == wanted))
+        });
+        if let Some(m) = found {
+            return Some(crate::explain::explain(pos, m));
+        }
+    }
+    let v = &**pos.variant();
+    let wing = match normalise(text, true).replace('0', "o").as_str() {
+        "oo" => "kingside",
+        "ooo" => "queenside",
+        _ => return None,
+    };
+    Some(IllegalMove::Other(match v.castling {
+        crate::CastlingRule::None => format!("there is no castling in {}", v.display_name),
+        _ => format!(
+            "you cannot castle {wing} now: the King and its partner must not have moved, the squares between them must be empty, and the King may not be in check or pass through or land on an attacked square"
+        ),
+    }))
 }
 
 /// Finds the legal move whose canonical coordinate text ([`coord`]) is exactly `text`: the

@@ -43,6 +43,8 @@ pub struct PieceType {
     pub crossing: Option<Crossing>,
     /// Bit set of enemy kinds whose river section it may not move into (CoBlaChe).
     pub shuns: u32,
+    /// The only files it may stand on, by name (Double Cross Pawns); empty: every file.
+    pub files: Vec<String>,
 }
 
 /// Promotion on crossing a river: a one-rank step between rank `y` and `y + 1` for a listed
@@ -329,6 +331,7 @@ impl Variant {
             powers: Powers::ordinary(),
             crossing: None,
             shuns: 0,
+            files: Vec::new(),
         }];
         for (letter, p) in piece_specs {
             let key = format!("pieces.{letter}");
@@ -381,6 +384,7 @@ impl Variant {
                 powers: Powers::ordinary(),
                 crossing: None,
                 shuns: 0,
+                files: Vec::new(),
             });
         }
         let letters: Vec<char> = pieces.iter().map(|p| p.letter).collect();
@@ -723,6 +727,7 @@ impl Variant {
                 }
             }
             confined[i + 1] = keep;
+            pieces[i + 1].files = files.clone();
         }
         // River rules: crossing promotions, sections some pieces shun, the capture goal.
         let rank_of = |key: &str, n: &str| {

@@ -49,6 +49,8 @@ pub enum Command {
         variant: String,
         /// Colour choice.
         colour: ColourChoice,
+        /// Chess960: the start position's number (0..=959); `None` draws one at random.
+        position: Option<u16>,
     },
     /// Accept a challenge (the only one addressed to the actor if no id).
     Accept(Option<i64>),
@@ -188,7 +190,7 @@ const NAMES: &[&str] = &[
 pub fn usage(command: &str) -> Option<&'static str> {
     Some(match command {
         "challenge" => {
-            "challenge @user VARIANT [white|black|random] — or `challenge VARIANT` for an open challenge"
+            "challenge @user VARIANT [white|black|random] [position N] — or `challenge VARIANT` for an open challenge; Chess960 starts from a random position, or from position N (0-959)"
         }
         "accept" => "accept [CHALLENGE-ID] — accept a challenge addressed to you",
         "decline" => "decline [CHALLENGE-ID] — decline a challenge addressed to you",
@@ -209,6 +211,9 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "rules" => "rules VARIANT — how a variant is played",
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
         "help" => "help [COMMAND] — this help",
+        "play" => {
+            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`"
+        }
         "setup" => {
             "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
         }
@@ -222,6 +227,11 @@ pub fn usage(command: &str) -> Option<&'static str> {
 /// All command names.
 pub fn names() -> &'static [&'static str] {
     NAMES
+}
+
+/// Other names of commands (`play` is `challenge`), which have help of their own.
+pub fn aliases() -> &'static [&'static str] {
+    &["play"]
 }
 
 fn game_arg(word: &str) -> Option<GameId> {
@@ -243,9 +253,24 @@ fn take_game(args: &mut Vec<&str>) -> Option<GameId> {
 
 fn usage_err(command: &str, problem: &str) -> ParseError {
     ParseError::Usage(format!(
-        "{problem}. Usage: {}",
+        "{} Usage: {}",
+        crate::text::sentence(problem),
         usage(command).unwrap_or(command)
     ))
+}
+
+/// A Chess960 start position's number, 0 to 959 (518 is the usual chess array).
+fn chess960_position(text: &str) -> Result<u16, ParseError> {
+    match text.parse::<u16>() {
+        Ok(n) if n < 960 => Ok(n),
+        _ => Err(usage_err(
+            "challenge",
+            &format!(
+                "{} is not a Chess960 position: give a number from 0 to 959 (518 is the usual chess array)",
+                quote(text)
+            ),
+        )),
+    }
 }
 
 /// The edit distance between two short words, for "did you mean".
@@ -338,12 +363,23 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let mut opponent = None;
             let mut variant = None;
             let mut colour = ColourChoice::First;
-            for a in args {
+            let mut position = None;
+            let mut args = args.into_iter();
+            while let Some(a) = args.next() {
                 let lower = a.to_lowercase();
                 match lower.as_str() {
                     "white" | "first" => colour = ColourChoice::First,
                     "black" | "second" => colour = ColourChoice::Second,
                     "random" => colour = ColourChoice::Random,
+                    "position" | "pos" => {
+                        let n = args.next().ok_or_else(|| {
+                            usage_err(
+                                "challenge",
+                                "`position` needs a Chess960 position number from 0 to 959",
+                            )
+                        })?;
+                        position = Some(chess960_position(n)?);
+                    }
                     _ if a.starts_with('@') || a.starts_with("<@") => {
                         opponent = Some(a.to_string())
                     }
@@ -356,6 +392,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                 opponent,
                 variant,
                 colour,
+                position,
             }
         }
         "accept" => Command::Accept(opt_id(&args, "accept")?),
@@ -473,13 +510,43 @@ mod tests {
     }
 
     #[test]
+    fn chess960_positions_by_number() {
+        assert!(matches!(
+            parse("challenge @bob chess960 position 0").unwrap(),
+            Command::Challenge {
+                position: Some(0),
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse("challenge chess960 black POSITION 959").unwrap(),
+            Command::Challenge {
+                position: Some(959),
+                colour: ColourChoice::Second,
+                ..
+            }
+        ));
+        for bad in ["960", "-1", "x", "518518518518518518"] {
+            let e = parse(&format!("challenge @bob chess960 position {bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("from 0 to 959"), "{bad}: {e}");
+        }
+        let e = parse("challenge @bob chess960 position")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("needs a Chess960 position number"), "{e}");
+    }
+
+    #[test]
     fn challenge_forms() {
         assert_eq!(
             parse("challenge @alice toulousain").unwrap(),
             Command::Challenge {
                 opponent: Some("@alice".into()),
                 variant: "toulousain".into(),
-                colour: ColourChoice::First
+                colour: ColourChoice::First,
+                position: None,
             }
         );
         assert_eq!(
@@ -487,7 +554,8 @@ mod tests {
             Command::Challenge {
                 opponent: Some("@bob:example.org".into()),
                 variant: "chess".into(),
-                colour: ColourChoice::Second
+                colour: ColourChoice::Second,
+                position: None,
             }
         );
         assert!(matches!(

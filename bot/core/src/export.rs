@@ -3,7 +3,10 @@
 
 use rules::{Position, Variant, notation};
 
-use crate::model::{GameRecord, GameStatus};
+use crate::{
+    model::{GameRecord, GameStatus},
+    service::chess960,
+};
 
 /// The moves so far in SAN, numbered.
 ///
@@ -65,6 +68,14 @@ pub fn pgn(
     s.push_str(&format!("[Result \"{result}\"]\n"));
     if !reason.is_empty() {
         s.push_str(&format!("[Termination \"{reason}\"]\n"));
+    }
+    if v.name == chess960::VARIANT {
+        // Games stored before the number was kept started from the variant's own start.
+        let n = chess960::stored(&g.options).unwrap_or(chess960::ORTHODOX);
+        s.push_str(&format!("[StartPosition \"Chess960 position {n}\"]\n"));
+    }
+    if g.start_state != v.start {
+        s.push_str("[SetUp \"1\"]\n");
     }
     s.push_str(&format!("[FEN \"{}\"]\n\n", g.start_state));
     s.push_str(&numbered(&sans));

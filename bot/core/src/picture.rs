@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use rules::{Catalog, Cell, Position, Variant};
 
-use crate::reply::BoardPicture;
+use crate::reply::{BoardPicture, MovedCells};
 
 /// Why a picture could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -112,10 +112,22 @@ fn joins(g: &rules::Geometry, b: u8) -> Vec<Join> {
     out
 }
 
+/// The cells of the last move played to reach `pos`, from the engine's own record of it (a
+/// position replayed from its game's start keeps the moves it went through). `None` at the
+/// start, or for a position read from state text, which has no history.
+pub fn last_move(pos: &Position) -> Option<MovedCells> {
+    let m = pos.moves_played().last()?;
+    let g = &pos.variant().geometry;
+    Some(MovedCells {
+        from: g.name(m.from).to_string(),
+        to: g.name(m.to).to_string(),
+    })
+}
+
 /// The renderer's view of a position.
 pub fn view(
     pos: &Position,
-    last_move: Option<&str>,
+    last_move: Option<&MovedCells>,
     viewer: Option<u8>,
     players: &[String],
 ) -> BoardView {
@@ -155,22 +167,15 @@ pub fn view(
             );
         }
     }
-    if let Some(text) = last_move {
-        // The move was played already: find its cells by name (from-to, or dashed).
-        let cells: Vec<Cell> = g.cells().filter(|c| text.contains(g.name(*c))).collect();
-        let from = cells.iter().copied().find(|c| text.starts_with(g.name(*c)));
-        let to = cells
-            .iter()
-            .copied()
-            .filter(|c| Some(*c) != from)
-            .max_by_key(|c| g.name(*c).len());
-        if let Some(to) = to {
-            view.last_move = Some(LastMove {
-                from: from.map(|c| square(v, c)),
-                to: square(v, to),
-                also: Vec::new(),
-            });
-        }
+    if let Some(moved) = last_move
+        && let (Some(from), Some(to)) = (g.parse(&moved.from), g.parse(&moved.to))
+    {
+        // Exact names only: a name that no longer parses marks nothing rather than a guess.
+        view.last_move = Some(LastMove {
+            from: (from != to).then(|| square(v, from)),
+            to: square(v, to),
+            also: Vec::new(),
+        });
     }
     if pos.is_check()
         && let Some(k) = pos.royal(pos.turn())
@@ -213,7 +218,7 @@ pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView
         .map_err(|e| PictureError::Position(e.to_string()))?;
     Ok(view(
         &pos,
-        picture.last_move.as_deref(),
+        picture.last_move.as_ref(),
         picture.viewer,
         &picture.players,
     ))
@@ -472,6 +477,75 @@ mod tests {
             };
             let bytes = png(&pic, &catalog, &renderer, &render::Theme::light(), 640).unwrap();
             assert_eq!(&bytes[1..4], b"PNG", "{name}");
+        }
+    }
+
+    /// A small deterministic generator for the seeded random games of the tests.
+    fn next(seed: &mut u64) -> usize {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (*seed >> 33) as usize
+    }
+
+    /// Item 9 of issue 13: `k10k9` marked k1 and k10, `a10b10` marked a1 (cells were matched
+    /// by text prefix). Seeded random games in every built-in variant, steered towards ranks
+    /// not yet seen: after each move, the picture made from the reply's state text marks
+    /// exactly the move's two cells, and over the games every rank is left and entered.
+    #[test]
+    fn the_last_move_marks_exactly_its_cells_on_every_board_and_rank() {
+        let catalog = Catalog::builtin();
+        for name in catalog.names() {
+            let v = catalog.get(&name).unwrap();
+            let g = &v.geometry;
+            let rank = |c: Cell| g.info(c).rank;
+            let (mut left, mut entered) = (
+                std::collections::BTreeSet::new(),
+                std::collections::BTreeSet::new(),
+            );
+            for game in 0..6u64 {
+                let mut seed = game * 7_919 + name.len() as u64;
+                let mut pos = Position::start(&v);
+                for _ in 0..90 {
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    let fresh: Vec<_> = legal
+                        .iter()
+                        .filter(|m| !left.contains(&rank(m.from)) || !entered.contains(&rank(m.to)))
+                        .copied()
+                        .collect();
+                    let pool = if !fresh.is_empty() && next(&mut seed).is_multiple_of(2) {
+                        &fresh
+                    } else {
+                        &legal
+                    };
+                    let m = pool[next(&mut seed) % pool.len()];
+                    let text = rules::notation::coord(&pos, m);
+                    pos.play_unchecked(m);
+                    left.insert(rank(m.from));
+                    entered.insert(rank(m.to));
+                    let pic = BoardPicture {
+                        game: GameId(1),
+                        variant: name.clone(),
+                        state: rules::fen::write(&pos),
+                        last_move: last_move(&pos),
+                        viewer: None,
+                        players: Vec::new(),
+                    };
+                    let marked = board_view(&pic, &catalog).unwrap().last_move;
+                    let want = LastMove {
+                        from: (m.from != m.to).then(|| square(&v, m.from)),
+                        to: square(&v, m.to),
+                        also: Vec::new(),
+                    };
+                    assert_eq!(marked, Some(want), "{name}: {text}");
+                }
+            }
+            let every: std::collections::BTreeSet<u8> = g.cells().map(rank).collect();
+            assert_eq!(left, every, "{name}: moves from every rank");
+            assert_eq!(entered, every, "{name}: moves to every rank");
         }
     }
 

@@ -25,12 +25,23 @@ pub struct BoardPicture {
     pub variant: String,
     /// The state text of the position to draw.
     pub state: String,
-    /// The last move in coordinates, to mark it.
-    pub last_move: Option<String>,
+    /// The cells the last move went from and to, to mark them.
+    pub last_move: Option<MovedCells>,
     /// The seat the picture is oriented for (its side at the bottom); `None` = first seat.
     pub viewer: Option<u8>,
     /// Player names by seat, for the captions.
     pub players: Vec<String>,
+}
+
+/// The two cells of a move, by the geometry's exact cell names: resolved by the engine from the
+/// move itself (see [`crate::picture::last_move`]), never guessed from the move's text, whose
+/// cell names can be prefixes of one another (`k1` and `k10`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovedCells {
+    /// Where the moving piece (the King, when castling; the caster of a spell) stood.
+    pub from: String,
+    /// Where it went (a spell's target; the cell itself for a flip in place).
+    pub to: String,
 }
 
 /// Buttons a platform with components may show (Discord); others show the text alternative.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use rules::{Catalog, Outcome, Position, Side, Variant, notation};
 
+pub(crate) mod chess960;
 mod glass;
 
 use crate::{
@@ -222,8 +223,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 opponent,
                 variant,
                 colour,
+                position,
             } => {
-                self.challenge(actor, place, opponent, &variant, colour)
+                self.challenge(actor, place, opponent, &variant, colour, position)
                     .await
             }
             Command::Accept(id) => self.accept(actor, place, id).await,
@@ -304,12 +306,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             Command::Rules(v) => Ok(vec![Reply::actor(text::rules(&*self.variant(&v)?))]),
             Command::Piece { variant, piece } => {
-                let v = match glass::rules_of(&variant) {
-                    Some(_) => self.glass.clone(),
-                    None => self.variant(&variant)?,
+                let is_glass = glass::rules_of(&variant).is_some();
+                let v = match is_glass {
+                    true => self.glass.clone(),
+                    false => self.variant(&variant)?,
                 };
                 Ok(vec![Reply::actor(
-                    text::piece(&v, &piece).map_err(Failure::User)?,
+                    text::piece(&v, &piece, is_glass).map_err(Failure::User)?,
                 )])
             }
             Command::Help(topic) => Ok(vec![Reply::actor(text::help(topic.as_deref()))]),
@@ -382,6 +385,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         opponent: Option<String>,
         variant: &str,
         colour: ColourChoice,
+        position: Option<u16>,
     ) -> Outcomes {
         let (vname, display) = match glass::rules_of(variant) {
             Some(_) => (
@@ -409,18 +413,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 "You cannot challenge yourself; challenge someone else, or open a challenge with `challenge VARIANT`.",
             );
         }
-        let options = match colour {
+        let mut options = match colour {
             ColourChoice::First => "colour=first",
             ColourChoice::Second => "colour=second",
             ColourChoice::Random => "colour=random",
-        };
+        }
+        .to_string();
+        if let Some(n) = position {
+            if vname != chess960::VARIANT {
+                return user(format!(
+                    "{display} has one start position; only Chess960 starts from a numbered one. \
+                     Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
+                ));
+            }
+            options.push_str(&format!(" {}{n}", chess960::OPTION));
+        }
         let rec = self
             .store
             .create_challenge(NewChallenge {
                 challenger: actor.id.clone(),
                 challenged: challenged.clone(),
                 variant: vname,
-                options: options.into(),
+                options,
                 place: place.clone(),
                 created_at: self.clock.now(),
             })
@@ -543,9 +557,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return user(format!("Challenge {} is not addressed to you.", c.id));
         }
         let now = self.clock.now();
-        let challenger_first = match c.options.as_str() {
-            "colour=second" => false,
-            "colour=random" => self.chance.below(2) == 0,
+        let colour = c
+            .options
+            .split_whitespace()
+            .find(|o| o.starts_with("colour="));
+        let challenger_first = match colour {
+            Some("colour=second") => false,
+            Some("colour=random") => self.chance.below(2) == 0,
             _ => true,
         };
         let seats = if challenger_first {
@@ -557,7 +575,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return self.glass_start(c, actor, seats, now).await;
         }
         let v = self.variant(&c.variant)?;
-        let start = Position::start(&v);
+        let (start, c, numbered) = chess960::start(&v, c, &*self.chance)?;
         let game = self
             .open_game(&c, actor, seats.clone(), rules::fen::write(&start), now)
             .await?;
@@ -566,7 +584,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let text = format!(
             "Game {} starts: {} — {{0}} ({}) against {{1}} ({}). {{0}} to move.",
             loaded.record.id,
-            v.display_name,
+            numbered.unwrap_or_else(|| v.display_name.clone()),
             Side(0).name(2),
             Side(1).name(2)
         );
@@ -747,7 +765,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     fn board_reply(&self, g: &Loaded, text: &str, viewer: Option<u8>) -> Reply {
-        let last = g.record.moves.last().cloned();
+        // The engine's own last move (cells, not text): only when the position went through
+        // every stored move, so the history is the record's.
+        let last = (g.position.moves_played().count() == g.record.moves.len())
+            .then(|| crate::picture::last_move(&g.position))
+            .flatten();
         Reply::room(text.to_string()).with_board(BoardPicture {
             game: g.record.id,
             variant: g.variant.name.clone(),
@@ -865,8 +887,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mut text = format!("Game {}: {{0}} plays {san}.", g.record.id);
         let mut mentions = vec![g.record.seats[mover].clone()];
         match outcome {
-            Some(Outcome::Win { winner, .. }) => {
-                text.push_str(&format!(" Checkmate — {} wins.", winner.name(n)));
+            Some(Outcome::Win { winner, reason }) => {
+                // The mover wins (mate and the capture goal are given by the move itself);
+                // the side now to move is the one beaten. Both are named.
+                let how = match reason {
+                    rules::WinReason::Checkmate => "Checkmate",
+                    rules::WinReason::Captures => "Every piece that wins is captured",
+                };
+                text.push_str(&format!(
+                    " {how} — {{0}} ({}) beats {{1}} ({}).",
+                    winner.name(n),
+                    Side(next as u8).name(n)
+                ));
+                mentions.push(g.record.seats[next].clone());
             }
             Some(Outcome::Draw(r)) => {
                 text.push_str(&format!(" Draw by {}.", Outcome::Draw(r)));
@@ -1318,13 +1351,8 @@ fn move_error(pos: &Position, text: &str, e: notation::MoveTextError) -> String 
                 ),
             }
         }
-        E::Ambiguous { candidates, .. } => format!(
-            "{} could be {}; say which.",
-            crate::quote::quote(text.trim()),
-            candidates.join(" or ")
-        ),
-        E::Illegal { reason, .. } => format!("{}: {reason}.", crate::quote::quote(text.trim())),
-        other => format!("{other}."),
+        // The engine's refusals quote what was typed themselves (`rules::quote`).
+        other => crate::text::sentence(&other.to_string()),
     }
 }
 

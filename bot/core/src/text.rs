@@ -4,16 +4,32 @@ use rules::{Position, Variant};
 
 use crate::command;
 
+pub mod describe;
+
+/// `text` as a sentence: a full stop added unless it ends with its own mark already (a
+/// question such as "which move?" must not become "which move?.").
+pub fn sentence(text: &str) -> String {
+    let t = text.trim_end();
+    if t.ends_with(['.', '?', '!']) {
+        t.to_string()
+    } else {
+        format!("{t}.")
+    }
+}
+
 /// The help text, in general or for one command.
 pub fn help(topic: Option<&str>) -> String {
     if let Some(t) = topic {
         return match command::usage(t) {
             Some(u) => u.to_string(),
-            None => format!("There is no command {t:?}. Type `help` for the list."),
+            None => format!(
+                "There is no command {}. Type `help` for the list.",
+                crate::quote::quote(t)
+            ),
         };
     }
     let mut s = String::from("fairybot plays chess variants. Commands:\n");
-    for n in command::names() {
+    for n in command::names().iter().chain(command::aliases()) {
         if let Some(u) = command::usage(n) {
             s.push_str(&format!("  {u}\n"));
         }
@@ -41,12 +57,16 @@ pub fn rules(v: &Variant) -> String {
     s.push_str("Pieces:\n");
     for k in v.kinds() {
         let p = v.piece(k);
-        s.push_str(&format!(
-            "  {} {}: {}\n",
-            p.letter,
-            p.name,
-            describe(&p.moves)
-        ));
+        let mut line = describe::movement(&p.atoms);
+        if describe::is_special(p) {
+            let what = if line.is_empty() {
+                "Its moves and special powers"
+            } else {
+                " Its special powers"
+            };
+            line.push_str(&format!("{what}: `piece {} {}`.", v.name, p.letter));
+        }
+        s.push_str(&format!("  {} {}: {}\n", p.letter, p.name, line));
     }
     match &v.castling {
         rules::CastlingRule::None => s.push_str("No castling.\n"),
@@ -83,6 +103,11 @@ pub fn rules(v: &Variant) -> String {
             .collect();
         s.push_str(&format!("Pawns promote to: {}.\n", names.join(", ")));
     }
+    if v.name == crate::service::chess960::VARIANT {
+        s.push_str(
+            "Start: one of the 960 positions, drawn at random for each game and named when it starts; choose one with `challenge @someone chess960 position N` (0-959; 518 is the usual chess array).\n",
+        );
+    }
     if let Some(r) = &v.reconstructed {
         s.push_str(&format!("Reconstructed: {r}\n"));
     }
@@ -90,11 +115,12 @@ pub fn rules(v: &Variant) -> String {
     s
 }
 
-/// One piece of a variant, found by letter or name.
+/// One piece of a variant, found by letter or name. `glass`: the variant is Through the
+/// Looking-Glass's (no check; pieces fall between the worlds).
 ///
 /// # Errors
 /// A message naming the variant's pieces when none matches.
-pub fn piece(v: &Variant, query: &str) -> Result<String, String> {
+pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, String> {
     let q = query.trim().to_lowercase();
     let found = v.kinds().find(|k| {
         let p = v.piece(*k);
@@ -109,92 +135,23 @@ pub fn piece(v: &Variant, query: &str) -> Result<String, String> {
                 p.name,
                 p.letter,
                 v.display_name,
-                describe(&p.moves)
+                describe::piece(v, k, glass)
             );
-            if p.royal {
-                s.push_str(" Royal: checkmating it wins.");
+            if !p.moves.is_empty() {
+                s.push_str(&format!(" (movement code: {})", p.moves));
             }
-            if p.pawn {
-                s.push_str(" Pawn-like: takes and is taken en passant, promotes.");
-            }
-            s.push_str(&format!(" (notation: {})", p.moves));
             Ok(s)
         }
         None => Err(format!(
-            "{} has no piece {query:?}; its pieces are {}.",
+            "{} has no piece {}; its pieces are {}.",
             v.display_name,
+            crate::quote::quote(query),
             v.kinds()
                 .map(|k| v.piece(k).name.clone())
                 .collect::<Vec<_>>()
                 .join(", ")
         )),
     }
-}
-
-/// A plain description of a movement string.
-pub fn describe(moves: &str) -> String {
-    let Ok(atoms) = rules::betza::parse(moves) else {
-        return moves.to_string();
-    };
-    let parts: Vec<String> = atoms
-        .iter()
-        .map(|a| {
-            let (x, y) = (a.leg.leap.0, a.leg.leap.1);
-            let shape = match (x, y) {
-                (1, 0) => "orthogonal step".to_string(),
-                (1, 1) => "diagonal step".to_string(),
-                (2, 0) => "two-cell orthogonal leap".to_string(),
-                (2, 2) => "two-cell diagonal leap".to_string(),
-                (2, 1) => "Knight leap".to_string(),
-                (3, 1) => "Camel leap (3,1)".to_string(),
-                (3, 0) => "three-cell orthogonal leap".to_string(),
-                _ => format!("({x},{y}) leap"),
-            };
-            let mut s = if a.leg.range == 1 {
-                shape
-            } else {
-                let line = match (x, y) {
-                    (1, 0) => "slides orthogonally".to_string(),
-                    (1, 1) => "slides diagonally".to_string(),
-                    _ => format!("rides {shape}s"),
-                };
-                if a.leg.range == 0 {
-                    line
-                } else {
-                    format!("{line} up to {}", a.leg.range)
-                }
-            };
-            if let Some(t) = a.then {
-                s = format!(
-                    "{s}, then onward {} away from the start",
-                    if t.leap.1 == 0 {
-                        "orthogonally"
-                    } else {
-                        "diagonally"
-                    }
-                );
-            }
-            if a.hop {
-                s = format!("captures by jumping one piece: {s}");
-            }
-            if !a.dirs.all() {
-                s = format!("{s} (forward/sideways limited)");
-            }
-            if a.moves && !a.captures {
-                s.push_str(", without capturing");
-            } else if a.captures && !a.moves {
-                s.push_str(", capturing only");
-            }
-            if a.initial {
-                s.push_str(", from its start cells only");
-            }
-            if a.lame {
-                s.push_str(", through an empty cell");
-            }
-            s
-        })
-        .collect();
-    format!("{}.", parts.join("; "))
 }
 
 /// The board as text, top rank first, with coordinates; `.` empty, ` ` holes.

@@ -134,7 +134,7 @@ fn check_ending(
 ) {
     let context = format!("{how} typed at {at:?}: {replies:#?}");
     let is_result = |text: &str| {
-        ["wins", "drawn", "Draw by", "aborted", "resigns"]
+        ["wins", "beats", "drawn", "Draw by", "aborted", "resigns"]
             .iter()
             .any(|w| text.contains(w))
     };

@@ -171,6 +171,10 @@ pub async fn challenge(
     #[autocomplete = "variant_choices"]
     variant: String,
     #[description = "Your colour (default: random)"] colour: Option<Colour>,
+    #[description = "Chess960 only: the start position, 0-959 (default: random)"]
+    #[min = 0]
+    #[max = 959]
+    position: Option<u16>,
 ) -> Result<(), Error> {
     let thread = ctx.data().threads
         && ctx.guild_id().is_some()
@@ -181,6 +185,7 @@ pub async fn challenge(
         opponent: Some(convert::opponent_text(opponent.id.get())),
         variant: variant.clone(),
         colour: colour.map_or(ColourChoice::Random, ColourChoice::from),
+        position,
     };
     if thread {
         challenge_in_thread(ctx, cmd, &opponent, &variant).await
