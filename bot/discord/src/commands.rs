@@ -316,10 +316,14 @@ pub async fn move_(
             .placeholder("Which move?");
             return Target::Command(ctx)
                 .send(Outgoing {
-                    content: format!("{text} could be several moves: pick one."),
+                    content: format!(
+                        "{} could be several moves: pick one.",
+                        bot_core::quote::quote(&text)
+                    ),
                     ephemeral: true,
                     png: None,
                     components: vec![serenity::CreateActionRow::SelectMenu(menu)],
+                    mentions: Vec::new(),
                 })
                 .await;
         }
@@ -420,6 +424,7 @@ pub async fn resign(
             ephemeral: true,
             png: None,
             components: vec![row],
+            mentions: Vec::new(),
         })
         .await
 }

@@ -29,9 +29,82 @@ pub fn mention(player: &PlayerId) -> String {
     }
 }
 
-/// The text of a reply with its `{0}`, `{1}`... placeholders turned into Discord mentions.
+/// The text of a reply with its `{0}`, `{1}`... placeholders turned into Discord mentions,
+/// and Discord's markdown characters outside code spans escaped: the core's texts use code
+/// spans only (user text is always inside one, `bot_core::quote`), so a `*`, `_`, `~` or `|`
+/// elsewhere (a hole in a state text, a player's name) is shown as it is, never as markup.
 pub fn text(reply: &Reply) -> String {
-    reply.render_text(mention)
+    let escaped = Reply {
+        text: escape_markdown(&reply.text),
+        ..reply.clone()
+    };
+    escaped.render_text(mention)
+}
+
+/// Only the players a reply mentions may be notified by it: no `@everyone`, no role, no user
+/// whose id happens to be in the text.
+pub fn allowed_mentions(reply: &Reply) -> serenity::all::CreateAllowedMentions {
+    users_allowed(reply.mentions.iter().filter_map(user_id))
+}
+
+/// Allowed mentions for exactly these users.
+pub fn users_allowed(ids: impl IntoIterator<Item = u64>) -> serenity::all::CreateAllowedMentions {
+    serenity::all::CreateAllowedMentions::new()
+        .everyone(false)
+        .all_roles(false)
+        .users(ids.into_iter().map(serenity::all::UserId::new))
+}
+
+/// Escapes Discord's inline markdown (`\ * _ ~ |`) outside code spans; code spans (a run of
+/// N backticks to the next run of exactly N) are kept as they are, since nothing inside
+/// them is markup. An unclosed run of backticks is escaped too.
+pub fn escape_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(start) = rest.find('`') {
+        let (before, from) = rest.split_at(start);
+        escape_plain(before, &mut out);
+        let run = from.chars().take_while(|c| *c == '`').count();
+        let fence = &from[..run];
+        let body = &from[run..];
+        // The closing run must be exactly as long as the opening one.
+        let mut close = None;
+        let mut i = 0;
+        while let Some(k) = body[i..].find(fence) {
+            let at = i + k;
+            let len = body[at..].chars().take_while(|c| *c == '`').count();
+            if len == run {
+                close = Some(at);
+                break;
+            }
+            i = at + len;
+        }
+        match close {
+            Some(at) => {
+                out.push_str(fence);
+                out.push_str(&body[..at]);
+                out.push_str(fence);
+                rest = &body[at + run..];
+            }
+            None => {
+                for _ in 0..run {
+                    out.push_str("\\`");
+                }
+                rest = body;
+            }
+        }
+    }
+    escape_plain(rest, &mut out);
+    out
+}
+
+fn escape_plain(text: &str, out: &mut String) {
+    for c in text.chars() {
+        if matches!(c, '\\' | '*' | '_' | '~' | '|') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
 }
 
 /// What a typed opponent becomes in a `Command::Challenge` (the core reads `<@id>`).
@@ -150,6 +223,35 @@ impl ComponentId {
 mod tests {
     use super::*;
     use serenity::all::ChannelId;
+
+    #[test]
+    fn markdown_outside_code_spans_is_escaped() {
+        assert_eq!(
+            escape_markdown("a *b* _c_ ~~d~~ ||e||"),
+            r"a \*b\* \_c\_ \~\~d\~\~ \|\|e\|\|"
+        );
+        // Code spans are kept whole, including markup characters inside them.
+        assert_eq!(escape_markdown("type `*x*` now"), "type `*x*` now");
+        assert_eq!(escape_markdown("`` Nf3` `` is not"), "`` Nf3` `` is not");
+        // An unclosed backtick cannot open a span that swallows the rest; spans pair from
+        // the left, as CommonMark pairs them.
+        assert_eq!(escape_markdown("Nf3` and *b*"), r"Nf3\` and \*b\*");
+        assert_eq!(escape_markdown("Nf3` and `b`"), r"Nf3` and `b\`");
+        // The core's quote of any text survives: its span is intact and nothing leaks out.
+        for typed in ["Nf3`", "*bold*", "a``b", "`", "x|y"] {
+            let q = bot_core::quote::quote(typed);
+            let line = format!("{q} is not a legal move here. Did you mean `Nf3`?");
+            assert_eq!(escape_markdown(&line), line, "{typed:?}");
+        }
+    }
+
+    #[test]
+    fn replies_notify_only_their_mentions() {
+        let reply = Reply::room("Game 1: {0} resigns. @everyone").mention(player(7));
+        let json = serde_json::to_value(allowed_mentions(&reply)).unwrap();
+        assert_eq!(json["users"], serde_json::json!(["7"]), "{json}");
+        assert_eq!(json["parse"], serde_json::json!([]), "{json}");
+    }
 
     #[test]
     fn players_and_mentions() {

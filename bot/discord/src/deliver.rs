@@ -25,6 +25,8 @@ pub(crate) struct Outgoing {
     pub ephemeral: bool,
     pub png: Option<Vec<u8>>,
     pub components: Vec<serenity::CreateActionRow>,
+    /// The users this message may notify (nobody else: no `@everyone`, no roles).
+    pub mentions: Vec<u64>,
 }
 
 /// Where replies go: a slash command (through poise) or a component interaction.
@@ -82,6 +84,7 @@ impl Target<'_> {
         match self {
             Target::Command(c) => {
                 let mut r = poise::CreateReply::default()
+                    .allowed_mentions(convert::users_allowed(out.mentions))
                     .content(out.content)
                     .ephemeral(out.ephemeral)
                     .components(out.components);
@@ -93,6 +96,7 @@ impl Target<'_> {
             Target::Component { ctx, ix, responded } => {
                 if *responded {
                     let mut m = serenity::CreateInteractionResponseFollowup::new()
+                        .allowed_mentions(convert::users_allowed(out.mentions))
                         .content(out.content)
                         .ephemeral(out.ephemeral)
                         .components(out.components);
@@ -102,6 +106,7 @@ impl Target<'_> {
                     ix.create_followup(*ctx, m).await?;
                 } else {
                     let mut m = serenity::CreateInteractionResponseMessage::new()
+                        .allowed_mentions(convert::users_allowed(out.mentions))
                         .content(out.content)
                         .ephemeral(out.ephemeral)
                         .components(out.components);
@@ -176,6 +181,7 @@ pub(crate) async fn post(
     reply: &Reply,
 ) -> Result<(), Error> {
     let mut msg = serenity::CreateMessage::new()
+        .allowed_mentions(convert::allowed_mentions(reply))
         .content(convert::text(reply))
         .components(action_rows(reply));
     if let Some(b) = picture(bot, reply).await {
@@ -226,6 +232,7 @@ pub(crate) async fn deliver(
             .filter(|c| *c != 0 && *c != target.channel());
         if let Some(channel) = elsewhere {
             let mut msg = serenity::CreateMessage::new()
+                .allowed_mentions(convert::allowed_mentions(reply))
                 .content(content)
                 .components(action_rows(reply));
             if let Some(b) = png {
@@ -247,6 +254,7 @@ pub(crate) async fn deliver(
                         ephemeral: reply.audience == Audience::Actor,
                         png,
                         components: action_rows(reply),
+                        mentions: reply.mentions.iter().filter_map(convert::user_id).collect(),
                     })
                     .await?;
                 sent = true;
@@ -256,6 +264,7 @@ pub(crate) async fn deliver(
                     continue;
                 };
                 let mut msg = serenity::CreateMessage::new()
+                    .allowed_mentions(convert::allowed_mentions(reply))
                     .content(content)
                     .components(action_rows(reply));
                 if let Some(b) = png {
@@ -270,6 +279,7 @@ pub(crate) async fn deliver(
                         target
                             .send(Outgoing {
                                 content: closed_dm_notice(uid),
+                                mentions: vec![uid],
                                 ..Outgoing::default()
                             })
                             .await?;
