@@ -293,9 +293,14 @@ pub fn distance(a: &str, b: &str) -> usize {
 
 /// The closest of `options` to `word`, if it is close enough to be a likely typo.
 pub fn closest<'a>(word: &str, options: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let word = word.to_lowercase();
+    let len = word.chars().count();
     options
         .into_iter()
-        .map(|o| (distance(&word.to_lowercase(), &o.to_lowercase()), o))
+        // The distance is at least the difference in length: a word too long or too short
+        // for an option is not compared at all (a 500-byte line costs no more than a short one).
+        .filter(|o| len.abs_diff(o.chars().count()) <= 2.max(o.len() / 4))
+        .map(|o| (distance(&word, &o.to_lowercase()), o))
         .filter(|(d, o)| *d <= 2.max(o.len() / 4) && *d < o.len())
         .min_by_key(|(d, _)| *d)
         .map(|(_, o)| o)
