@@ -255,8 +255,10 @@ async fn prepare_and_migrate(
             // transaction (waiting up to busy_timeout for another process's) makes the
             // whole check-and-apply one step; each migration runs in a savepoint inside it.
             let mut tx = conn.begin_with("BEGIN EXCLUSIVE").await.map_err(failed)?;
+            // `run_direct` on the connection: `run` goes through `Acquire`, whose future is
+            // not `Send` for every lifetime, and the store is opened inside spawned tasks.
             SQLITE_MIGRATIONS
-                .run(&mut tx)
+                .run_direct(None, &mut *tx, false)
                 .await
                 .map_err(OpenError::Migrate)?;
             // A database that is already migrated needs no write above; prove now that it
@@ -275,7 +277,7 @@ async fn prepare_and_migrate(
         // sqlx's PostgreSQL migrator holds `pg_advisory_lock` (keyed by the database name)
         // from before it creates `_sqlx_migrations` until it is done.
         Backend::Postgres => POSTGRES_MIGRATIONS
-            .run(&mut *conn)
+            .run_direct(None, conn, false)
             .await
             .map_err(OpenError::Migrate)?,
     }

@@ -125,13 +125,20 @@ async fn a_read_only_database_is_refused_at_once_by_name() {
 
 /// How many processes start at once, and how many times.
 const PROCESSES: usize = 6;
-const ROUNDS: usize = 4;
+const ROUNDS: usize = 5;
 const CHILD: &str = "child_opens_the_store_named_in_the_environment";
 
 /// Starts [`PROCESSES`] copies of this test binary at once, each opening `target`, and
 /// returns the failures (status and output).
 fn start_together(target: &str) -> Vec<String> {
     let exe = std::env::current_exe().unwrap();
+    // Every child waits for the same moment before it opens the store, so that they collide
+    // rather than start one after another as they are spawned.
+    let at = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        + 500;
     let children: Vec<_> = (0..PROCESSES)
         .map(|_| {
             Command::new(&exe)
@@ -143,6 +150,7 @@ fn start_together(target: &str) -> Vec<String> {
                     "--test-threads=1",
                 ])
                 .env("FAIRYBOT_CHILD_DB", target)
+                .env("FAIRYBOT_CHILD_AT", at.to_string())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -169,6 +177,18 @@ fn start_together(target: &str) -> Vec<String> {
 #[ignore = "run by start_together as a child process"]
 async fn child_opens_the_store_named_in_the_environment() {
     let target = std::env::var("FAIRYBOT_CHILD_DB").expect("FAIRYBOT_CHILD_DB");
+    let at: u128 = std::env::var("FAIRYBOT_CHILD_AT")
+        .expect("FAIRYBOT_CHILD_AT")
+        .parse()
+        .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    tokio::time::sleep(Duration::from_millis(
+        u64::try_from(at.saturating_sub(now)).unwrap_or(0),
+    ))
+    .await;
     let opened = if target.starts_with("postgres") {
         SqlStore::connect(&target).await
     } else {
