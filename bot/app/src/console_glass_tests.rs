@@ -104,10 +104,10 @@ impl Table {
             shown[i].push_str(&c.mail());
         }
         let still_active = self.record().await.is_some_and(|r| r.status.is_active());
-        for i in 0..2 {
-            self.printed[i].push_str(&shown[i]);
+        for (i, text) in shown.iter().enumerate() {
+            self.printed[i].push_str(text);
             if active && still_active {
-                self.printed_in_play[i].push_str(&shown[i]);
+                self.printed_in_play[i].push_str(text);
             }
         }
         self.typed[who].push(text.to_string());
@@ -225,15 +225,14 @@ async fn named_consoles_never_print_the_other_players_secrets_and_deliver_his_ow
             t.say((rng.next() % 2) as usize, "resign").await;
         }
         t.check(&back_ranks(&t.record().await.unwrap()), id.0 as u64);
-        for me in 0..2 {
+        for (me, name) in NAMES.iter().enumerate() {
             assert!(
                 t.printed[me].contains("Your back rank"),
-                "{} never saw his back rank",
-                NAMES[me]
+                "{name} never saw his back rank"
             );
             assert!(
                 dir.path()
-                    .join(format!("boards/game-{}-{}.png", id.0, NAMES[me]))
+                    .join(format!("boards/game-{}-{name}.png", id.0))
                     .exists()
             );
             private_lines += t.private[me].len();
