@@ -1,9 +1,29 @@
 //! Configuration: a TOML file (every key documented in `config.example.toml`) plus
 //! environment variables for secrets and for the database URL.
 
-use std::path::{Path, PathBuf};
+use std::{
+    ops::RangeInclusive,
+    path::{Path, PathBuf},
+};
 
+use anyhow::bail;
 use serde::Deserialize;
+
+/// The board picture sizes accepted, in pixels (the longer side). Below 160 px the squares of
+/// the largest boards (16 files) are too small to tell pieces apart; above 2048 px a picture
+/// takes long to draw and exceeds what chat clients show anyway.
+pub const BOARD_SIZES: RangeInclusive<u32> = 160..=2048;
+/// The board picture size when none is configured.
+pub const DEFAULT_SIZE: u32 = 768;
+
+/// The checked settings the frontends use directly.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The board theme.
+    pub theme: render::Theme,
+    /// The board picture size in pixels.
+    pub size: u32,
+}
 
 /// The whole configuration.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -96,12 +116,15 @@ impl Config {
             }
             None => Config::default(),
         };
-        config.apply_env(|k| std::env::var(k).ok().filter(|v| !v.is_empty()));
+        config.apply_env(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))?;
         Ok(config)
     }
 
     /// Environment variables override the file (secrets belong there).
-    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) {
+    ///
+    /// # Errors
+    /// When a number or flag in a variable does not read as one (it is never ignored).
+    pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
         if let Some(v) = get("FAIRYBOT_DATABASE_URL") {
             self.store.url = Some(v);
         }
@@ -112,14 +135,28 @@ impl Config {
             self.discord.token = Some(v);
         }
         if let Some(v) = get("DISCORD_GUILD_ID") {
-            self.discord.guild = v.trim().parse().ok().or(self.discord.guild);
+            self.discord.guild = Some(v.trim().parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "DISCORD_GUILD_ID={v:?} is not a server id: copy the number from Discord \
+                     (Developer Mode, right-click the server, Copy Server ID)"
+                )
+            })?);
         }
         if let Some(v) = get("DISCORD_BOARD_SIZE") {
-            self.discord.board_size = v.trim().parse().ok().or(self.discord.board_size);
+            self.discord.board_size = Some(v.trim().parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "DISCORD_BOARD_SIZE={v:?} is not a number of pixels: use {}..={}",
+                    BOARD_SIZES.start(),
+                    BOARD_SIZES.end()
+                )
+            })?);
         }
         if let Some(v) = get("DISCORD_THREAD_PER_GAME") {
-            self.discord.thread_per_game =
-                matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes");
+            self.discord.thread_per_game = match v.trim().to_lowercase().as_str() {
+                "1" | "true" | "yes" | "on" => true,
+                "0" | "false" | "no" | "off" => false,
+                _ => bail!("DISCORD_THREAD_PER_GAME={v:?} is not a yes/no value: use 1 or 0"),
+            };
         }
         if let Some(v) = get("MATRIX_HOMESERVER") {
             self.matrix.homeserver = Some(v);
@@ -136,6 +173,71 @@ impl Config {
         if let Some(v) = get("MATRIX_ACCESS_TOKEN") {
             self.matrix.access_token = Some(v);
         }
+        Ok(())
+    }
+
+    /// Checks every value that would only fail later, or do something silly, and says which
+    /// key is wrong and what it may be.
+    ///
+    /// # Errors
+    /// The first bad value, named by its key.
+    pub fn validate(&self) -> anyhow::Result<Settings> {
+        let size_ok = |key: &str, size: Option<u32>| -> anyhow::Result<()> {
+            match size {
+                Some(s) if !BOARD_SIZES.contains(&s) => bail!(
+                    "{key} = {s} is out of range: a board picture is {} to {} pixels \
+                     (default {DEFAULT_SIZE})",
+                    BOARD_SIZES.start(),
+                    BOARD_SIZES.end()
+                ),
+                _ => Ok(()),
+            }
+        };
+        size_ok("[render] size", self.render.size)?;
+        size_ok(
+            "[discord] board_size (or DISCORD_BOARD_SIZE)",
+            self.discord.board_size,
+        )?;
+        size_ok("[matrix] board_size", self.matrix.board_size)?;
+        let theme_name = self.render.theme.as_deref().unwrap_or("light");
+        let Some(theme) = render::Theme::by_name(theme_name.trim()) else {
+            bail!("[render] theme = {theme_name:?} is unknown: use light, dark or colour-blind");
+        };
+        if let Some(d) = &self.store.data_dir
+            && d.as_os_str().is_empty()
+        {
+            bail!("[store] data_dir (or FAIRYBOT_DATA_DIR / --data) is empty: name a directory");
+        }
+        if let Some(url) = &self.store.url
+            && !(url.starts_with("sqlite:")
+                || url.starts_with("postgres://")
+                || url.starts_with("postgresql://"))
+        {
+            // Only the scheme is shown: URLs carry passwords.
+            let scheme = url.split(':').next().unwrap_or_default();
+            bail!(
+                "[store] url (or FAIRYBOT_DATABASE_URL) has the scheme {scheme:?}: use \
+                 sqlite:PATH or postgres://USER:PASSWORD@HOST/DB"
+            );
+        }
+        if let Some(t) = &self.discord.token
+            && t.trim().trim_start_matches("Bot ").trim().is_empty()
+        {
+            bail!("[discord] token (or DISCORD_TOKEN) is empty: paste the bot's token");
+        }
+        for (key, value) in [
+            ("[matrix] homeserver", &self.matrix.homeserver),
+            ("[matrix] user", &self.matrix.user),
+            ("[matrix] access_token", &self.matrix.access_token),
+        ] {
+            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                bail!("{key} is empty: set it or leave the key out");
+            }
+        }
+        Ok(Settings {
+            theme,
+            size: self.render.size.unwrap_or(DEFAULT_SIZE),
+        })
     }
 
     /// The data directory.
@@ -231,7 +333,8 @@ mod tests {
             "DISCORD_GUILD_ID" => Some("42".to_string()),
             "DISCORD_THREAD_PER_GAME" => Some("yes".to_string()),
             _ => None,
-        });
+        })
+        .unwrap();
         let d = c.discord_adapter(512).expect("a token configures Discord");
         assert_eq!(d.token, "t0k");
         assert_eq!(d.registration, bot_discord::Registration::Guild(42));
@@ -248,11 +351,13 @@ mod tests {
             "MATRIX_USER" => Some("@bot:example.org".to_string()),
             "MATRIX_PASSWORD" => Some("pw".to_string()),
             _ => None,
-        });
+        })
+        .unwrap();
         assert!(c.has_matrix());
         let e = c.matrix_adapter(640).unwrap_err().to_string();
         assert!(e.contains("MATRIX_HOMESERVER"), "{e}");
-        c.apply_env(|k| (k == "MATRIX_HOMESERVER").then(|| "https://m.example.org".to_string()));
+        c.apply_env(|k| (k == "MATRIX_HOMESERVER").then(|| "https://m.example.org".to_string()))
+            .unwrap();
         c.matrix.prefix = Some("?fb".into());
         let m = c.matrix_adapter(512).unwrap().expect("configured");
         assert_eq!(m.homeserver, "https://m.example.org");
@@ -260,8 +365,80 @@ mod tests {
         assert_eq!(m.board_size, 512);
         assert_eq!(m.state_dir, PathBuf::from("data").join("matrix"));
         assert!(matches!(m.login, bot_matrix::Login::Password { .. }));
-        c.apply_env(|k| (k == "MATRIX_ACCESS_TOKEN").then(|| "syt_x".to_string()));
+        c.apply_env(|k| (k == "MATRIX_ACCESS_TOKEN").then(|| "syt_x".to_string()))
+            .unwrap();
         let m = c.matrix_adapter(512).unwrap().unwrap();
         assert_eq!(m.login, bot_matrix::Login::AccessToken("syt_x".into()));
+    }
+
+    fn parse(text: &str) -> Config {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn board_sizes_out_of_range_are_refused_naming_the_key_and_the_range() {
+        for (text, key) in [
+            ("[render]\nsize = 0", "[render] size = 0"),
+            ("[render]\nsize = 5000", "[render] size = 5000"),
+            ("[render]\nsize = 159", "[render] size = 159"),
+            ("[discord]\nboard_size = 4", "[discord] board_size"),
+            ("[matrix]\nboard_size = 100000", "[matrix] board_size"),
+        ] {
+            let e = parse(text).validate().unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+            assert!(e.contains("160 to 2048"), "{text}: {e}");
+        }
+        for ok in [160, 768, 2048] {
+            let s = parse(&format!("[render]\nsize = {ok}")).validate().unwrap();
+            assert_eq!(s.size, ok);
+        }
+        assert_eq!(Config::default().validate().unwrap().size, DEFAULT_SIZE);
+        // The example's value is inside the range.
+        let example: Config = toml::from_str(include_str!("../../../config.example.toml")).unwrap();
+        example.validate().unwrap();
+    }
+
+    #[test]
+    fn other_nonsense_is_refused_at_start_naming_the_key() {
+        for (text, key) in [
+            ("[render]\ntheme = \"neon\"", "[render] theme"),
+            ("[store]\ndata_dir = \"\"", "[store] data_dir"),
+            (
+                "[store]\nurl = \"mysql://root:hunter2@db/x\"",
+                "[store] url",
+            ),
+            ("[discord]\ntoken = \"  \"", "[discord] token"),
+            ("[matrix]\nhomeserver = \"\"", "[matrix] homeserver"),
+        ] {
+            let e = parse(text).validate().unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+            assert!(!e.contains("hunter2"), "{e}");
+        }
+        // A negative size does not even parse, and toml names the key.
+        let e = toml::from_str::<Config>("[render]\nsize = -1")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("size"), "{e}");
+        // Environment values that do not read are refused, not ignored.
+        for (var, value) in [
+            ("DISCORD_BOARD_SIZE", "big"),
+            ("DISCORD_GUILD_ID", "my-server"),
+            ("DISCORD_THREAD_PER_GAME", "sometimes"),
+        ] {
+            let e = Config::default()
+                .apply_env(|k| (k == var).then(|| value.to_string()))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(var), "{e}");
+        }
+        let mut c = Config::default();
+        c.apply_env(|k| (k == "DISCORD_BOARD_SIZE").then(|| "9000".to_string()))
+            .unwrap();
+        assert!(
+            c.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("DISCORD_BOARD_SIZE")
+        );
     }
 }

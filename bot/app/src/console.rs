@@ -4,10 +4,18 @@
 //! player whose turn it is), or `--as NAME` makes every command come from one player, so two
 //! terminals on one database can play each other. Boards are printed as text and written as
 //! PNG files.
+//!
+//! Privacy: the shared-keyboard console prints every reply, labelling private ones
+//! (`[to black only] ...`): both players sit at it. A named console prints only what its
+//! player may see; what belongs to another player (his private lines and pictures, and the
+//! announcements of the shared `console` room) goes to that player's mailbox
+//! ([`crate::mailbox`]), which his console prints.
 
 use std::{
+    io::Write,
     path::{Path, PathBuf},
     sync::Arc,
+    time::Duration,
 };
 
 use bot_core::{
@@ -17,7 +25,15 @@ use bot_core::{
     reply::{Audience, Reply},
     store::{GameFilter, GameStore},
 };
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::{
+    input::{self, Input},
+    mailbox::{self, Mailboxes},
+    shutdown::Shutdown,
+};
+
+/// How often a named console looks for mail while it waits for input.
+const MAIL_POLL: Duration = Duration::from_millis(200);
 
 /// What the console needs besides the service.
 pub struct Console<S, C> {
@@ -25,6 +41,7 @@ pub struct Console<S, C> {
     place: Place,
     fixed: Option<String>,
     boards_dir: PathBuf,
+    mailboxes: Mailboxes,
     renderer: render::Renderer,
     theme: render::Theme,
     size: u32,
@@ -37,6 +54,16 @@ fn local(name: &str) -> Actor {
         id: PlayerId::new(Platform::Console, name),
         name: name.to_string(),
     }
+}
+
+/// Where one rendered reply goes.
+enum Route {
+    /// Printed here.
+    Here,
+    /// Printed here and put in the mailboxes of these other players.
+    HereAndTo(Vec<String>),
+    /// Only in this player's mailbox.
+    To(String),
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
@@ -53,6 +80,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             place: Place::room(Platform::Console, "console"),
             fixed,
             boards_dir: data_dir.join("boards"),
+            mailboxes: Mailboxes::new(data_dir),
             renderer: render::Renderer::new(),
             theme,
             size,
@@ -93,11 +121,18 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         local(&id.user)
     }
 
-    /// Handles one line and returns what to print.
+    /// Handles one line and returns what to print here (what belongs to other players has
+    /// gone to their mailboxes).
     pub async fn line(&self, text: &str) -> String {
+        let replies = self.respond(text).await;
+        self.route(&replies).await
+    }
+
+    /// The service's replies to one line.
+    async fn respond(&self, text: &str) -> Vec<Reply> {
         let text = text.trim();
         if text.is_empty() {
-            return String::new();
+            return Vec::new();
         }
         // `play VARIANT` (or `new VARIANT`) starts a local game at once.
         let words: Vec<&str> = text.split_whitespace().collect();
@@ -109,85 +144,141 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         {
             let white = local(LOCAL[0]);
             let black = local(LOCAL[1]);
-            let mut out = self
-                .render(
-                    &self
-                        .service
-                        .handle_text(
-                            &white,
-                            &self.place,
-                            &format!("challenge @black {}", words[1]),
-                        )
-                        .await,
+            let challenged = self
+                .service
+                .handle_text(
+                    &white,
+                    &self.place,
+                    &format!("challenge @black {}", words[1]),
                 )
                 .await;
-            if !out.contains("challenges") {
-                return out;
+            if !challenged.iter().any(|r| r.text.contains("challenges")) {
+                return challenged;
             }
-            out = self
-                .render(
-                    &self
-                        .service
-                        .handle_text(&black, &self.place, "accept")
-                        .await,
-                )
+            return self
+                .service
+                .handle_text(&black, &self.place, "accept")
                 .await;
-            return out;
         }
         let parsed = bot_core::command::parse(text).ok();
         let actor = self.actor_for(parsed.as_ref()).await;
-        let replies = self.service.handle_text(&actor, &self.place, text).await;
-        self.render(&replies).await
+        self.service.handle_text(&actor, &self.place, text).await
     }
 
-    async fn render(&self, replies: &[Reply]) -> String {
+    /// Where a reply goes. The shared keyboard prints everything; a named console prints
+    /// only what its player may see.
+    fn route_of(&self, reply: &Reply) -> Route {
+        let Some(me) = &self.fixed else {
+            return Route::Here;
+        };
+        match &reply.audience {
+            Audience::Actor => Route::Here,
+            Audience::Private(p) if p.platform == Platform::Console && &p.user == me => Route::Here,
+            Audience::Private(p) => Route::To(p.user.clone()),
+            Audience::Room => {
+                let mut others = self.mailboxes.members();
+                for p in &reply.mentions {
+                    if p.platform == Platform::Console && !others.contains(&p.user) {
+                        others.push(p.user.clone());
+                    }
+                }
+                others.retain(|u| u != me);
+                Route::HereAndTo(others)
+            }
+        }
+    }
+
+    /// Renders replies, prints (returns) what is for here and delivers the rest.
+    async fn route(&self, replies: &[Reply]) -> String {
         let mut out = String::new();
         for r in replies {
-            let text = r.render_text(|p| p.user.clone());
-            match &r.audience {
-                Audience::Private(p) => out.push_str(&format!("[to {} only] {text}\n", p.user)),
-                _ => out.push_str(&format!("{text}\n")),
-            }
-            if let Some(b) = &r.board {
-                let catalog = self.service.catalog();
-                let glass = bot_core::service::is_glass(&b.variant);
-                if glass {
-                    if let Some(t) = bot_core::text::glass_board(&b.state) {
-                        out.push_str(&t);
-                        out.push('\n');
+            let route = self.route_of(r);
+            let chunk = self.render(r).await;
+            match route {
+                Route::Here => out.push_str(&chunk),
+                Route::HereAndTo(others) => {
+                    out.push_str(&chunk);
+                    for user in others {
+                        self.post(&user, &chunk, &mut out);
                     }
-                } else if let Ok(v) = catalog.get(&b.variant)
-                    && let Ok(pos) = rules::fen::position(&v, &b.state)
-                {
-                    out.push_str(&bot_core::text::board(&pos));
-                    out.push('\n');
                 }
-                match bot_core::picture::png(b, catalog, &self.renderer, &self.theme, self.size) {
-                    Ok(png) => {
-                        // Looking-Glass: one picture per player's world, and the reveal.
-                        let name = match (&r.audience, glass) {
-                            (Audience::Private(p), true) => {
-                                format!("game-{}-{}.png", b.game, p.user)
-                            }
-                            _ => format!("game-{}.png", b.game),
-                        };
-                        let path = self.boards_dir.join(name);
-                        let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()
-                            && tokio::fs::write(&path, png).await.is_ok();
-                        if written {
-                            out.push_str(&format!("(board picture: {})\n", path.display()));
-                        }
-                    }
-                    Err(e) => out.push_str(&format!("(no board picture: {e})\n")),
-                }
+                Route::To(user) => self.post(&user, &chunk, &mut out),
             }
         }
         out
     }
 
-    /// Reads commands until end of input or Ctrl-C.
-    pub async fn run(self) -> anyhow::Result<()> {
-        let mut stdout = tokio::io::stdout();
+    /// Puts `chunk` in `user`'s mailbox; a failure is said here (without the contents).
+    fn post(&self, user: &str, chunk: &str, out: &mut String) {
+        if let Err(e) = self.mailboxes.deliver(user, chunk) {
+            tracing::error!("{e:#}");
+            out.push_str(&format!("(could not pass a message on to {user}: {e:#})\n"));
+        }
+    }
+
+    /// One reply as console text: the line (labelled when private), the board as text, and
+    /// the picture file. A private picture is written under its player's name only.
+    async fn render(&self, r: &Reply) -> String {
+        let mut out = String::new();
+        let text = r.render_text(|p| p.user.clone());
+        match &r.audience {
+            Audience::Private(p) => out.push_str(&format!("[to {} only] {text}\n", p.user)),
+            _ => out.push_str(&format!("{text}\n")),
+        }
+        let Some(b) = &r.board else {
+            return out;
+        };
+        let catalog = self.service.catalog();
+        if bot_core::service::is_glass(&b.variant) {
+            if let Some(t) = bot_core::text::glass_board(&b.state) {
+                out.push_str(&t);
+                out.push('\n');
+            }
+        } else if let Ok(v) = catalog.get(&b.variant)
+            && let Ok(pos) = rules::fen::position(&v, &b.state)
+        {
+            out.push_str(&bot_core::text::board(&pos));
+            out.push('\n');
+        }
+        match bot_core::picture::png(b, catalog, &self.renderer, &self.theme, self.size) {
+            Ok(png) => {
+                // Looking-Glass: one picture per player's world, and the reveal.
+                let name = match &r.audience {
+                    Audience::Private(p) => {
+                        format!("game-{}-{}.png", b.game, mailbox::file_name(&p.user))
+                    }
+                    _ => format!("game-{}.png", b.game),
+                };
+                let path = self.boards_dir.join(name);
+                let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()
+                    && tokio::fs::write(&path, png).await.is_ok();
+                if written {
+                    out.push_str(&format!("(board picture: {})\n", path.display()));
+                }
+            }
+            Err(e) => out.push_str(&format!("(no board picture: {e})\n")),
+        }
+        out
+    }
+
+    /// What other consoles left for this player since he last looked (named mode only).
+    pub fn mail(&self) -> String {
+        let Some(me) = &self.fixed else {
+            return String::new();
+        };
+        self.mailboxes.take(me).unwrap_or_else(|e| {
+            tracing::error!("{e:#}");
+            String::new()
+        })
+    }
+
+    /// Reads commands until end of input, `quit`, or a stop request (SIGTERM, SIGINT). A
+    /// line being handled when the stop comes is finished and its reply printed; a console
+    /// waiting for input quits at once.
+    ///
+    /// # Errors
+    /// When the output cannot be written or the mailbox cannot be created.
+    pub async fn run(self, stop: Shutdown) -> anyhow::Result<()> {
         let greeting = match &self.fixed {
             Some(name) => format!(
                 "fairybot console — you are {name}. Type `help`; challenge someone with `challenge @NAME VARIANT`.\n"
@@ -197,29 +288,52 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                      such as `e4` or `e2e4`. `help` lists every command; Ctrl-D or Ctrl-C quits.\n"
                 .to_string(),
         };
-        stdout.write_all(greeting.as_bytes()).await?;
+        if let Some(name) = &self.fixed {
+            self.mailboxes.join(name)?;
+        }
+        let mut stdout = std::io::stdout();
+        stdout.write_all(greeting.as_bytes())?;
         if let Some(g) = self.active_game().await {
-            stdout
-                .write_all(format!("Resuming game {} ({}).\n", g.id, g.variant).as_bytes())
-                .await?;
+            stdout.write_all(format!("Resuming game {} ({}).\n", g.id, g.variant).as_bytes())?;
         }
-        let mut lines = BufReader::new(tokio::io::stdin()).lines();
+        stdout.write_all(self.mail().as_bytes())?;
+        let mut lines = input::spawn_stdin();
+        let mut poll = tokio::time::interval(MAIL_POLL);
+        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut prompt = true;
         loop {
-            let prompt = format!("{}> ", self.actor_for(None).await.name);
-            stdout.write_all(prompt.as_bytes()).await?;
-            stdout.flush().await?;
-            let line = tokio::select! {
-                l = lines.next_line() => l?,
-                _ = tokio::signal::ctrl_c() => None,
-            };
-            let Some(line) = line else { break };
-            if matches!(line.trim(), "quit" | "exit") {
-                break;
+            if prompt {
+                let text = format!("{}> ", self.actor_for(None).await.name);
+                stdout.write_all(text.as_bytes())?;
+                stdout.flush()?;
             }
-            let out = self.line(&line).await;
-            stdout.write_all(out.as_bytes()).await?;
+            // Stopping wins over everything: no new work once it is asked for. The handling of
+            // a line is outside the select, so it is never cut short.
+            let input = tokio::select! {
+                biased;
+                () = stop.requested() => break,
+                line = lines.recv() => line,
+                _ = poll.tick(), if self.fixed.is_some() => {
+                    let mail = self.mail();
+                    prompt = !mail.is_empty();
+                    if prompt {
+                        stdout.write_all(format!("\n{mail}").as_bytes())?;
+                    }
+                    continue;
+                }
+            };
+            let Some(input) = input else { break };
+            let out = match input {
+                Input::Line(line) if matches!(line.trim(), "quit" | "exit") => break,
+                Input::Line(line) => self.line(&line).await,
+                refused => refused.refusal().unwrap_or_default(),
+            };
+            let mail = self.mail();
+            stdout.write_all(format!("{out}{mail}").as_bytes())?;
+            prompt = true;
         }
-        stdout.write_all(b"\nbye\n").await?;
+        stdout.write_all(b"\nbye\n")?;
+        stdout.flush()?;
         Ok(())
     }
 }
@@ -359,3 +473,7 @@ mod tests {
         assert!(bob.line("e5").await.contains("bob plays e5"));
     }
 }
+
+#[cfg(test)]
+#[path = "console_glass_tests.rs"]
+mod glass_tests;

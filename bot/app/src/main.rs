@@ -6,13 +6,16 @@
 
 mod config;
 mod console;
+mod input;
+mod mailbox;
+mod shutdown;
 
-use std::{path::PathBuf, sync::Arc};
+use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
 use bot_core::{GameService, SystemClock};
 use bot_store::SqlStore;
-use tokio::sync::watch;
+use shutdown::Shutdown;
 
 const USAGE: &str = "usage: fairybot [--config PATH] [--data DIR] [--as NAME]
   --config PATH  configuration file (default: fairybot.toml if present; see config.example.toml)
@@ -52,7 +55,27 @@ fn args() -> anyhow::Result<Args> {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
+    // First of all, so that a SIGTERM during start-up is a request to stop, not a kill.
+    let stop = match Shutdown::on_signals() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fairybot: cannot install the signal handlers: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(stop).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One message, every cause on one line: "cannot open the store: <file> is not a
+            // SQLite database: ...".
+            eprintln!("fairybot: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(stop: Shutdown) -> anyhow::Result<()> {
     let args = args()?;
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -65,14 +88,16 @@ async fn main() -> anyhow::Result<()> {
     if let Some(d) = args.data {
         config.store.data_dir = Some(d);
     }
+    // Every value is checked before anything is opened or connected.
+    let settings = config.validate()?;
     let data_dir = config.data_dir();
     let store = match &config.store.url {
         Some(url) => SqlStore::connect(url)
             .await
-            .with_context(|| format!("cannot open the store at {url}"))?,
+            .context("cannot open the store named by [store] url / FAIRYBOT_DATABASE_URL")?,
         None => SqlStore::open_sqlite(data_dir.join("fairybot.db"))
             .await
-            .with_context(|| format!("cannot open the store in {}", data_dir.display()))?,
+            .context("cannot open the store")?,
     };
     let catalog = Arc::new(rules::Catalog::builtin());
     let service = Arc::new(GameService::new(
@@ -80,54 +105,42 @@ async fn main() -> anyhow::Result<()> {
         SystemClock,
         catalog.clone(),
     ));
-    let theme_name = config
-        .render
-        .theme
-        .clone()
-        .unwrap_or_else(|| "light".into());
-    let theme = render::Theme::by_name(&theme_name).with_context(|| {
-        format!("unknown theme {theme_name:?}: use light, dark or colour-blind")
-    })?;
-    let size = config.render.size.unwrap_or(768);
+    let (theme, size) = (settings.theme, settings.size);
 
     let matrix = config.matrix_adapter(size)?;
     let discord = config.discord_adapter(size);
     if matrix.is_some() || discord.is_some() {
-        let result = run_chat(matrix, discord, service, catalog, theme).await;
+        let result = run_chat(matrix, discord, service, catalog, theme, stop).await;
         store.close().await;
         return result;
     }
     let result = console::Console::new(service, args.as_player, &data_dir, theme, size)
-        .run()
+        .run(stop)
         .await;
     store.close().await;
     result
 }
 
-/// Runs the configured chat adapters until Ctrl-C (or until one fails). Ctrl-C stops Discord
-/// between events and lets Matrix finish the commands of its current sync; every
-/// acknowledged move is already durable, so closing the store is all the cleanup there is.
+/// Runs the configured chat adapters until SIGTERM or SIGINT (or until one fails). On a stop
+/// both stop taking new commands and answer the ones in flight: Matrix finishes the commands
+/// of its current sync, Discord waits (up to its grace period) for the interactions being
+/// handled. Every acknowledged move is already durable, so closing the store is all the
+/// cleanup there is.
 async fn run_chat(
     matrix: Option<bot_matrix::MatrixConfig>,
     discord: Option<bot_discord::DiscordConfig>,
     service: Arc<GameService<SqlStore, SystemClock>>,
     catalog: Arc<rules::Catalog>,
     theme: render::Theme,
+    stop: Shutdown,
 ) -> anyhow::Result<()> {
     let renderer = Arc::new(render::Renderer::new());
-    let (stop, stopping) = watch::channel(false);
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            tracing::info!("Ctrl-C: stopping");
-            let _ = stop.send(true);
-        }
-    });
     let matrix_run = {
-        let (service, catalog, renderer, stopping) = (
+        let (service, catalog, renderer, stop) = (
             service.clone(),
             catalog.clone(),
             renderer.clone(),
-            stopping.clone(),
+            stop.clone(),
         );
         async move {
             let Some(config) = matrix else {
@@ -138,7 +151,7 @@ async fn run_chat(
                 config.homeserver,
                 config.state_dir.display()
             );
-            bot_matrix::run(config, service, catalog, renderer, theme, stopped(stopping))
+            bot_matrix::run(config, service, catalog, renderer, theme, stop.requested())
                 .await
                 .context("Matrix stopped")
         }
@@ -154,15 +167,9 @@ async fn run_chat(
                 _ => "globally".into(),
             }
         );
-        tokio::select! {
-            r = bot_discord::run(discord, service, catalog, renderer) => r.context("Discord stopped"),
-            () = stopped(stopping) => Ok(()),
-        }
+        bot_discord::run(discord, service, catalog, renderer, stop.requested())
+            .await
+            .context("Discord stopped")
     };
     tokio::try_join!(matrix_run, discord_run).map(|_| ())
-}
-
-/// Completes when Ctrl-C was pressed.
-async fn stopped(mut stopping: watch::Receiver<bool>) {
-    let _ = stopping.wait_for(|s| *s).await;
 }

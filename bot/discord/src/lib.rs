@@ -10,6 +10,7 @@ pub mod moves;
 
 mod commands;
 mod deliver;
+mod drain;
 
 use std::{future::Future, pin::Pin, sync::Arc};
 
@@ -24,6 +25,7 @@ use poise::serenity_prelude as serenity;
 use rules::{Catalog, Position, notation};
 
 pub use convert::ComponentId;
+pub use drain::{Drain, GRACE, serve};
 
 /// The error type of commands and handlers.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -222,6 +224,7 @@ pub struct Bot {
     board_size: u32,
     threads: bool,
     defer_after: std::time::Duration,
+    drain: Drain,
 }
 
 impl std::fmt::Debug for Bot {
@@ -248,7 +251,14 @@ impl Bot {
             board_size,
             threads: false,
             defer_after: std::time::Duration::from_secs(2),
+            drain: Drain::default(),
         }
+    }
+
+    /// The count of interactions being handled by clients made from this bot, for
+    /// [`serve`] to wait on at shutdown.
+    pub fn drain(&self) -> Drain {
+        self.drain.clone()
     }
 
     /// How long the core may take before the interaction is deferred (Discord wants an answer
@@ -285,6 +295,7 @@ pub async fn client(
     registration: Registration,
     bot: Bot,
 ) -> Result<serenity::Client, DiscordError> {
+    let drain = bot.drain();
     let framework = poise::Framework::builder()
         .options(poise::FrameworkOptions {
             commands: commands(),
@@ -308,11 +319,13 @@ pub async fn client(
         })
         .build();
     Ok(serenity::ClientBuilder::new_with_http(http, intents())
-        .framework(framework)
+        .framework(drain::Tracked::new(framework, drain))
         .await?)
 }
 
-/// Runs fairybot on Discord until the connection ends for good.
+/// Runs fairybot on Discord until `stop` completes or the connection ends for good. On `stop`
+/// new interactions are refused with a short notice, the ones being handled are finished and
+/// answered (waiting at most [`GRACE`]), then the gateway is closed.
 ///
 /// # Errors
 /// When the client cannot start (bad token, network) or stops with an error.
@@ -321,13 +334,14 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     service: Arc<GameService<S, C>>,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
+    stop: impl Future<Output = ()>,
 ) -> Result<(), DiscordError> {
     let http = serenity::HttpBuilder::new(&config.token).build();
     let bot = Bot::new(service, catalog, renderer, config.board_size)
         .with_thread_per_game(config.thread_per_game);
-    let mut client = client(http, config.registration, bot).await?;
-    client.start().await?;
-    Ok(())
+    let drain = bot.drain();
+    let client = client(http, config.registration, bot).await?;
+    serve(client, drain, stop, GRACE).await
 }
 
 #[cfg(test)]

@@ -799,3 +799,74 @@ async fn looking_glass_game_by_direct_messages() {
     }
     assert!(fake.dm_messages_to(ids::CAROL).is_empty());
 }
+
+/// A stop while an interaction is being handled: a new one is refused with a notice, the one
+/// in flight is answered, and only then does `serve` return.
+#[tokio::test]
+async fn a_stop_answers_the_interactions_in_flight_and_refuses_new_ones() {
+    let fake = FakeDiscord::start().await;
+    let catalog = Arc::new(Catalog::builtin());
+    let service = Arc::new(GameService::new(
+        MemoryStore::new(),
+        SystemClock,
+        catalog.clone(),
+    ));
+    let bot = Bot::new(
+        Arc::new(WithDm(service)),
+        catalog,
+        Arc::new(render::Renderer::new()),
+        320,
+    )
+    .with_defer_after(Duration::from_millis(300));
+    let drain = bot.drain();
+    let client = bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
+        .await
+        .expect("client builds");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(bot_discord::serve(
+        client,
+        drain.clone(),
+        async move {
+            let _ = stopped.await;
+        },
+        Duration::from_secs(10),
+    ));
+    fake.wait_guild_commands(ids::GUILD)
+        .await
+        .expect("commands registered");
+
+    // The slow command is deferred after 300 ms and answered after 1.3 s: in flight between.
+    let slow = fake.slash("help").string("command", "slow").send();
+    let cb = fake.wait_callback(&slow).await.unwrap();
+    assert_eq!(cb.kind, callback_type::DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE);
+    assert_eq!(drain.in_flight(), 1);
+    stop.send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    let late = fake.slash("help").send();
+    let refused = fake.wait_callback(&late).await.unwrap();
+    assert!(refused.is_ephemeral());
+    assert!(
+        refused.content().unwrap().contains("restarting"),
+        "{:?}",
+        refused.content()
+    );
+
+    tokio::time::timeout(Duration::from_secs(15), serving)
+        .await
+        .expect("serve returns")
+        .unwrap()
+        .unwrap();
+    // By the time `serve` returned, the slow answer had been given.
+    let answered = fake
+        .wait_until("the slow answer", Duration::from_millis(1), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.interaction_id() == Some(slow.id) && !m.is_loading())
+                .map(|m| m.content.clone())
+        })
+        .await
+        .expect("answered before serve returned");
+    assert_eq!(answered, "Slow but done.");
+    assert_eq!(drain.in_flight(), 0);
+}

@@ -7,7 +7,7 @@ use std::{
 };
 
 use sqlx::{
-    AnyPool,
+    AnyConnection, AnyPool, AssertSqlSafe, Connection,
     any::{AnyPoolOptions, install_default_drivers},
     migrate::{MigrateError, Migrator},
 };
@@ -26,7 +26,7 @@ pub enum Backend {
     Postgres,
 }
 
-/// Why a store could not be opened.
+/// Why a store could not be opened. Each message names the file or backend and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     /// The URL names no supported backend. Only the scheme is kept: URLs carry passwords.
@@ -36,26 +36,55 @@ pub enum OpenError {
     #[error("the database path {0:?} is not valid UTF-8")]
     NonUtf8Path(PathBuf),
     /// The directory for the SQLite file could not be created.
-    #[error("cannot create the data directory {path:?}")]
+    #[error("cannot create the data directory {}: {source}", path.display())]
     DataDir {
         /// The directory.
         path: PathBuf,
         /// Why.
-        #[source]
         source: std::io::Error,
     },
+    /// The SQLite file exists but is something else (garbage, another format, an encrypted
+    /// database). Nothing is written to it: it may be someone's data.
+    #[error(
+        "{} is not a SQLite database: move it away or point --data / [store] at another \
+         directory",
+        path.display()
+    )]
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The SQLite file (or its directory) cannot be written: every move is a write.
+    #[error(
+        "the database {} is read-only ({reason}): make it and its directory writable for this \
+         user",
+        path.display()
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+    /// The SQLite file cannot be opened or created for another reason.
+    #[error("cannot open the database {}: {reason}", path.display())]
+    File {
+        /// The file (or directory entry) in question.
+        path: PathBuf,
+        /// What the system or SQLite said.
+        reason: String,
+    },
     /// Connecting or configuring the connection failed.
-    #[error("cannot open the {backend:?} database")]
+    #[error("cannot open the {backend:?} database: {source}")]
     Connect {
         /// The backend being opened.
         backend: Backend,
         /// Why.
-        #[source]
         source: sqlx::Error,
     },
     /// The schema migrations failed (for example a database migrated by a newer fairybot).
-    #[error("cannot migrate the database schema")]
-    Migrate(#[source] MigrateError),
+    #[error("cannot migrate the database schema: {0}")]
+    Migrate(MigrateError),
 }
 
 /// The SQL game store. Cheap to clone: clones share one connection pool.
@@ -71,10 +100,16 @@ pub struct SqlStore {
     pub(crate) write_gate: Arc<tokio::sync::Mutex<()>>,
 }
 
+/// The first bytes of every SQLite 3 database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
 impl SqlStore {
     /// Open (creating if needed) the SQLite database file at `path`, creating its directory,
     /// and migrate it. The file is put in WAL mode and every connection uses
     /// `synchronous=FULL`, so each acknowledged write survives a crash.
+    ///
+    /// A file that is not a database, or that cannot be written, is refused at once with an
+    /// error naming it (before any pool is built: a pool would retry for its whole time-out).
     pub async fn open_sqlite(path: impl AsRef<Path>) -> Result<Self, OpenError> {
         let path = std::path::absolute(path.as_ref()).map_err(|source| OpenError::DataDir {
             path: path.as_ref().to_owned(),
@@ -86,6 +121,7 @@ impl SqlStore {
                 source,
             })?;
         }
+        check_sqlite_file(&path)?;
         let text = path
             .to_str()
             .ok_or_else(|| OpenError::NonUtf8Path(path.clone()))?;
@@ -94,6 +130,12 @@ impl SqlStore {
 
     /// Connect to `url` and migrate: `sqlite:FILE?mode=rwc`, `sqlite::memory:` (one connection,
     /// since each `:memory:` connection is its own database), or `postgres://…`.
+    ///
+    /// Several processes may open one new database at the same time: the schema is migrated
+    /// under a lock (SQLite: an exclusive transaction around the whole migration, in which the
+    /// applied migrations are read again; PostgreSQL: sqlx's advisory lock, taken before the
+    /// migrations table is created), so exactly one of them migrates and the others find the
+    /// work done.
     pub async fn connect(url: &str) -> Result<Self, OpenError> {
         install_default_drivers();
         let backend = if url.starts_with("sqlite:") {
@@ -106,7 +148,17 @@ impl SqlStore {
         };
         let in_memory =
             backend == Backend::Sqlite && (url.contains(":memory:") || url.contains("mode=memory"));
-        let connect_error = |source| OpenError::Connect { backend, source };
+        let connect_error = |source| classify(backend, url, source);
+
+        // One connection of our own first: it reports a bad file or server at once (a pool
+        // retries until its acquire time-out), and it is the one that migrates, under a lock.
+        // An in-memory database is private to its connection, so the pool migrates it instead.
+        if !in_memory {
+            let mut conn = AnyConnection::connect(url).await.map_err(connect_error)?;
+            let migrated = prepare_and_migrate(&mut conn, backend, url).await;
+            let _ = conn.close().await;
+            migrated?;
+        }
 
         let mut options = AnyPoolOptions::new();
         options = match backend {
@@ -121,50 +173,20 @@ impl SqlStore {
             Backend::Postgres => options.max_connections(8),
         };
         if backend == Backend::Sqlite {
-            options = options.after_connect(|conn, _meta| {
-                Box::pin(async move {
-                    // Per-connection settings (sqlx's defaults are the same today, but the
-                    // durability promise should not rest on a library default).
-                    sqlx::query("PRAGMA synchronous = FULL")
-                        .execute(&mut *conn)
-                        .await?;
-                    sqlx::query("PRAGMA foreign_keys = ON")
-                        .execute(&mut *conn)
-                        .await?;
-                    // Write transactions start with BEGIN IMMEDIATE, which waits up to 5 s for
-                    // another connection's write lock instead of failing at once; writes take
-                    // milliseconds, so waiting longer would mean something is stuck.
-                    sqlx::query("PRAGMA busy_timeout = 5000")
-                        .execute(&mut *conn)
-                        .await?;
-                    Ok(())
-                })
-            });
+            options = options
+                .after_connect(|conn, _meta| Box::pin(async move { configure_sqlite(conn).await }));
         }
         let pool = options
             .acquire_timeout(Duration::from_secs(30))
             .connect(url)
             .await
             .map_err(connect_error)?;
-
-        if backend == Backend::Sqlite && !in_memory {
-            // WAL is a property of the file, set once; readers then never block the writer.
-            let mode: String = sqlx::query_scalar("PRAGMA journal_mode = WAL")
-                .fetch_one(&pool)
+        if in_memory {
+            SQLITE_MIGRATIONS
+                .run(&pool)
                 .await
-                .map_err(connect_error)?;
-            if !mode.eq_ignore_ascii_case("wal") {
-                return Err(connect_error(sqlx::Error::Configuration(
-                    format!("SQLite refused WAL mode (journal_mode is {mode})").into(),
-                )));
-            }
+                .map_err(OpenError::Migrate)?;
         }
-
-        let migrator = match backend {
-            Backend::Sqlite => &SQLITE_MIGRATIONS,
-            Backend::Postgres => &POSTGRES_MIGRATIONS,
-        };
-        migrator.run(&pool).await.map_err(OpenError::Migrate)?;
         Ok(SqlStore {
             pool,
             backend,
@@ -190,6 +212,167 @@ impl SqlStore {
     }
 }
 
+/// Per-connection SQLite settings (sqlx's defaults are the same today, but the durability
+/// promise should not rest on a library default).
+async fn configure_sqlite(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("PRAGMA synchronous = FULL")
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("PRAGMA foreign_keys = ON")
+        .execute(&mut *conn)
+        .await?;
+    // Write transactions start with BEGIN IMMEDIATE, which waits up to 5 s for another
+    // connection's write lock instead of failing at once; writes take milliseconds, so
+    // waiting longer would mean something is stuck.
+    sqlx::query("PRAGMA busy_timeout = 5000")
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// On the opening connection: SQLite settings and WAL, then the migrations under a lock.
+async fn prepare_and_migrate(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    url: &str,
+) -> Result<(), OpenError> {
+    let failed = |source| classify(backend, url, source);
+    match backend {
+        Backend::Sqlite => {
+            configure_sqlite(conn).await.map_err(failed)?;
+            // WAL is a property of the file, set once; readers then never block the writer.
+            let mode: String = sqlx::query_scalar("PRAGMA journal_mode = WAL")
+                .fetch_one(&mut *conn)
+                .await
+                .map_err(failed)?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(failed(sqlx::Error::Configuration(
+                    format!("SQLite refused WAL mode (journal_mode is {mode})").into(),
+                )));
+            }
+            // sqlx's SQLite migrator takes no lock: two processes would both find a migration
+            // missing and both run it ("table players already exists"). An exclusive
+            // transaction (waiting up to busy_timeout for another process's) makes the
+            // whole check-and-apply one step; each migration runs in a savepoint inside it.
+            let mut tx = conn.begin_with("BEGIN EXCLUSIVE").await.map_err(failed)?;
+            // `run_direct` on the connection: `run` goes through `Acquire`, whose future is
+            // not `Send` for every lifetime, and the store is opened inside spawned tasks.
+            SQLITE_MIGRATIONS
+                .run_direct(None, &mut *tx, false)
+                .await
+                .map_err(OpenError::Migrate)?;
+            // A database that is already migrated needs no write above; prove now that it
+            // can be written (a read-only file or connection fails here, not at the first
+            // move): rewriting the header's user version is a write that changes nothing.
+            let version: i64 = sqlx::query_scalar("PRAGMA user_version")
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(failed)?;
+            sqlx::query(AssertSqlSafe(format!("PRAGMA user_version = {version}")))
+                .execute(&mut *tx)
+                .await
+                .map_err(failed)?;
+            tx.commit().await.map_err(failed)?;
+        }
+        // sqlx's PostgreSQL migrator holds `pg_advisory_lock` (keyed by the database name)
+        // from before it creates `_sqlx_migrations` until it is done.
+        Backend::Postgres => POSTGRES_MIGRATIONS
+            .run_direct(None, conn, false)
+            .await
+            .map_err(OpenError::Migrate)?,
+    }
+    Ok(())
+}
+
+/// Refuses, before SQLite sees it, a file that is not a database or cannot be written, and a
+/// file that cannot be created: SQLite would report these only on first use, and vaguely.
+fn check_sqlite_file(path: &Path) -> Result<(), OpenError> {
+    use std::io::{ErrorKind, Read};
+    let file_error = |e: std::io::Error| match e.kind() {
+        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => OpenError::ReadOnly {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        },
+        _ => OpenError::File {
+            path: path.to_owned(),
+            reason: e.to_string(),
+        },
+    };
+    if path.is_dir() {
+        return Err(OpenError::File {
+            path: path.to_owned(),
+            reason: "it is a directory, not a file".into(),
+        });
+    }
+    // Opening for writing (creating if missing, which SQLite would do anyway: an empty file is
+    // a new database) is what every move will need.
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(file_error)?;
+    let mut header = Vec::with_capacity(SQLITE_HEADER.len());
+    (&mut file)
+        .take(SQLITE_HEADER.len() as u64)
+        .read_to_end(&mut header)
+        .map_err(file_error)?;
+    if !header.is_empty() && header.as_slice() != SQLITE_HEADER {
+        return Err(OpenError::NotADatabase {
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The SQLite file named by a `sqlite:` URL, for messages.
+fn sqlite_path(url: &str) -> PathBuf {
+    let rest = url.trim_start_matches("sqlite:").trim_start_matches("//");
+    let encoded = rest.split('?').next().unwrap_or(rest).as_bytes();
+    let mut bytes = Vec::with_capacity(encoded.len());
+    let mut i = 0;
+    while i < encoded.len() {
+        let hex = encoded
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (encoded[i], hex) {
+            (b'%', Some(b)) => {
+                bytes.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                bytes.push(b);
+                i += 1;
+            }
+        }
+    }
+    PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Turns a connection error into one that says what is wrong with which file. SQLite's result
+/// codes (the primary code is the low byte of the extended one) tell the cases apart.
+fn classify(backend: Backend, url: &str, source: sqlx::Error) -> OpenError {
+    if backend == Backend::Sqlite
+        && let sqlx::Error::Database(db) = &source
+        && let Some(code) = db.code().and_then(|c| c.parse::<i32>().ok())
+    {
+        let path = sqlite_path(url);
+        let reason = db.message().to_owned();
+        match code & 0xff {
+            // SQLITE_NOTADB
+            26 => return OpenError::NotADatabase { path },
+            // SQLITE_READONLY, SQLITE_PERM
+            8 | 3 => return OpenError::ReadOnly { path, reason },
+            // SQLITE_CANTOPEN, SQLITE_AUTH
+            14 | 23 => return OpenError::File { path, reason },
+            _ => {}
+        }
+    }
+    OpenError::Connect { backend, source }
+}
+
 /// Percent-encode a file path for a `sqlite://` URL: sqlx decodes the path, so `%`, `?`, `#`
 /// and spaces in directory names must not be taken literally.
 fn url_encode_path(path: &str) -> String {
@@ -207,10 +390,15 @@ fn url_encode_path(path: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::url_encode_path;
+    use super::{sqlite_path, url_encode_path};
 
     #[test]
     fn paths_are_percent_encoded() {
+        let odd = "/my data/50%?#é.db";
+        assert_eq!(
+            sqlite_path(&format!("sqlite://{}?mode=rwc", url_encode_path(odd))),
+            std::path::PathBuf::from(odd)
+        );
         assert_eq!(url_encode_path("/data/games.db"), "/data/games.db");
         assert_eq!(
             url_encode_path("/my data/50%?#é.db"),

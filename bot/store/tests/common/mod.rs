@@ -67,8 +67,8 @@ impl PgSchemas {
         }
     }
 
-    /// A new empty schema and a migrated store whose connections use it.
-    pub async fn store(&self) -> SqlStore {
+    /// A new empty schema: its name and a URL whose connections use it.
+    pub async fn empty(&self) -> (String, String) {
         let schema = format!(
             "{}_{}",
             self.prefix,
@@ -80,6 +80,12 @@ impl PgSchemas {
             .expect("create test schema");
         let sep = if self.url.contains('?') { '&' } else { '?' };
         let url = format!("{}{sep}options[search_path]={schema}", self.url);
+        (schema, url)
+    }
+
+    /// A new empty schema and a migrated store whose connections use it.
+    pub async fn store(&self) -> SqlStore {
+        let (_, url) = self.empty().await;
         SqlStore::connect(&url)
             .await
             .expect("open PostgreSQL store")

@@ -1,0 +1,399 @@
+//! The real `fairybot` binary as a user (or a supervisor) drives it: bad input bytes, huge
+//! lines, SIGTERM in the middle of a move, Ctrl-C at an idle prompt, bad database files and
+//! configuration, and several processes starting together on one new database.
+
+use std::{
+    io::{Read, Write},
+    path::Path,
+    process::{Child, Command, ExitStatus, Stdio},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use sqlx::{Connection, sqlite::SqliteConnection};
+
+const BIN: &str = env!("CARGO_BIN_EXE_fairybot");
+
+fn fairybot(data: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.arg("--data")
+        .arg(data)
+        // No fairybot.toml of the working directory, no chat platform from the environment.
+        .current_dir(data.parent().unwrap())
+        .env_remove("DISCORD_TOKEN")
+        .env_remove("MATRIX_USER")
+        .env_remove("MATRIX_ACCESS_TOKEN")
+        .env_remove("FAIRYBOT_DATABASE_URL")
+        .env_remove("FAIRYBOT_DATA_DIR")
+        .env("RUST_LOG", "warn");
+    c
+}
+
+/// Runs to the end with `input` on stdin; (status, stdout, stderr, how long it took).
+fn run_with(data: &Path, input: &[u8]) -> (ExitStatus, String, String, Duration) {
+    let started = Instant::now();
+    let mut child = fairybot(data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The console may refuse to read on (it must not, but then the test should fail on
+        // the output, not hang here).
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        started.elapsed(),
+    )
+}
+
+/// Collects a child's stdout on a thread; `wait_for` waits until it contains a text.
+struct Output {
+    rx: mpsc::Receiver<Vec<u8>>,
+    seen: Vec<u8>,
+}
+
+impl Output {
+    fn of(child: &mut Child) -> Output {
+        let mut out = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = out.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Output {
+            rx,
+            seen: Vec::new(),
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.seen).into_owned()
+    }
+
+    fn wait_for(&mut self, what: &str, within: Duration) -> bool {
+        let end = Instant::now() + within;
+        while !self.text().contains(what) {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left) {
+                Ok(bytes) => self.seen.extend(bytes),
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+
+    fn rest(&mut self, within: Duration) {
+        let end = Instant::now() + within;
+        while let Ok(bytes) = self
+            .rx
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+        {
+            self.seen.extend(bytes);
+        }
+    }
+}
+
+fn signal(child: &Child, name: &str) {
+    let ok = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill -{name} failed");
+}
+
+fn wait_exit(child: &mut Child, within: Duration) -> Option<ExitStatus> {
+    let end = Instant::now() + within;
+    while Instant::now() < end {
+        if let Some(s) = child.try_wait().unwrap() {
+            return Some(s);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    None
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_refused_and_the_console_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (status, out, err, _) = run_with(&data, b"play chess\ne4\n\xff\xfe\nboard\n");
+    assert!(status.success(), "{status}: {err}\n{out}");
+    let refused = out.find("not valid UTF-8").expect(&out);
+    // `board` after the bad line was answered: the board is printed again after it.
+    let after = &out[refused..];
+    assert!(after.contains("R N B Q K B N R"), "{out}");
+}
+
+#[test]
+fn a_megabyte_line_is_refused_quickly_with_a_short_quote() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut input = b"play chess\n".to_vec();
+    input.extend(std::iter::repeat_n(b'e', 1 << 20));
+    input.extend_from_slice(b"\ne4\n");
+    let (status, out, err, took) = run_with(&data, &input);
+    assert!(status.success(), "{status}: {err}");
+    assert!(
+        out.contains("1048576 bytes long"),
+        "{}",
+        &out[..out.len().min(2000)]
+    );
+    assert!(out.contains("white plays e4"), "the console went on: {out}");
+    // The refusal quotes a prefix, not the line.
+    assert!(out.len() < 20_000, "{} bytes of output", out.len());
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+/// SIGTERM while a move is being handled: the move is finished, answered, and the process
+/// exits 0. To have the move surely in flight when the signal comes, the test holds SQLite's
+/// write lock, so the move waits to be stored; the lock is let go after the signal.
+#[tokio::test]
+async fn sigterm_in_the_middle_of_a_move_answers_it_then_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut child = fairybot(&data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = Output::of(&mut child);
+    stdin.write_all(b"play chess\n").unwrap();
+    assert!(
+        out.wait_for("white> ", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    assert!(out.wait_for("Game 1 starts", Duration::from_secs(5)));
+
+    let url = format!("sqlite://{}", data.join("fairybot.db").display());
+    let mut lock = SqliteConnection::connect(&url).await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut lock)
+        .await
+        .unwrap();
+    stdin.write_all(b"e4\n").unwrap();
+    stdin.flush().unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(
+        !out.text().contains("plays e4"),
+        "the move should be waiting for the lock"
+    );
+    signal(&child, "TERM");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the process ended while its move was in flight"
+    );
+    sqlx::query("COMMIT").execute(&mut lock).await.unwrap();
+    let status = wait_exit(&mut child, Duration::from_secs(10)).expect("it exits");
+    out.rest(Duration::from_millis(200));
+    let text = out.text();
+    assert!(text.contains("white plays e4"), "{text}");
+    assert!(status.success(), "{status}: {text}");
+    drop(lock);
+    // The move is stored, and it was answered: a new process shows it.
+    let (_, again, _, _) = run_with(&data, b"history\n");
+    assert!(again.contains("1. e4"), "{again}");
+}
+
+#[test]
+fn ctrl_c_at_an_idle_console_quits_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut child = fairybot(&data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Standard input stays open: nothing is ever typed.
+    let _stdin = child.stdin.take().unwrap();
+    let mut out = Output::of(&mut child);
+    assert!(
+        out.wait_for("white> ", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    let sent = Instant::now();
+    signal(&child, "INT");
+    let status = wait_exit(&mut child, Duration::from_secs(3));
+    let took = sent.elapsed();
+    let status = status.unwrap_or_else(|| {
+        let _ = child.kill();
+        panic!("still running 3 s after Ctrl-C: {}", out.text())
+    });
+    assert!(status.success(), "{status}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+}
+
+#[test]
+fn sigterm_at_an_idle_console_quits_at_once_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut child = fairybot(&data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _stdin = child.stdin.take().unwrap();
+    let mut out = Output::of(&mut child);
+    assert!(out.wait_for("white> ", Duration::from_secs(20)));
+    signal(&child, "TERM");
+    let status = wait_exit(&mut child, Duration::from_secs(3)).expect("exits");
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn a_garbage_database_stops_the_start_at_once_with_one_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("fairybot.db");
+    std::fs::write(&db, b"garbage ".repeat(1000)).unwrap();
+    let (status, out, err, took) = run_with(&data, b"");
+    assert!(!status.success(), "{out}");
+    assert!(err.contains(&db.display().to_string()), "{err}");
+    assert!(err.contains("not a SQLite database"), "{err}");
+    assert!(!err.contains("ERROR"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+}
+
+#[test]
+fn a_data_directory_under_a_regular_file_stops_the_start_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    let data = file.join("data");
+    let mut c = fairybot(&data);
+    c.current_dir(dir.path());
+    let out = c.stdin(Stdio::null()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("cannot create the data directory"), "{err}");
+    assert!(err.contains("plain"), "{err}");
+}
+
+#[test]
+fn an_out_of_range_board_size_stops_the_start_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    for size in [0, 5000] {
+        let config = dir.path().join("fairybot-test.toml");
+        std::fs::write(&config, format!("[render]\nsize = {size}\n")).unwrap();
+        let out = fairybot(&data)
+            .arg("--config")
+            .arg(&config)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "size {size} was accepted");
+        assert!(err.contains(&format!("[render] size = {size}")), "{err}");
+        assert!(err.contains("160 to 2048"), "{err}");
+        // Refused before the store is even created.
+        assert!(!data.join("fairybot.db").exists());
+    }
+}
+
+#[test]
+fn six_processes_starting_together_on_one_new_database_all_succeed() {
+    for round in 0..3 {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let children: Vec<_> = (0..6)
+            .map(|_| {
+                fairybot(&data)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}
+
+/// Two named consoles on one data directory, as two terminals: Bob's console prints Alice's
+/// move from the mailbox while it waits for input.
+#[test]
+fn a_named_console_prints_the_other_players_moves_while_it_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let spawn = |name: &str| {
+        fairybot(&data)
+            .arg("--as")
+            .arg(name)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let mut alice = spawn("alice");
+    let mut a_out = Output::of(&mut alice);
+    assert!(a_out.wait_for("alice> ", Duration::from_secs(20)));
+    let mut bob = spawn("bob");
+    let mut b_out = Output::of(&mut bob);
+    assert!(b_out.wait_for("bob> ", Duration::from_secs(20)));
+    let mut a_in = alice.stdin.take().unwrap();
+    let mut b_in = bob.stdin.take().unwrap();
+    a_in.write_all(b"challenge @bob chess\n").unwrap();
+    assert!(
+        b_out.wait_for("challenges", Duration::from_secs(10)),
+        "{}",
+        b_out.text()
+    );
+    b_in.write_all(b"accept\n").unwrap();
+    assert!(
+        a_out.wait_for("starts", Duration::from_secs(10)),
+        "{}",
+        a_out.text()
+    );
+    a_in.write_all(b"e4\n").unwrap();
+    // Bob typed nothing: his console shows the move while waiting.
+    assert!(
+        b_out.wait_for("alice plays e4", Duration::from_secs(10)),
+        "{}",
+        b_out.text()
+    );
+    drop(a_in);
+    drop(b_in);
+    assert!(
+        wait_exit(&mut alice, Duration::from_secs(10))
+            .unwrap()
+            .success()
+    );
+    assert!(
+        wait_exit(&mut bob, Duration::from_secs(10))
+            .unwrap()
+            .success()
+    );
+}
