@@ -14,6 +14,7 @@ pub mod config;
 pub mod format;
 pub mod invocation;
 pub mod ledger;
+pub mod privacy;
 pub mod session;
 
 mod bot;
@@ -49,6 +50,16 @@ pub enum MatrixError {
     #[error(transparent)]
     Ledger(#[from] ledger::LedgerError),
 }
+
+/// Log directives to add to the application's filter (`RUST_LOG` syntax, comma-separated): the
+/// conditions matrix-sdk reports at WARN or ERROR that are normal for this bot.
+///
+/// - Key backup is off on purpose: the bot's room keys live in its own store
+///   (`STATE_DIR/sdk`), and a server-side backup whose recovery key sits in that same store
+///   would restore nothing the store does not already hold. matrix-sdk 0.18 still tries to
+///   upload keys after every sync and warns each time that there is no backup key
+///   (`matrix_sdk_crypto::backups`, once per sync: hundreds an hour).
+pub const QUIET_SDK_LOGS: &str = "matrix_sdk_crypto::backups=error";
 
 /// What the adapter needs from the core, without its type parameters. Implemented for every
 /// [`GameService`]; tests wrap it.
