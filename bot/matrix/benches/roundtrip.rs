@@ -24,6 +24,14 @@ fn main() {
         );
         return;
     };
+    // RUST_LOG=bot_matrix=debug shows where a round trip's time goes (privacy check, core,
+    // drawing, upload) on the bot's side.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let samples: usize = std::env::var("FAIRYBOT_BENCH_SAMPLES")
         .ok()
         .and_then(|n| n.parse().ok())
