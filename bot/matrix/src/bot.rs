@@ -445,7 +445,8 @@ impl MatrixBot {
             Some(Relation::Thread(th)) => Some(th.event_id.clone()),
             _ => None,
         };
-        let place = place_of(room, direct, thread.as_deref());
+        let private = self.is_private(room, &m.sender).await;
+        let place = place_of(room, private, thread.as_deref());
         self.run_command(room, place, &m.sender, &m.event_id, &m.event_id, &text)
             .await
     }
@@ -485,8 +486,8 @@ impl MatrixBot {
             .then(|| relation["event_id"].as_str())
             .flatten()
             .and_then(|id| EventId::parse(id).ok());
-        let direct = room.is_direct().await.unwrap_or(false);
-        let place = place_of(room, direct, thread.as_deref());
+        let private = self.is_private(room, &r.sender).await;
+        let place = place_of(room, private, thread.as_deref());
         self.run_command(room, place, &r.sender, &r.event_id, target, command)
             .await
     }
@@ -517,6 +518,21 @@ impl MatrixBot {
         let replies = self.games.handle_text(&actor, &place, text).await;
         self.deliver(room, &place, &actor, reply_to, replies).await;
         Ok(())
+    }
+
+    /// Whether `sender` may type secrets in `room` now: its members, read from the state
+    /// store when the command arrives (they change), are the bot and `sender` alone. The
+    /// `m.direct` flag does not count: anyone can set it on a room with a third person.
+    async fn is_private(&self, room: &Room, sender: &UserId) -> bool {
+        let started = Instant::now();
+        let private = crate::privacy::is_private_channel(room, sender).await;
+        tracing::debug!(
+            "{} is {}private for {sender} (read in {:.2} ms)",
+            room.room_id(),
+            if private { "" } else { "not " },
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        private
     }
 
     /// Joins an invited room in the background, retrying with back-off (an invite can arrive
@@ -558,10 +574,10 @@ fn sync_filter() -> Filter {
     Filter::FilterDefinition(definition)
 }
 
-/// Where a command was given: the room (marked private when it is a direct room, read by the
-/// player alone: the core takes secret input only there), narrowed to its thread.
-fn place_of(room: &Room, direct: bool, thread: Option<&EventId>) -> Place {
-    let place = if direct {
+/// Where a command was given: the room (marked private when only the bot and the player read
+/// it, see [`crate::privacy`]: the core takes secret input only there), narrowed to its thread.
+fn place_of(room: &Room, private: bool, thread: Option<&EventId>) -> Place {
+    let place = if private {
         Place::direct(Platform::Matrix, room.room_id().as_str())
     } else {
         Place::room(Platform::Matrix, room.room_id().as_str())

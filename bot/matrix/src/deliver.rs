@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use bot_core::{
     Actor,
     model::{Place, Platform, PlayerId},
-    reply::{Audience, Reply},
+    reply::{Audience, BoardPicture, Reply},
 };
 use matrix_sdk::{
-    Room, RoomState,
+    Room,
     ruma::{
         EventId, OwnedEventId, RoomId, UInt, UserId,
         events::{
@@ -18,7 +18,6 @@ use matrix_sdk::{
             relation::{InReplyTo, Thread},
             room::{
                 ImageInfo, MediaSource,
-                member::MembershipState,
                 message::{
                     FormattedBody, ImageMessageEventContent, MessageType, Relation,
                     RoomMessageEventContent,
@@ -31,6 +30,7 @@ use matrix_sdk::{
 use crate::{
     bot::{MatrixBot, display_name},
     format::{self, Message, REACTIONS_KEY},
+    privacy::can_carry_secrets_to,
 };
 
 /// Why a message could not be sent.
@@ -155,18 +155,26 @@ impl MatrixBot {
         self.post(&room, &Anchor::default(), reply, None).await
     }
 
-    /// The player's encrypted direct room: the one used before, one marked direct with them
-    /// that they have not left, or a new one (encrypted; they are invited).
+    /// The player's encrypted direct room: the one used before, one marked direct with them,
+    /// or a new one (encrypted; they are invited). Each is checked when used: encrypted, and
+    /// nobody but the bot and the player joined or invited (a room the player has since shared
+    /// with someone else is left alone, and a new one made).
     async fn direct_room(&self, user: &UserId) -> Result<Room, SendError> {
         let mut known = self.direct.lock().await;
         if let Some(id) = known.get(user)
             && let Some(room) = self.client.get_room(id)
-            && usable_direct_room(&room, user).await
         {
-            return Ok(room);
+            if can_carry_secrets_to(&room, user).await {
+                return Ok(room);
+            }
+            tracing::info!(
+                "{} is no longer private to {user}: making a new direct room",
+                room.room_id()
+            );
+            known.remove(user);
         }
         for room in self.client.get_dm_rooms(user) {
-            if usable_direct_room(&room, user).await {
+            if can_carry_secrets_to(&room, user).await {
                 known.insert(user.to_owned(), room.room_id().to_owned());
                 return Ok(room);
             }
@@ -209,9 +217,9 @@ impl MatrixBot {
             message.mentions.push(p.user.clone());
         }
         let drawing = std::time::Instant::now();
-        let png = match &reply.board {
-            Some(b) => match self.pictures.png(b).await {
-                Ok(png) => Some((b.game, png)),
+        let picture = match &reply.board {
+            Some(b) => match self.draw(b).await {
+                Ok(picture) => Some((b.game, picture)),
                 Err(e) => {
                     tracing::warn!("{e}");
                     None
@@ -220,12 +228,11 @@ impl MatrixBot {
             None => None,
         };
         let drawn = drawing.elapsed();
-        let Some((game, png)) = png else {
+        let Some((game, picture)) = picture else {
             return send_text(room, anchor, &message).await;
         };
         let sending = std::time::Instant::now();
-        self.send_image(room, anchor, &message, format!("game-{game}.png"), png)
-            .await?;
+        self.send_image(room, anchor, &message, picture).await?;
         tracing::debug!(
             "board of game {game}: drawn in {:.1} ms, uploaded and sent in {:.1} ms",
             drawn.as_secs_f64() * 1e3,
@@ -273,9 +280,13 @@ impl MatrixBot {
         room: &Room,
         anchor: &Anchor,
         message: &Message,
-        filename: String,
-        png: Vec<u8>,
+        picture: Picture,
     ) -> Result<(), SendError> {
+        let Picture {
+            png,
+            caption,
+            filename,
+        } = picture;
         let (width, height) = format::png_size(&png).unwrap_or((0, 0));
         let size = png.len() as u64;
         // Unknown encryption state: encrypt (an encrypted file is readable in any room).
@@ -302,15 +313,16 @@ impl MatrixBot {
         info.height = Some(UInt::from(height));
         info.size = UInt::new(size);
         info.mimetype = Some(mime::IMAGE_PNG.to_string());
-        // No text: no caption (the body is then the file name).
+        // The body is the caption clients show under the image (a body equal to the file
+        // name would show the file name): the reply's text, or the picture's own caption.
         let mut image = if message.plain.trim().is_empty() {
-            ImageMessageEventContent::new(filename, source)
+            ImageMessageEventContent::new(caption, source)
         } else {
             let mut image = ImageMessageEventContent::new(message.plain.clone(), source);
             image.formatted = Some(FormattedBody::html(message.html.clone()));
-            image.filename = Some(filename);
             image
         };
+        image.filename = Some(filename);
         image.info = Some(Box::new(info));
         let mut content = RoomMessageEventContent::new(MessageType::Image(image));
         content.mentions = Some(mentions(message));
@@ -318,6 +330,71 @@ impl MatrixBot {
         room.send(content).await?;
         Ok(())
     }
+}
+
+/// A board drawn for a message.
+pub(crate) struct Picture {
+    pub png: Vec<u8>,
+    /// What it shows, in words: "Game 10: Toulousain Chess, White (alice) to move".
+    pub caption: String,
+    /// A file name for saving it: `fairybot-game-10-move-12.png`.
+    pub filename: String,
+}
+
+impl MatrixBot {
+    /// Draws a reply's board on tokio's blocking threads (a big board takes milliseconds of
+    /// CPU, which must not stall the sync loop), with its caption and file name.
+    async fn draw(&self, board: &BoardPicture) -> Result<Picture, String> {
+        let (painter, board) = (self.pictures.clone(), board.clone());
+        tokio::task::spawn_blocking(move || {
+            let view = bot_core::picture::board_view(&board, &painter.catalog)
+                .map_err(|e| format!("board picture of game {} failed: {e}", board.game))?;
+            let png = painter
+                .renderer
+                .png(&view, &painter.theme, painter.size)
+                .map_err(|e| format!("board picture of game {} failed: {e}", board.game))?;
+            Ok(Picture {
+                png,
+                caption: caption(board.game.0, &view),
+                filename: match view.move_number {
+                    Some(n) => format!("fairybot-game-{}-move-{n}.png", board.game),
+                    None => format!("fairybot-game-{}.png", board.game),
+                },
+            })
+        })
+        .await
+        .map_err(|e| format!("board picture task failed: {e}"))?
+    }
+}
+
+/// A board's caption: the game, the variant, and who is to move.
+pub(crate) fn caption(game: i64, view: &render::BoardView) -> String {
+    let mut caption = format!("Game {game}");
+    if let Some(title) = &view.title {
+        caption.push_str(": ");
+        caption.push_str(title);
+    }
+    if let Some(army) = view.side_to_move {
+        let side = format!("{army:?}");
+        let player = view
+            .players
+            .iter()
+            .find(|p| p.army == army)
+            .and_then(|p| p.name.as_deref())
+            .filter(|n| *n != side)
+            // A display name is the user's text: one line, not too long.
+            .map(|n| {
+                n.chars()
+                    .map(|c| if c.is_control() { ' ' } else { c })
+                    .take(64)
+                    .collect::<String>()
+            });
+        caption.push_str(&match player {
+            Some(name) => format!(", {side} ({name}) to move"),
+            None => format!(", {side} to move"),
+        });
+    }
+    caption
 }
 
 async fn send_text(room: &Room, anchor: &Anchor, message: &Message) -> Result<(), SendError> {
@@ -337,28 +414,4 @@ async fn send_text(room: &Room, anchor: &Anchor, message: &Message) -> Result<()
     }
     room.send_raw("m.room.message", value).await?;
     Ok(())
-}
-
-/// Whether a room can carry private messages to `user`: joined by the bot, encrypted, and
-/// `user` is in it or invited (unknown membership counts: a room just created has not synced).
-async fn usable_direct_room(room: &Room, user: &UserId) -> bool {
-    if room.state() != RoomState::Joined {
-        return false;
-    }
-    if !room
-        .latest_encryption_state()
-        .await
-        .map(|s| s.is_encrypted())
-        .unwrap_or(false)
-    {
-        return false;
-    }
-    match room.get_member_no_sync(user).await {
-        Ok(Some(m)) => matches!(
-            m.membership(),
-            MembershipState::Join | MembershipState::Invite
-        ),
-        Ok(None) => true,
-        Err(_) => false,
-    }
 }

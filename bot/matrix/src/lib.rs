@@ -14,6 +14,7 @@ pub mod config;
 pub mod format;
 pub mod invocation;
 pub mod ledger;
+pub mod privacy;
 pub mod session;
 
 mod bot;
@@ -49,6 +50,26 @@ pub enum MatrixError {
     #[error(transparent)]
     Ledger(#[from] ledger::LedgerError),
 }
+
+/// Log directives to add to the application's filter (`RUST_LOG` syntax, comma-separated): the
+/// conditions matrix-sdk reports at WARN or ERROR that are normal for this bot.
+///
+/// - Key backup is off on purpose: the bot's room keys live in its own store
+///   (`STATE_DIR/sdk`), and a server-side backup whose recovery key sits in that same store
+///   would restore nothing the store does not already hold. matrix-sdk 0.18 still tries to
+///   upload keys after every sync and warns each time that there is no backup key
+///   (`matrix_sdk_crypto::backups`, once per sync: hundreds an hour).
+/// - matrix-sdk logs every failed request at ERROR (`matrix_sdk::http_client`), also the
+///   expected ones: a 404 for account data not created yet (at every start), or for the
+///   encryption state of an unencrypted room. Every failure is also returned to the code that
+///   made the request, and the bot logs those that matter, with what to do.
+/// - A new device's first key query can come back before its own keys were uploaded, and the
+///   SDK then warns that "our own device might have been deleted"
+///   (`matrix_sdk_crypto::identities::manager`). A device really deleted is signed out: the
+///   bot's next request fails with an unknown token, which it reports (and at the next start
+///   it logs in as a new device).
+pub const QUIET_SDK_LOGS: &str = "matrix_sdk_crypto::backups=error,matrix_sdk::http_client=off,\
+                                  matrix_sdk_crypto::identities::manager=error";
 
 /// What the adapter needs from the core, without its type parameters. Implemented for every
 /// [`GameService`]; tests wrap it.

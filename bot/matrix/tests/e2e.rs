@@ -6,632 +6,22 @@
 //! stores, so encryption is real: what a player reads in an encrypted room was decrypted by
 //! their own device. The bot is the production adapter over the production SQLite store.
 
-use std::{
-    future::Future,
-    path::{Path, PathBuf},
-    pin::Pin,
-    sync::{
-        Arc,
-        atomic::{AtomicU32, Ordering},
-    },
-    time::{Duration, Instant},
-};
+mod common;
 
-use bot_core::{
-    Actor, GameService, SystemClock,
-    model::{Place, Platform, PlayerId},
-    reply::{Audience, Reply},
-};
-use bot_matrix::{Games, Login, MatrixBot, MatrixConfig, MatrixError};
-use bot_store::SqlStore;
+use std::time::{Duration, Instant};
+
+use bot_matrix::Login;
+use common::*;
 use matrix_sdk::{
     Client,
-    config::SyncSettings,
-    media::{MediaFormat, MediaRequestParameters},
     ruma::{
-        OwnedEventId, OwnedRoomId, OwnedUserId, RoomId,
-        api::client::{account::register, room::create_room, uiaa},
+        OwnedEventId, RoomId,
         events::{
-            reaction::ReactionEventContent,
-            relation::Annotation,
             relation::Thread,
-            room::message::{ImageMessageEventContent, Relation, RoomMessageEventContent},
+            room::message::{Relation, RoomMessageEventContent},
         },
     },
 };
-use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
-
-/// How long a test waits for one expected event.
-const WAIT: Duration = Duration::from_secs(30);
-
-/// The homeserver's URL, or `None` to skip (unless the run requires Synapse).
-fn homeserver() -> Option<String> {
-    // RUST_LOG=bot_matrix=debug shows the bot's side.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
-        )
-        .with_test_writer()
-        .try_init();
-    match std::env::var("FAIRYBOT_TEST_SYNAPSE_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ => {
-            assert!(
-                std::env::var("FAIRYBOT_REQUIRE_SYNAPSE").as_deref() != Ok("1"),
-                "FAIRYBOT_REQUIRE_SYNAPSE=1 but FAIRYBOT_TEST_SYNAPSE_URL is not set: start one \
-                 with `scripts/synapse-test.sh start`"
-            );
-            eprintln!(
-                "SKIP: no Synapse (export FAIRYBOT_TEST_SYNAPSE_URL=\"$(scripts/synapse-test.sh start)\")"
-            );
-            None
-        }
-    }
-}
-
-/// A user name nobody has used on the test server (it keeps its users between runs).
-fn unique(name: &str) -> String {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis()
-        % 10_000_000_000;
-    format!(
-        "{name}-{t}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    )
-}
-
-/// One event a player's client received (decrypted by it, if it was encrypted).
-#[derive(Debug, Clone)]
-struct Seen {
-    room: OwnedRoomId,
-    event: Value,
-    encrypted: bool,
-    at: Instant,
-}
-
-impl Seen {
-    fn sender(&self) -> &str {
-        self.event["sender"].as_str().unwrap_or("")
-    }
-    fn content(&self) -> &Value {
-        &self.event["content"]
-    }
-    fn msgtype(&self) -> &str {
-        self.content()["msgtype"].as_str().unwrap_or("")
-    }
-    fn body(&self) -> &str {
-        self.content()["body"].as_str().unwrap_or("")
-    }
-    fn in_reply_to(&self) -> Option<&str> {
-        self.content()["m.relates_to"]["m.in_reply_to"]["event_id"].as_str()
-    }
-    fn id(&self) -> OwnedEventId {
-        self.event["event_id"].as_str().unwrap().try_into().unwrap()
-    }
-}
-
-/// A player: a real matrix-sdk client with its own store, syncing in the background and
-/// accepting every invitation (as a person would click "join").
-struct Player {
-    client: Client,
-    events: mpsc::UnboundedReceiver<Seen>,
-    history: Vec<Seen>,
-    sync: tokio::task::JoinHandle<()>,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Player {
-    fn drop(&mut self) {
-        self.sync.abort();
-    }
-}
-
-impl Player {
-    async fn register(hs: &str, name: &str) -> Player {
-        let dir = tempfile::tempdir().unwrap();
-        let client = Client::builder()
-            .homeserver_url(hs)
-            .sqlite_store(dir.path(), None)
-            .build()
-            .await
-            .unwrap();
-        let mut request = register::v3::Request::new();
-        request.username = Some(unique(name));
-        request.password = Some("correct horse battery".into());
-        request.auth = Some(uiaa::AuthData::Dummy(uiaa::Dummy::new()));
-        client.matrix_auth().register(request).await.unwrap();
-        let first = client.sync_once(SyncSettings::default()).await.unwrap();
-        let (tx, events) = mpsc::unbounded_channel();
-        let sync = tokio::spawn(player_sync(client.clone(), first.next_batch, tx));
-        Player {
-            client,
-            events,
-            history: Vec::new(),
-            sync,
-            _dir: dir,
-        }
-    }
-
-    fn id(&self) -> OwnedUserId {
-        self.client.user_id().unwrap().to_owned()
-    }
-
-    /// Waits for an event matching `pred`, keeping everything seen on the way.
-    async fn expect(&mut self, what: &str, pred: impl Fn(&Seen) -> bool) -> Seen {
-        self.expect_since(0, what, pred).await
-    }
-
-    /// Where the history stands now: events after this mark are new.
-    fn mark(&mut self) -> usize {
-        self.drain().len()
-    }
-
-    /// Waits for an event in `room`, after `mark`, whose text contains `text`.
-    async fn sees_since(&mut self, mark: usize, room: &RoomId, text: &str) -> Seen {
-        self.expect_since(mark, &format!("{text:?} in {room}"), |s| {
-            s.room == room && s.body().contains(text)
-        })
-        .await
-    }
-
-    /// Runs `action` (someone sending a message), then waits for a new event in `room` whose
-    /// text contains `text`.
-    async fn sees_after(
-        &mut self,
-        action: impl Future<Output = (OwnedEventId, Instant)>,
-        room: &RoomId,
-        text: &str,
-    ) -> Seen {
-        let mark = self.mark();
-        action.await;
-        self.sees_since(mark, room, text).await
-    }
-
-    /// Says `said` in `to`, then waits for a new event in `room` whose text contains `text`.
-    async fn says_and_sees(&mut self, to: &RoomId, said: &str, room: &RoomId, text: &str) -> Seen {
-        let mark = self.mark();
-        self.say(to, said).await;
-        self.sees_since(mark, room, text).await
-    }
-
-    /// Waits for an event matching `pred` among those after `mark`.
-    async fn expect_since(
-        &mut self,
-        mark: usize,
-        what: &str,
-        pred: impl Fn(&Seen) -> bool,
-    ) -> Seen {
-        if let Some(s) = self.history[mark.min(self.history.len())..]
-            .iter()
-            .find(|s| pred(s))
-        {
-            return s.clone();
-        }
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            match tokio::time::timeout_at(deadline, self.events.recv()).await {
-                Ok(Some(s)) => {
-                    self.history.push(s.clone());
-                    if pred(&s) {
-                        return s;
-                    }
-                }
-                _ => {
-                    let last: Vec<String> = self
-                        .history
-                        .iter()
-                        .rev()
-                        .take(8)
-                        .map(|s| format!("{} {}: {}", s.sender(), s.event["type"], s.body()))
-                        .collect();
-                    panic!("{} never saw {what}; last events: {last:#?}", self.id());
-                }
-            }
-        }
-    }
-
-    /// The bot's reply to an event.
-    async fn reply_to(&mut self, bot: &str, event: &OwnedEventId) -> Seen {
-        let id = event.to_string();
-        self.expect(&format!("the bot's reply to {id}"), |s| {
-            s.sender() == bot && s.in_reply_to() == Some(id.as_str())
-        })
-        .await
-    }
-
-    /// Everything received so far (draining what is queued).
-    fn drain(&mut self) -> &[Seen] {
-        while let Ok(s) = self.events.try_recv() {
-            self.history.push(s);
-        }
-        &self.history
-    }
-
-    async fn say(&self, room: &RoomId, text: &str) -> (OwnedEventId, Instant) {
-        self.send(room, RoomMessageEventContent::text_plain(text))
-            .await
-    }
-
-    async fn send(
-        &self,
-        room: &RoomId,
-        content: RoomMessageEventContent,
-    ) -> (OwnedEventId, Instant) {
-        let room = self.client.get_room(room).expect("a joined room");
-        let at = Instant::now();
-        let r = room.send(content).await.unwrap();
-        (r.response.event_id, at)
-    }
-
-    async fn react(&self, room: &RoomId, event: &OwnedEventId, key: &str) -> OwnedEventId {
-        let room = self.client.get_room(room).unwrap();
-        let content = ReactionEventContent::new(Annotation::new(event.clone(), key.into()));
-        room.send(content).await.unwrap().response.event_id
-    }
-
-    /// Sends an `m.room.encrypted` event whose session nobody has: what a client sends when
-    /// it withholds the room key from the bot's device. Sent raw, past the client's own
-    /// encryption.
-    async fn send_undecryptable(&self, room: &RoomId) -> OwnedEventId {
-        use matrix_sdk::ruma::{
-            TransactionId, api::client::message::send_message_event, serde::Raw,
-        };
-        let content = serde_json::json!({
-            "algorithm": "m.megolm.v1.aes-sha2",
-            "ciphertext": "AwgAEiBmYWlyeWJvdCB0ZXN0IGNpcGhlcnRleHQgdGhhdCBvcGVucyB0byBub3RoaW5n",
-            "sender_key": "bm8gc3VjaCBzZW5kZXIga2V5IGV4aXN0cyBhbnl3aGVyZQ",
-            "device_id": "NOSUCHDEVICE",
-            "session_id": "bm8gc3VjaCBzZXNzaW9uIGV4aXN0cyBhbnl3aGVyZQ",
-        });
-        let request = send_message_event::v3::Request::new_raw(
-            room.to_owned(),
-            TransactionId::new(),
-            "m.room.encrypted".into(),
-            Raw::new(&content).unwrap().cast_unchecked(),
-        );
-        self.client.send(request).await.unwrap().event_id
-    }
-
-    /// Waits until `user` has joined `room`.
-    async fn see_join(&mut self, room: &RoomId, user: &str) {
-        let room = room.to_owned();
-        self.expect(&format!("{user} joining"), |s| {
-            s.room == room
-                && s.event["type"] == "m.room.member"
-                && s.event["state_key"] == user
-                && s.content()["membership"] == "join"
-        })
-        .await;
-    }
-
-    /// Downloads (and decrypts, in encrypted rooms) an `m.image` and checks it against its
-    /// info: a PNG of the announced size and dimensions. Returns the dimensions.
-    async fn check_image(&self, seen: &Seen) -> (u32, u32) {
-        let content = seen.content();
-        assert_eq!(content["msgtype"], "m.image", "{content}");
-        let info = &content["info"];
-        assert_eq!(info["mimetype"], "image/png");
-        let image: ImageMessageEventContent = serde_json::from_value(content.clone()).unwrap();
-        let bytes = self
-            .client
-            .media()
-            .get_media_content(
-                &MediaRequestParameters {
-                    source: image.source.clone(),
-                    format: MediaFormat::File,
-                },
-                false,
-            )
-            .await
-            .unwrap();
-        assert_eq!(Some(bytes.len() as u64), info["size"].as_u64());
-        let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
-            .read_info()
-            .expect("a valid PNG");
-        let mut buf = vec![0; reader.output_buffer_size().expect("sized")];
-        let frame = reader.next_frame(&mut buf).expect("a whole frame");
-        assert_eq!(Some(u64::from(frame.width)), info["w"].as_u64());
-        assert_eq!(Some(u64::from(frame.height)), info["h"].as_u64());
-        (frame.width, frame.height)
-    }
-
-    /// Creates a room and invites these users.
-    async fn create_room(&self, invite: &[&str], encrypted: bool) -> OwnedRoomId {
-        let mut request = create_room::v3::Request::new();
-        request.invite = invite.iter().map(|u| (*u).try_into().unwrap()).collect();
-        request.name = Some("fairybot test".into());
-        if encrypted {
-            request.initial_state = vec![
-                matrix_sdk::ruma::events::InitialStateEvent::with_empty_state_key(
-                    matrix_sdk::ruma::events::room::encryption::RoomEncryptionEventContent::with_recommended_defaults(),
-                )
-                .to_raw_any(),
-            ];
-        }
-        self.client
-            .create_room(request)
-            .await
-            .unwrap()
-            .room_id()
-            .to_owned()
-    }
-}
-
-async fn player_sync(client: Client, mut token: String, tx: mpsc::UnboundedSender<Seen>) {
-    loop {
-        let settings = SyncSettings::default()
-            .token(token.clone())
-            .timeout(Duration::from_secs(10));
-        match client.sync_once(settings).await {
-            Ok(r) => {
-                token = r.next_batch.clone();
-                for room_id in r.rooms.invited.keys() {
-                    if let Some(room) = client.get_room(room_id) {
-                        let _ = room.join().await;
-                    }
-                }
-                for (room_id, update) in &r.rooms.joined {
-                    for e in &update.timeline.events {
-                        let Ok(event) = e.raw().deserialize_as::<Value>() else {
-                            continue;
-                        };
-                        let seen = Seen {
-                            room: room_id.clone(),
-                            event,
-                            encrypted: e.encryption_info().is_some(),
-                            at: Instant::now(),
-                        };
-                        if tx.send(seen).is_err() {
-                            return;
-                        }
-                    }
-                }
-            }
-            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
-        }
-    }
-}
-
-/// Registers the bot's account (without logging in: the bot does that itself).
-async fn bot_account(hs: &str) -> (String, String) {
-    let client = Client::builder().homeserver_url(hs).build().await.unwrap();
-    let name = unique("fairybot");
-    let password = "bot password".to_string();
-    let mut request = register::v3::Request::new();
-    request.username = Some(name.clone());
-    request.password = Some(password.clone());
-    request.inhibit_login = true;
-    request.auth = Some(uiaa::AuthData::Dummy(uiaa::Dummy::new()));
-    let r = client.matrix_auth().register(request).await.unwrap();
-    (r.user_id.to_string(), password)
-}
-
-/// A test-only wrapper standing in for a hidden-information variant: `board` also sends the
-/// board privately to the player who asked, and `whisper @user` sends a secret to `@user`.
-/// (It keeps the private-path tests independent of a Looking-Glass game's secret setup; that
-/// game's own private messages are tested end to end through the Discord stand-in.)
-struct PrivateBoards<G>(G);
-
-impl<G: Games> Games for PrivateBoards<G> {
-    fn handle_text<'a>(
-        &'a self,
-        actor: &'a Actor,
-        place: &'a Place,
-        text: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
-        Box::pin(async move {
-            if let Some(who) = text.trim().strip_prefix("whisper ") {
-                return vec![Reply {
-                    audience: Audience::Private(PlayerId::new(Platform::Matrix, who.trim())),
-                    ..Reply::room("SECRET-4711 is the word")
-                }];
-            }
-            let mut replies = self.0.handle_text(actor, place, text).await;
-            if text.trim() == "board" {
-                let private: Vec<Reply> = replies
-                    .iter()
-                    .filter(|r| r.board.is_some())
-                    .map(|r| Reply {
-                        audience: Audience::Private(actor.id.clone()),
-                        text: format!("Your private view. {}", r.text),
-                        ..r.clone()
-                    })
-                    .collect();
-                replies.extend(private);
-            }
-            replies
-        })
-    }
-}
-
-/// A running bot: the production adapter over a SQLite game store on disk.
-struct RunningBot {
-    bot: Arc<MatrixBot>,
-    stop: Option<oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<Result<(), MatrixError>>,
-}
-
-struct BotSetup {
-    hs: String,
-    user: String,
-    password: String,
-    state: PathBuf,
-    db: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl BotSetup {
-    async fn new(hs: &str) -> BotSetup {
-        let (user, password) = bot_account(hs).await;
-        let dir = tempfile::tempdir().unwrap();
-        BotSetup {
-            hs: hs.to_string(),
-            user,
-            password,
-            state: dir.path().join("matrix"),
-            db: dir.path().join("fairybot.db"),
-            _dir: dir,
-        }
-    }
-
-    async fn start(&self) -> RunningBot {
-        let login = Login::Password {
-            user: self.user.clone(),
-            password: self.password.clone(),
-        };
-        start_bot(&self.hs, login, &self.state, &self.db).await
-    }
-
-    /// An access token for a new device of the bot's account, from a bare login request (no
-    /// client, so no encryption keys are uploaded for it: like a token made for a bot).
-    async fn access_token(&self) -> String {
-        use matrix_sdk::ruma::api::client::{
-            session::login::v3::{LoginInfo, Password, Request},
-            uiaa::{MatrixUserIdentifier, UserIdentifier},
-        };
-        let client = Client::builder()
-            .homeserver_url(&self.hs)
-            .build()
-            .await
-            .unwrap();
-        let request = Request::new(LoginInfo::Password(Password::new(
-            UserIdentifier::Matrix(MatrixUserIdentifier::new(self.user.clone())),
-            self.password.clone(),
-        )));
-        client.send(request).await.unwrap().access_token
-    }
-}
-
-async fn start_bot(hs: &str, login: Login, state: &Path, db: &Path) -> RunningBot {
-    let store = SqlStore::open_sqlite(db).await.unwrap();
-    let catalog = Arc::new(rules::Catalog::builtin());
-    let service = GameService::new(store, SystemClock, catalog.clone());
-    let config = MatrixConfig {
-        board_size: 320,
-        ..MatrixConfig::new(hs, login, state).unwrap()
-    };
-    let bot = MatrixBot::connect(
-        &config,
-        Arc::new(PrivateBoards(service)),
-        catalog,
-        Arc::new(render::Renderer::new()),
-    )
-    .await
-    .unwrap();
-    bot.first_sync().await.unwrap();
-    let bot = Arc::new(bot);
-    let (stop, stopped) = oneshot::channel::<()>();
-    let running = bot.clone();
-    let task = tokio::spawn(async move {
-        running
-            .run(async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    RunningBot {
-        bot,
-        stop: Some(stop),
-        task,
-    }
-}
-
-impl RunningBot {
-    fn id(&self) -> String {
-        self.bot.user_id().to_string()
-    }
-
-    /// Stops the bot between syncs and waits until it has.
-    async fn stop(mut self) {
-        if let Some(s) = self.stop.take() {
-            let _ = s.send(());
-        }
-        (&mut self.task).await.unwrap().unwrap();
-    }
-}
-
-/// Command → reply round trips in milliseconds, for text answers and for board images.
-#[derive(Default)]
-struct Latency {
-    text: Vec<f64>,
-    image: Vec<f64>,
-}
-
-impl Latency {
-    fn add(&mut self, sent: Instant, seen: &Seen) {
-        let ms = seen.at.duration_since(sent).as_secs_f64() * 1000.0;
-        if seen.msgtype() == "m.image" {
-            self.image.push(ms);
-        } else {
-            self.text.push(ms);
-        }
-    }
-
-    fn quantile(v: &[f64], q: f64) -> f64 {
-        let mut v = v.to_vec();
-        v.sort_by(f64::total_cmp);
-        let i = ((v.len() as f64 - 1.0) * q).round() as usize;
-        v[i]
-    }
-
-    fn median(&self) -> f64 {
-        let all: Vec<f64> = self.text.iter().chain(&self.image).copied().collect();
-        Self::quantile(&all, 0.5)
-    }
-
-    fn report(&self, what: &str) {
-        for (kind, v) in [("text reply", &self.text), ("board image", &self.image)] {
-            eprintln!(
-                "LATENCY {what}, {kind}: n={} median={:.0} ms p95={:.0} ms max={:.0} ms; in order: {:?}",
-                v.len(),
-                Self::quantile(v, 0.5),
-                Self::quantile(v, 0.95),
-                Self::quantile(v, 1.0),
-                v.iter().map(|ms| ms.round() as u32).collect::<Vec<_>>()
-            );
-        }
-    }
-}
-
-/// Two players and a running bot in one room.
-struct Table {
-    alice: Player,
-    bob: Player,
-    room: OwnedRoomId,
-}
-
-async fn table(hs: &str, bot: &str, encrypted: bool) -> Table {
-    let mut alice = Player::register(hs, "alice").await;
-    let bob = Player::register(hs, "bob").await;
-    let room = alice
-        .create_room(&[bot, bob.id().as_str()], encrypted)
-        .await;
-    alice.see_join(&room, bot).await;
-    alice.see_join(&room, bob.id().as_str()).await;
-    Table { alice, bob, room }
-}
-
-/// A running bot and a room where alice has challenged bob (`VARIANT [colour]`) and bob has
-/// accepted. The setup must outlive the bot (it holds its state directory).
-async fn started_game(hs: &str, variant: &str) -> (BotSetup, RunningBot, Table) {
-    let setup = BotSetup::new(hs).await;
-    let running = setup.start().await;
-    let bot = running.id();
-    let mut t = table(hs, &bot, false).await;
-    let (cmd, _) = t
-        .alice
-        .say(&t.room, &format!("!fb challenge {} {variant}", t.bob.id()))
-        .await;
-    t.bob.reply_to(&bot, &cmd).await;
-    let (cmd, _) = t.bob.say(&t.room, "!fb accept").await;
-    t.bob.reply_to(&bot, &cmd).await;
-    (setup, running, t)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
@@ -659,7 +49,7 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
     );
     assert_eq!(challenge.msgtype(), "m.notice");
     assert!(
-        challenge.body().contains("`!fb accept"),
+        challenge.body().contains("type !fb accept"),
         "{}",
         challenge.body()
     );
@@ -776,6 +166,30 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
             latency.add(sent, &reply);
         }
     }
+
+    // Every board has a caption a person reads (the reply's text, or the game, its variant and
+    // who is to move), not a file name; the file name is a field of its own.
+    let images: Vec<Seen> = alice
+        .drain()
+        .iter()
+        .filter(|s| s.sender() == bot && s.msgtype() == "m.image")
+        .cloned()
+        .collect();
+    assert!(images.len() >= 5);
+    for image in &images {
+        let body = image.body();
+        assert!(
+            !body.trim().is_empty() && !body.ends_with(".png"),
+            "caption {body:?}"
+        );
+        let file = image.content()["filename"].as_str().unwrap_or("");
+        assert!(
+            file.starts_with("fairybot-game-") && file.ends_with(".png"),
+            "file name {file:?}"
+        );
+    }
+    let board = images.last().unwrap();
+    assert!(board.body().contains("Game 1"), "{}", board.body());
 
     // Nothing was answered twice, and the chatter not at all.
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -1248,5 +662,174 @@ async fn the_bot_logs_in_by_access_token_and_again_after_its_session_is_signed_o
     let running = start_bot(&hs, login(), &state, &setup.db).await;
     assert_ne!(running.bot.client().access_token().unwrap(), revoked);
     plays_encrypted(&running, &mut alice, &room).await;
+    running.stop().await;
+}
+
+/// Waits until the bot's client holds `room` for a direct room (the `m.direct` flag the bot
+/// sets when it joins a room whose invitation said `is_direct`).
+async fn bot_sees_direct(running: &RunningBot, room: &RoomId) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(r) = running.bot.client().get_room(room)
+            && r.is_direct().await.unwrap_or(false)
+        {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the bot never flagged {room} direct"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_are_refused_in_a_room_flagged_direct_that_someone_else_can_read() {
+    let Some(hs) = homeserver() else { return };
+    let (_setup, running, table) = started_game(&hs, "looking-glass white").await;
+    let bot = running.id();
+    let Table {
+        mut alice,
+        mut bob,
+        room,
+    } = table;
+    let mut carol = Player::register(&hs, "carol").await;
+    // An account with no client: invited, it never joins, but could at any time.
+    let (lurker, _) = bot_account(&hs).await;
+    let invitation =
+        |s: &Seen| s.sender() == bot && s.room != room && s.body().contains("setup 518");
+    alice.expect("the setup invitation", invitation).await;
+    let bob_dm = bob.expect("the setup invitation", invitation).await.room;
+
+    // Alice makes rooms flagged direct, unencrypted, with the bot and a third person (joined,
+    // or only invited), and types her back rank there without prefix: refused, not used.
+    let carol_id = carol.id().to_string();
+    for third in [carol_id.as_str(), lurker.as_str()] {
+        let trap = alice.create_direct_room(&[&bot, third], false).await;
+        alice.see_join(&trap, &bot).await;
+        if third == carol_id {
+            alice.see_join(&trap, third).await;
+        }
+        bot_sees_direct(&running, &trap).await;
+        let (cmd, _) = alice.say(&trap, "setup RNBQKBNR").await;
+        let refusal = alice.reply_to(&bot, &cmd).await;
+        assert!(
+            refusal.body().contains("are secret"),
+            "with {third} in the room: {}",
+            refusal.body()
+        );
+        assert!(!refusal.body().contains("RNBQKBNR"), "{}", refusal.body());
+    }
+
+    // Decided: an unencrypted room flagged direct that alice made with the bot alone is her
+    // private channel (nobody else reads it; encrypting her own room is her choice). Her back
+    // rank is taken there, and the game begins.
+    let own = alice.create_direct_room(&[&bot], false).await;
+    alice.see_join(&own, &bot).await;
+    bot_sees_direct(&running, &own).await;
+    let mark = alice.mark();
+    alice.say(&own, "setup RNBQKBNR").await;
+    let taken = alice
+        .expect_since(mark, "her back rank taken", |s| {
+            s.sender() == bot && s.body().contains("Your back rank is RNBQKBNR")
+        })
+        .await;
+    assert!(
+        taken.encrypted,
+        "the bot's own secrets go to an encrypted room"
+    );
+    bob.say(&bob_dm, "setup 518").await;
+    alice
+        .expect_since(mark, "the game beginning", |s| {
+            s.room == room && s.sender() == bot && s.body().contains("begins")
+        })
+        .await;
+
+    // Carol read nothing of the bot's but the refusal: no back rank, no picture.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for s in carol
+        .drain()
+        .iter()
+        .filter(|s| s.sender() == bot && s.event["type"] == "m.room.message")
+    {
+        assert!(s.body().contains("are secret"), "carol read {}", s.body());
+        assert_ne!(s.msgtype(), "m.image");
+    }
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_messages_leave_a_direct_room_that_someone_else_has_joined() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice, room, ..
+    } = table(&hs, &bot, false).await;
+    let mut carol = Player::register(&hs, "carol").await;
+    let whisper = format!("!fb whisper {}", alice.id());
+    let secret = |s: &Seen| s.sender() == bot && s.body().contains("SECRET-4711");
+
+    alice.say(&room, &whisper).await;
+    let dm = alice.expect("the first secret", secret).await.room;
+    assert_ne!(dm, room);
+
+    // Alice shares her direct room with the bot with carol.
+    alice
+        .client
+        .get_room(&dm)
+        .unwrap()
+        .invite_user_by_id(&carol.id())
+        .await
+        .unwrap();
+    alice.see_join(&dm, carol.id().as_str()).await;
+    // A command typed there is no longer private either.
+    let (cmd, _) = alice.say(&dm, "games").await;
+    alice.reply_to(&bot, &cmd).await;
+
+    // The next secret goes to a new encrypted room, not to the shared one.
+    let mark = alice.mark();
+    alice.say(&room, &whisper).await;
+    let second = alice.expect_since(mark, "the second secret", secret).await;
+    assert_ne!(second.room, dm, "a secret was sent where carol reads");
+    assert_ne!(second.room, room);
+    assert!(second.encrypted);
+    let new_dm = alice.client.get_room(&second.room).unwrap();
+    assert!(
+        new_dm
+            .latest_encryption_state()
+            .await
+            .unwrap()
+            .is_encrypted()
+    );
+
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !carol.drain().iter().any(|s| s.body().contains("SECRET")),
+        "carol read a secret"
+    );
+    running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_five_thousand_character_command_gets_a_short_reply() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice, room, ..
+    } = table(&hs, &bot, false).await;
+    for long in [
+        format!("!fb {}", "x".repeat(5_000)),
+        format!("!fb challenge {} chess", "y".repeat(5_000)),
+        format!("!fb Nf3{}", "`<&*".repeat(1_250)),
+    ] {
+        let (cmd, _) = alice.say(&room, &long).await;
+        let reply = alice.reply_to(&bot, &cmd).await;
+        let n = reply.body().chars().count();
+        assert!(n < 300, "a {}-character reply: {}", n, reply.body());
+    }
     running.stop().await;
 }
