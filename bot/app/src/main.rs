@@ -79,8 +79,16 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     let args = args()?;
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "warn,fairybot=info,bot_discord=info,bot_matrix=info".into()),
+            // The default level is quiet for a healthy bot: matrix-sdk's expected conditions
+            // (key backup off on purpose, 404s for account data not written yet) are turned
+            // down by `bot_matrix::QUIET_SDK_LOGS`.
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                format!(
+                    "warn,fairybot=info,bot_discord=info,bot_matrix=info,{}",
+                    bot_matrix::QUIET_SDK_LOGS
+                )
+                .into()
+            }),
         )
         .with_writer(std::io::stderr)
         .init();
