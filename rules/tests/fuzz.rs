@@ -153,10 +153,7 @@ fn fuzz_variant_files() {
             Err(e) => {
                 let message = e.to_string();
                 assert!(message.len() <= 1000, "{message}");
-                kind(
-                    &e.key.split(['.', ' ']).next().unwrap_or("").to_string(),
-                    &e.problem,
-                )
+                kind(e.key.split(['.', ' ']).next().unwrap_or(""), &e.problem)
             }
         }
     });

@@ -171,8 +171,8 @@ fn fuzz_lines_through_the_service() {
     let mut turn = 0usize;
     let (tried, _) = mutate::run("service", corpus(), mutate::budget(2), |line| {
         turn += 1;
-        let who = if turn % 2 == 0 { &alice } else { &bob };
-        let place = if turn % 3 == 0 { &dm } else { &room };
+        let who = if turn.is_multiple_of(2) { &alice } else { &bob };
+        let place = if turn.is_multiple_of(3) { &dm } else { &room };
         let replies = runtime.block_on(svc.handle_text(who, place, line));
         assert!(!replies.is_empty(), "no reply to {line:?}");
         let mut kind = String::new();

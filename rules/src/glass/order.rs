@@ -57,7 +57,11 @@ impl Order {
         // No order is longer than a move (`R:e7-R:e8=q`): the rest is refused unread, so the
         // cost is bounded whatever is typed.
         if text.trim().len() > crate::notation::MAX_MOVE_BYTES {
-            let head = text.trim().chars().take(crate::quote::QUOTE_CHARS + 1).collect();
+            let head = text
+                .trim()
+                .chars()
+                .take(crate::quote::QUOTE_CHARS + 1)
+                .collect();
             return Err(OrderTextError::Unreadable(head));
         }
         let t: String = text
