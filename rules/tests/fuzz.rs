@@ -152,7 +152,8 @@ fn fuzz_variant_files() {
             }
             Err(e) => {
                 let message = e.to_string();
-                assert!(message.len() <= 1000, "{message}");
+                // Cut by characters (`quote::visible`): a bound on what a player reads.
+                assert!(message.chars().count() <= 1000, "{message}");
                 kind(e.key.split(['.', ' ']).next().unwrap_or(""), &e.problem)
             }
         }

@@ -87,6 +87,23 @@ pub enum OpenError {
     Migrate(MigrateError),
 }
 
+impl OpenError {
+    /// Whether SQLite said the database is locked by another connection (SQLITE_BUSY or
+    /// SQLITE_LOCKED): worth another try, unlike every other error here.
+    pub fn is_busy(&self) -> bool {
+        let source = match self {
+            OpenError::Connect { source, .. } => source,
+            OpenError::Migrate(MigrateError::Execute(source)) => source,
+            _ => return false,
+        };
+        matches!(
+            source,
+            sqlx::Error::Database(db)
+                if db.code().and_then(|c| c.parse::<i32>().ok()).is_some_and(|c| matches!(c & 0xff, 5 | 6))
+        )
+    }
+}
+
 /// The SQL game store. Cheap to clone: clones share one connection pool.
 #[derive(Debug, Clone)]
 pub struct SqlStore {
@@ -154,10 +171,29 @@ impl SqlStore {
         // retries until its acquire time-out), and it is the one that migrates, under a lock.
         // An in-memory database is private to its connection, so the pool migrates it instead.
         if !in_memory {
-            let mut conn = AnyConnection::connect(url).await.map_err(connect_error)?;
-            let migrated = prepare_and_migrate(&mut conn, backend, url).await;
-            let _ = conn.close().await;
-            migrated?;
+            // Processes starting together on a new file meet SQLite's locks where its busy
+            // handler does not wait (switching the file to WAL, opening while another
+            // process holds the exclusive migration transaction): SQLITE_BUSY is retried
+            // from a fresh connection for a bounded time, and every other error is final.
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            let mut pause = Duration::from_millis(10);
+            loop {
+                let attempt = match AnyConnection::connect(url).await {
+                    Ok(mut conn) => {
+                        let migrated = prepare_and_migrate(&mut conn, backend, url).await;
+                        let _ = conn.close().await;
+                        migrated
+                    }
+                    Err(e) => Err(connect_error(e)),
+                };
+                match attempt {
+                    Err(e) if e.is_busy() && std::time::Instant::now() < deadline => {
+                        tokio::time::sleep(pause).await;
+                        pause = (pause * 2).min(Duration::from_millis(200));
+                    }
+                    other => break other?,
+                }
+            }
         }
 
         let mut options = AnyPoolOptions::new();
