@@ -1,0 +1,125 @@
+//! Listings and lookups: variants, the games and challenges here, player names on boards.
+
+use super::*;
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    pub(super) fn variant(&self, name: &str) -> Result<Arc<Variant>, Failure> {
+        self.catalog.get(name).map_err(|_| {
+            let names = self.catalog.names();
+            let hint = command::closest(name, names.iter().map(String::as_str))
+                .map(|s| format!(" Did you mean `{s}`?"))
+                .unwrap_or_default();
+            Failure::User(format!(
+                "I don't know the variant {}.{hint} Type `variants` for the list.",
+                crate::quote::quote(name)
+            ))
+        })
+    }
+
+    pub(super) fn variants_text(&self) -> String {
+        let mut s = String::from("Variants I play:\n");
+        for n in self.catalog.names() {
+            if let Ok(display) = self.catalog.display_name(&n) {
+                s.push_str(&format!("- `{n}`: {display}\n"));
+            }
+        }
+        for n in [rules::glass::NAME, rules::glass::NAME_NO_STRIKES] {
+            s.push_str(&format!("- `{n}`: {}\n", glass::display_name(n)));
+        }
+        s.push_str("Start one with `challenge @someone VARIANT`.");
+        s
+    }
+
+    /// Fills in player names on boards that lack them.
+    pub(super) async fn name_players(&self, replies: &mut [Reply]) {
+        for r in replies.iter_mut() {
+            if let Some(b) = r.board.as_mut()
+                && b.players.is_empty()
+                && let Ok(g) = self.store.get_game(b.game).await
+            {
+                b.players = self.seat_names(&g).await;
+            }
+        }
+    }
+
+    pub(super) async fn seat_names(&self, g: &GameRecord) -> Vec<String> {
+        let mut names = Vec::new();
+        for p in &g.seats {
+            if let Some(name) = self.memo.name(p) {
+                names.push(name);
+                continue;
+            }
+            names.push(match self.store.get_player(p).await {
+                Ok(r) => {
+                    self.memo.keep_name(p, &r.display_name);
+                    r.display_name
+                }
+                Err(_) => p.user.clone(),
+            });
+        }
+        names
+    }
+
+    pub(super) async fn games(&self, actor: &Actor, place: &Place) -> Outcomes {
+        let here = self
+            .store
+            .list_games(&GameFilter::default().at(place.clone()).active())
+            .await?;
+        let mine = self
+            .store
+            .list_games(&GameFilter::default().of(actor.id.clone()).active())
+            .await?;
+        let challenges = self
+            .store
+            .list_challenges(&ChallengeFilter::default().at(place.clone()).pending())
+            .await?;
+        let mut s = String::new();
+        let line = |g: &GameRecord| {
+            format!(
+                "#{} {} — {} vs {} (ply {})",
+                g.id,
+                g.variant,
+                g.seats.first().map(|p| p.user.as_str()).unwrap_or("?"),
+                g.seats.get(1).map(|p| p.user.as_str()).unwrap_or("?"),
+                g.moves.len()
+            )
+        };
+        s.push_str(&format!(
+            "Games here: {}\n",
+            if here.is_empty() {
+                "none".into()
+            } else {
+                String::new()
+            }
+        ));
+        for g in &here {
+            s.push_str(&format!("  {}\n", line(g)));
+        }
+        let elsewhere: Vec<&GameRecord> = mine
+            .iter()
+            .filter(|g| !here.iter().any(|h| h.id == g.id))
+            .collect();
+        if !elsewhere.is_empty() {
+            s.push_str("Your games elsewhere:\n");
+            for g in elsewhere {
+                s.push_str(&format!("  {}\n", line(g)));
+            }
+        }
+        if !challenges.is_empty() {
+            s.push_str("Open challenges here:\n");
+            for c in &challenges {
+                s.push_str(&format!(
+                    "  {} {} by {}{}\n",
+                    c.id,
+                    c.variant,
+                    c.challenger.user,
+                    c.challenged
+                        .as_ref()
+                        .map(|p| format!(" to {}", p.user))
+                        .unwrap_or_default()
+                ));
+            }
+        }
+        Ok(vec![Reply::actor(s.trim_end().to_string())])
+    }
+}

@@ -1,0 +1,233 @@
+//! Moves on a board game: playing one (durable before it is announced), the announcement,
+//! and listing the legal moves.
+
+use super::*;
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    pub(super) async fn play(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        game: Option<GameId>,
+        text: &str,
+        mut loaded: Option<Loaded>,
+    ) -> Outcomes {
+        let mut attempt = 0;
+        loop {
+            // After a lost race the game is read afresh.
+            let g = match loaded.take() {
+                Some(g) => g,
+                None => self.pick_game(actor, place, game, true).await?,
+            };
+            if !g.record.status.is_active() {
+                return user(format!("Game {} is over.", g.record.id));
+            }
+            if glass::rules_of(&g.record.variant).is_some() {
+                if let Some(refusal) = glass::secret_said_in_public(&g, place, "orders") {
+                    return refusal;
+                }
+                return self.glass_order(actor, g, text).await;
+            }
+            let seat = g.record.seat_of(&actor.id);
+            let to_move = Self::seat_to_move(&g);
+            let my_turn = g.record.seats.get(to_move as usize) == Some(&actor.id);
+            if !my_turn {
+                return user(match seat {
+                    Some(_) => format!(
+                        "It is not your turn in game {}; {} is to move.",
+                        g.record.id,
+                        Side(to_move).name(g.record.seats.len())
+                    ),
+                    None => format!("You are not playing in game {}.", g.record.id),
+                });
+            }
+            let mv = match notation::parse_move(&g.position, text) {
+                Ok(m) => m,
+                Err(e) => return user(move_error(&g.position, text, e)),
+            };
+            let coord = notation::coord(&g.position, mv);
+            let san = notation::san(&g.position, mv);
+            let mut after = g.position.clone();
+            after.play_unchecked(mv);
+            let outcome = after.outcome();
+            let status = match outcome {
+                Some(o) => finished(o),
+                None => GameStatus::Active,
+            };
+            let update = GameUpdate {
+                status: status.clone(),
+                pending_offer: None,
+            };
+            match self
+                .store
+                .append_move(
+                    g.record.id,
+                    g.record.version,
+                    &coord,
+                    &update,
+                    self.clock.now(),
+                )
+                .await
+            {
+                Ok(version) => self.memo.keep_position(g.record.id, version, &after),
+                Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
+                    // Someone else changed the game meanwhile: re-read and re-validate.
+                    attempt += 1;
+                    continue;
+                }
+                Err(StoreError::Conflict { .. }) => {
+                    return user(
+                        "The game changed while your move was being saved; look at the board and try again.",
+                    );
+                }
+                Err(e) => return Err(e.into()),
+            }
+            // Durable: now describe it.
+            let mut record = g.record.clone();
+            record.moves.push(coord);
+            record.status = status;
+            let loaded = Loaded {
+                record,
+                variant: g.variant.clone(),
+                position: after,
+            };
+            let mut reply = self.after_move(&loaded, &san, outcome);
+            if let Some(b) = reply.board.as_mut() {
+                // The record is at hand: no reload in `name_players`.
+                b.players = self.seat_names(&loaded.record).await;
+            }
+            return Ok(vec![reply]);
+        }
+    }
+
+    pub(super) fn after_move(&self, g: &Loaded, san: &str, outcome: Option<Outcome>) -> Reply {
+        let n = g.record.seats.len();
+        let mover = (g.record.moves.len() + n - 1) % n;
+        let next = g.position.turn().0 as usize;
+        let mut text = format!("Game {}: {{0}} plays {san}.", g.record.id);
+        let mut mentions = vec![g.record.seats[mover].clone()];
+        match outcome {
+            Some(Outcome::Win { winner, reason }) => {
+                // The mover wins (mate and the capture goal are given by the move itself);
+                // the side now to move is the one beaten. Both are named.
+                let how = match reason {
+                    rules::WinReason::Checkmate => "Checkmate",
+                    rules::WinReason::Captures => "Every piece that wins is captured",
+                };
+                text.push_str(&format!(
+                    " {how} — {{0}} ({}) beats {{1}} ({}).",
+                    winner.name(n),
+                    Side(next as u8).name(n)
+                ));
+                mentions.push(g.record.seats[next].clone());
+            }
+            Some(Outcome::Draw(r)) => {
+                text.push_str(&format!(" Draw by {}.", Outcome::Draw(r)));
+            }
+            None => {
+                if g.position.is_check() {
+                    text.push_str(" Check!");
+                }
+                text.push_str(" {1} to move.");
+                mentions.push(g.record.seats[next].clone());
+            }
+        }
+        let mut r = self
+            .board_reply(g, &text, Some(next as u8))
+            .in_place(g.record.place.clone());
+        r.mentions = mentions;
+        if outcome.is_some() {
+            r = r.notify_all(&g.record.seats);
+        }
+        r
+    }
+
+    pub(super) async fn list_moves(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        game: Option<GameId>,
+        from: Option<String>,
+    ) -> Outcomes {
+        let g = self.pick_game(actor, place, game, false).await?;
+        if glass::rules_of(&g.record.variant).is_some() {
+            return self.glass_moves(actor, &g);
+        }
+        let geo = &g.variant.geometry;
+        let from_cell = match &from {
+            Some(c) => match geo.parse(c) {
+                Some(cell) => Some(cell),
+                None => {
+                    return user(format!(
+                        "{} is not a cell of this board.",
+                        crate::quote::quote(c)
+                    ));
+                }
+            },
+            None => None,
+        };
+        let moves: Vec<String> = g
+            .position
+            .legal_moves()
+            .into_iter()
+            .filter(|m| from_cell.is_none_or(|c| m.from == c))
+            .map(|m| notation::san(&g.position, m))
+            .collect();
+        if moves.is_empty() {
+            return Ok(vec![Reply::actor(match from {
+                Some(c) => format!("No legal move from {c}."),
+                None => "No legal move: the game is over.".into(),
+            })]);
+        }
+        Ok(vec![Reply::actor(format!(
+            "{} legal move{}{}: {}",
+            moves.len(),
+            if moves.len() == 1 { "" } else { "s" },
+            from.map(|c| format!(" from {c}")).unwrap_or_default(),
+            moves.join(" ")
+        ))])
+    }
+}
+
+fn finished(o: Outcome) -> GameStatus {
+    match o {
+        Outcome::Win { winner, reason } => GameStatus::Finished {
+            result: if winner == Side::WHITE { "1-0" } else { "0-1" }.into(),
+            reason: match reason {
+                rules::WinReason::Checkmate => "checkmate".into(),
+                rules::WinReason::Captures => "captures".into(),
+            },
+        },
+        Outcome::Draw(r) => GameStatus::Finished {
+            result: "1/2-1/2".into(),
+            reason: Outcome::Draw(r).to_string(),
+        },
+    }
+}
+
+/// A refusal for a move text, with "did you mean" for near misses.
+fn move_error(pos: &Position, text: &str, e: notation::MoveTextError) -> String {
+    use notation::MoveTextError as E;
+    match e {
+        E::Unknown { .. } => {
+            let legal = pos.legal_moves();
+            let sans: Vec<String> = legal.iter().map(|m| notation::san(pos, *m)).collect();
+            let coords: Vec<String> = legal.iter().map(|m| notation::coord(pos, *m)).collect();
+            let guess = command::closest(
+                text.trim(),
+                sans.iter().chain(coords.iter()).map(String::as_str),
+            );
+            let text = crate::quote::quote(text.trim());
+            match guess {
+                Some(g) => format!(
+                    "{text} is not a legal move here. Did you mean `{g}`? Type `moves` to list them."
+                ),
+                None => format!(
+                    "{text} is not a legal move here. Type `moves` to list them, or `moves e2` for one piece."
+                ),
+            }
+        }
+        // The engine's refusals quote what was typed themselves (`rules::quote`).
+        other => crate::text::sentence(&other.to_string()),
+    }
+}

@@ -1,0 +1,266 @@
+//! Endings and offers: resigning, draw and takeback offers and their answers, aborting, and
+//! the replies that end a game.
+
+use super::*;
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    pub(super) async fn resign(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        game: Option<GameId>,
+    ) -> Outcomes {
+        let g = self.pick_game(actor, place, game, true).await?;
+        if !g.record.status.is_active() {
+            return user(format!("Game {} is already over.", g.record.id));
+        }
+        let seat = g.record.seat_of(&actor.id).unwrap_or(0);
+        let result = if seat == 0 { "0-1" } else { "1-0" };
+        let update = GameUpdate {
+            status: GameStatus::Finished {
+                result: result.into(),
+                reason: "resignation".into(),
+            },
+            pending_offer: None,
+        };
+        self.versioned(&g, &update).await?;
+        let text = format!(
+            "Game {}: {{0}} resigns. {} wins.",
+            g.record.id,
+            Side(1 - seat.min(1)).name(2)
+        );
+        Ok(self.ending(&g, text, Some(&actor.id)))
+    }
+
+    pub(super) async fn versioned(&self, g: &Loaded, update: &GameUpdate) -> Result<(), Failure> {
+        match self
+            .store
+            .update_game(g.record.id, g.record.version, update, self.clock.now())
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(StoreError::Conflict { .. }) => {
+                user("The game changed just now; look at the board and try again.")
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub(super) async fn offer(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        game: Option<GameId>,
+        kind: OfferKind,
+        answer: Answer,
+    ) -> Outcomes {
+        let g = self.pick_game(actor, place, game, true).await?;
+        if !g.record.status.is_active() {
+            return user(format!("Game {} is over.", g.record.id));
+        }
+        let seat = g.record.seat_of(&actor.id).unwrap_or(0);
+        let what = match kind {
+            OfferKind::Draw => "a draw",
+            OfferKind::Takeback => "a takeback",
+        };
+        let id = g.record.id;
+        let pending = g.record.pending_offer.filter(|o| o.kind == kind);
+        match answer {
+            Answer::Offer => {
+                if let Some(o) = pending {
+                    if o.by_seat == seat {
+                        return user(format!("You already offered {what}; wait for an answer."));
+                    }
+                    // Offering what the other side offered is accepting it.
+                    return Box::pin(self.offer(actor, place, Some(id), kind, Answer::Accept))
+                        .await;
+                }
+                if kind == OfferKind::Takeback && glass::rules_of(&g.record.variant).is_some() {
+                    return user(
+                        "There are no takebacks in Through the Looking-Glass: your opponent has already been told what happened.",
+                    );
+                }
+                if kind == OfferKind::Takeback
+                    && !g
+                        .record
+                        .moves
+                        .iter()
+                        .enumerate()
+                        .any(|(i, _)| i % g.record.seats.len() == seat as usize)
+                {
+                    return user("You have no move to take back yet.");
+                }
+                self.versioned(
+                    &g,
+                    &GameUpdate {
+                        status: GameStatus::Active,
+                        pending_offer: Some(Offer {
+                            kind,
+                            by_seat: seat,
+                        }),
+                    },
+                )
+                .await?;
+                let other = g.record.seats[(seat as usize + 1) % g.record.seats.len()].clone();
+                let cmd = match kind {
+                    OfferKind::Draw => "draw",
+                    OfferKind::Takeback => "takeback",
+                };
+                let action = match kind {
+                    OfferKind::Draw => Action::AnswerDraw(id),
+                    OfferKind::Takeback => Action::AnswerTakeback(id),
+                };
+                Ok(vec![
+                    announce(
+                        &g.record,
+                        format!(
+                            "Game {id}: {{0}} offers {what}. {{1}}: `{cmd} accept` or `{cmd} decline`."
+                        ),
+                    )
+                    .mention(actor.id.clone())
+                    .mention(other)
+                    .with_action(action),
+                ])
+            }
+            Answer::Decline | Answer::Accept => {
+                let Some(o) = pending else {
+                    return user(format!("Nobody has offered {what} in game {id}."));
+                };
+                if o.by_seat == seat {
+                    return user(format!("You cannot answer your own offer of {what}."));
+                }
+                if answer == Answer::Decline {
+                    self.versioned(&g, &GameUpdate::active()).await?;
+                    let by = g.record.seats.get(o.by_seat as usize).cloned();
+                    let mut reply =
+                        announce(&g.record, format!("Game {id}: {{0}} declines {what}."))
+                            .mention(actor.id.clone());
+                    reply.mentions.extend(by);
+                    return Ok(vec![reply]);
+                }
+                match kind {
+                    OfferKind::Draw => {
+                        self.versioned(
+                            &g,
+                            &GameUpdate {
+                                status: GameStatus::Finished {
+                                    result: "1/2-1/2".into(),
+                                    reason: "agreement".into(),
+                                },
+                                pending_offer: None,
+                            },
+                        )
+                        .await?;
+                        Ok(self.ending(&g, format!("Game {id} is drawn by agreement."), None))
+                    }
+                    OfferKind::Takeback => self.take_back(&g, o.by_seat).await,
+                }
+            }
+        }
+    }
+
+    /// Undoes the requester's last move (and the opponent's reply after it, if any).
+    pub(super) async fn take_back(&self, g: &Loaded, requester: u8) -> Outcomes {
+        let n = g.record.seats.len();
+        let ply = g.record.moves.len();
+        // The requester's last move is the last ply index i with i % n == requester.
+        let Some(last) = (0..ply).rev().find(|i| i % n == requester as usize) else {
+            return user("There is no move to take back.");
+        };
+        match self
+            .store
+            .truncate_moves(
+                g.record.id,
+                g.record.version,
+                last,
+                &GameUpdate::active(),
+                self.clock.now(),
+            )
+            .await
+        {
+            Ok(_) => {}
+            Err(StoreError::Conflict { .. }) => {
+                return user("The game changed just now; look at the board and try again.");
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let reloaded = self.load(g.record.id).await?;
+        let undone = ply - last;
+        let text = format!(
+            "Game {}: {} move{} taken back. {{0}} to move.",
+            g.record.id,
+            undone,
+            if undone == 1 { "" } else { "s" }
+        );
+        let next = reloaded.position.turn().0;
+        let mut r = self
+            .board_reply(&reloaded, &text, Some(next))
+            .in_place(reloaded.record.place.clone());
+        r.mentions = vec![reloaded.record.seats[next as usize].clone()];
+        Ok(vec![r])
+    }
+
+    /// The replies that end a game by a command (resignation, agreement, abort): the result
+    /// in the game's room, wherever the command was typed, mentioning every player (`first`,
+    /// when given, as `{0}`); in Looking-Glass also a private word to each player, whose
+    /// conversation with the bot is in his direct chat, and the reveal in the game's room.
+    pub(super) fn ending(&self, g: &Loaded, text: String, first: Option<&PlayerId>) -> Vec<Reply> {
+        let mut room = announce(&g.record, text);
+        room.mentions.extend(first.cloned());
+        let room = room.notify_all(&g.record.seats);
+        let mut replies = vec![room.clone()];
+        if glass::rules_of(&g.record.variant).is_some() {
+            for p in &g.record.seats {
+                let mut private = room.clone();
+                private.audience = crate::reply::Audience::Private(p.clone());
+                private.place = None;
+                private
+                    .text
+                    .push_str(" Both worlds are revealed in the game's room.");
+                replies.push(private);
+            }
+            if let Ok(game) = self.glass_game(&g.record) {
+                replies.push(self.glass_reveal(&g.record, &game));
+            }
+        }
+        replies
+    }
+
+    pub(super) async fn abort(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        game: Option<GameId>,
+    ) -> Outcomes {
+        let g = self.pick_game(actor, place, game, true).await?;
+        if !g.record.status.is_active() {
+            return user(format!("Game {} is already over.", g.record.id));
+        }
+        // A Looking-Glass record also holds the secret setups: only moves count here.
+        let moves = if glass::rules_of(&g.record.variant).is_some() {
+            g.record
+                .moves
+                .iter()
+                .filter(|m| !glass::is_setup_action(m))
+                .count()
+        } else {
+            g.record.moves.len()
+        };
+        if moves >= g.record.seats.len() {
+            return user(format!(
+                "Game {} can no longer be aborted: both sides have moved. You can `resign` or offer a `draw`.",
+                g.record.id
+            ));
+        }
+        self.versioned(
+            &g,
+            &GameUpdate {
+                status: GameStatus::Aborted,
+                pending_offer: None,
+            },
+        )
+        .await?;
+        let text = format!("Game {} is aborted by {{0}}.", g.record.id);
+        Ok(self.ending(&g, text, Some(&actor.id)))
+    }
+}
