@@ -106,15 +106,18 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let Some(g) = self.active_game().await else {
             return local(LOCAL[0]);
         };
-        if bot_core::service::is_glass(&g.variant) {
-            return local(&g.seats[glass_seat(&g, cmd)].user);
-        }
+        // The core knows whose turn it is (the side to move, or in a Looking-Glass set-up
+        // the player who has not chosen); a record that does not replay falls back on plies.
         let n = g.seats.len().max(1);
-        let mut seat = g.moves.len() % n;
+        let mut seat = self
+            .service
+            .engine(&g)
+            .map_or(g.moves.len() % n, |e| e.seat_to_act());
         if let (Some(Command::Draw(a, _) | Command::Takeback(a, _)), Some(offer)) =
             (cmd, g.pending_offer)
             && *a != Answer::Offer
         {
+            // Answering an offer is the other player's business.
             seat = (offer.by_seat as usize + 1) % n;
         }
         let id = &g.seats[seat];
@@ -229,15 +232,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             return out;
         };
         let catalog = self.service.catalog();
-        if bot_core::service::is_glass(&b.variant) {
-            if let Some(t) = bot_core::text::glass_board(&b.state) {
-                out.push_str(&t);
-                out.push('\n');
-            }
-        } else if let Ok(v) = catalog.get(&b.variant)
-            && let Ok(pos) = rules::fen::position(&v, &b.state)
-        {
-            out.push_str(&bot_core::text::board(&pos));
+        if let Some(t) = bot_core::picture::text_board(b, catalog) {
+            out.push_str(&t);
             out.push('\n');
         }
         match bot_core::picture::png(b, catalog, &self.renderer, &self.theme, self.size) {
@@ -335,34 +331,6 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         stdout.write_all(b"\nbye\n")?;
         stdout.flush()?;
         Ok(())
-    }
-}
-
-/// In hot-seat mode, who gives the next command of a Looking-Glass game: during the setup
-/// the player who has not chosen yet (White first), then the referee's player to move.
-fn glass_seat(g: &GameRecord, cmd: Option<&Command>) -> usize {
-    let chosen = |letter: &str| {
-        g.moves
-            .iter()
-            .any(|m| m.starts_with(&format!("{letter} setup ")))
-    };
-    if !chosen("w") {
-        return 0;
-    }
-    if !chosen("b") {
-        return 1;
-    }
-    let Some(rules) = bot_core::service::glass_rules(&g.variant) else {
-        return 0;
-    };
-    let turn = rules::glass::Glass::replay(rules::glass::variant(), rules, &g.moves)
-        .map_or(0, |game| game.turn().index());
-    // Answering an offer is the other player's business.
-    match (cmd, g.pending_offer) {
-        (Some(Command::Draw(a, _)), Some(offer)) if *a != Answer::Offer => {
-            (offer.by_seat as usize + 1) % 2
-        }
-        _ => turn,
     }
 }
 

@@ -23,7 +23,7 @@ pub enum ColourChoice {
     First,
     /// The challenger plays second.
     Second,
-    /// Decided by the clock's parity when the challenge is accepted.
+    /// Drawn from the service's [`Chance`](crate::Chance) when the challenge is accepted.
     Random,
 }
 
@@ -39,7 +39,10 @@ pub enum Answer {
 }
 
 /// One command, platform-neutral.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` leaves out what may be secret (a Looking-Glass back rank, an order), so a
+/// command in a log or a panic message never gives a hidden board away.
+#[derive(Clone, PartialEq, Eq)]
 pub enum Command {
     /// Challenge someone (`None` = an open challenge anyone in the room may accept).
     Challenge {
@@ -113,7 +116,90 @@ pub enum Command {
     Ask(Option<GameId>),
 }
 
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Command::Move { game, text } => f
+                .debug_struct("Move")
+                .field("game", game)
+                .field("text", &format_args!("<{} bytes, not shown>", text.len()))
+                .finish(),
+            Command::Setup { game, choice } => f
+                .debug_struct("Setup")
+                .field("game", game)
+                .field(
+                    "choice",
+                    &format_args!("<{} bytes, not shown>", choice.len()),
+                )
+                .finish(),
+            Command::Challenge {
+                opponent,
+                variant,
+                colour,
+                position,
+            } => f
+                .debug_struct("Challenge")
+                .field("opponent", opponent)
+                .field("variant", variant)
+                .field("colour", colour)
+                .field("position", position)
+                .finish(),
+            Command::Accept(id) => f.debug_tuple("Accept").field(id).finish(),
+            Command::Decline(id) => f.debug_tuple("Decline").field(id).finish(),
+            Command::Cancel(id) => f.debug_tuple("Cancel").field(id).finish(),
+            Command::Board(g) => f.debug_tuple("Board").field(g).finish(),
+            Command::Moves { game, from } => f
+                .debug_struct("Moves")
+                .field("game", game)
+                .field("from", from)
+                .finish(),
+            Command::Resign(g) => f.debug_tuple("Resign").field(g).finish(),
+            Command::Draw(a, g) => f.debug_tuple("Draw").field(a).field(g).finish(),
+            Command::Takeback(a, g) => f.debug_tuple("Takeback").field(a).field(g).finish(),
+            Command::Abort(g) => f.debug_tuple("Abort").field(g).finish(),
+            Command::Games => f.write_str("Games"),
+            Command::History(g) => f.debug_tuple("History").field(g).finish(),
+            Command::Export(g) => f.debug_tuple("Export").field(g).finish(),
+            Command::Variants => f.write_str("Variants"),
+            Command::Rules(v) => f.debug_tuple("Rules").field(v).finish(),
+            Command::Piece { variant, piece } => f
+                .debug_struct("Piece")
+                .field("variant", variant)
+                .field("piece", piece)
+                .finish(),
+            Command::Help(t) => f.debug_tuple("Help").field(t).finish(),
+            Command::Ask(g) => f.debug_tuple("Ask").field(g).finish(),
+        }
+    }
+}
+
 impl Command {
+    /// The command's name, for logs and spans (never its arguments).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Command::Challenge { .. } => "challenge",
+            Command::Accept(_) => "accept",
+            Command::Decline(_) => "decline",
+            Command::Cancel(_) => "cancel",
+            Command::Move { .. } => "move",
+            Command::Board(_) => "board",
+            Command::Moves { .. } => "moves",
+            Command::Resign(_) => "resign",
+            Command::Draw(..) => "draw",
+            Command::Takeback(..) => "takeback",
+            Command::Abort(_) => "abort",
+            Command::Games => "games",
+            Command::History(_) => "history",
+            Command::Export(_) => "export",
+            Command::Variants => "variants",
+            Command::Rules(_) => "rules",
+            Command::Piece { .. } => "piece",
+            Command::Help(_) => "help",
+            Command::Setup { .. } => "setup",
+            Command::Ask(_) => "ask",
+        }
+    }
+
     /// The first free-text field longer than a command may be, measured. Text typed in chat
     /// is capped by [`parse`]; this holds commands built from a platform's typed options
     /// (Discord) to the same limit, so no path hands the engine a megabyte.
@@ -227,6 +313,12 @@ pub fn usage(command: &str) -> Option<&'static str> {
 /// All command names.
 pub fn names() -> &'static [&'static str] {
     NAMES
+}
+
+/// Whether `word` names a command (any case), so a log may show it.
+pub fn is_command_word(word: &str) -> bool {
+    let word = word.to_ascii_lowercase();
+    NAMES.contains(&word.as_str()) || aliases().contains(&word.as_str())
 }
 
 /// Other names of commands (`play` is `challenge`), which have help of their own.

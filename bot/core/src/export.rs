@@ -1,18 +1,63 @@
 //! Game records as text: a numbered move history, and a PGN-like export with `Variant` and
 //! `FEN` tags that imports back.
 
-use rules::{Position, Variant, notation};
+use rules::{Position, SpecError, Variant, fen::FenError, notation, notation::MoveTextError};
 
 use crate::{
     model::{GameRecord, GameStatus},
+    options::{GameOptions, OptionsError},
     service::chess960,
 };
+
+/// A stored game that no longer replays: its record is corrupt, or the rules changed under it.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The start state does not read.
+    #[error("the start state does not read")]
+    Start(#[from] FenError),
+    /// A stored move is not legal where it stands.
+    #[error("stored move {ply} ({text}) does not replay")]
+    Move {
+        /// The move's number in the record, from 1.
+        ply: usize,
+        /// The stored text.
+        text: String,
+        /// Why the engine refused it (boxed: the error is large, and rare).
+        #[source]
+        source: Box<MoveTextError>,
+    },
+    /// The game's options do not read.
+    #[error("the game's options do not read")]
+    Options(#[from] OptionsError),
+}
+
+/// Why PGN-like text could not be imported; each says what to fix in the text.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// There is no `[Variant "..."]` tag.
+    #[error("the text has no [Variant] tag")]
+    NoVariant,
+    /// The variant tag names no variant.
+    #[error(transparent)]
+    Variant(#[from] SpecError),
+    /// The FEN tag does not read.
+    #[error("the [FEN] tag does not read: {0}")]
+    Start(#[from] FenError),
+    /// A move is not legal where it stands.
+    #[error("move {number}: {source}")]
+    Move {
+        /// The move's number in the text, from 1.
+        number: usize,
+        /// Why the engine refused it (boxed: the error is large).
+        source: Box<MoveTextError>,
+    },
+}
 
 /// The moves so far in SAN, numbered.
 ///
 /// # Errors
 /// When a stored move no longer replays (a corrupt record).
-pub fn history(v: &std::sync::Arc<Variant>, g: &GameRecord) -> Result<String, String> {
+pub fn history(v: &std::sync::Arc<Variant>, g: &GameRecord) -> Result<String, ReplayError> {
     let sans = sans(v, &g.start_state, &g.moves)?;
     if sans.is_empty() {
         return Ok(format!("Game {}: no moves yet.", g.id));
@@ -20,11 +65,19 @@ pub fn history(v: &std::sync::Arc<Variant>, g: &GameRecord) -> Result<String, St
     Ok(format!("Game {}: {}", g.id, numbered(&sans)))
 }
 
-fn sans(v: &std::sync::Arc<Variant>, start: &str, moves: &[String]) -> Result<Vec<String>, String> {
-    let mut p = rules::fen::position(v, start).map_err(|e| e.to_string())?;
+fn sans(
+    v: &std::sync::Arc<Variant>,
+    start: &str,
+    moves: &[String],
+) -> Result<Vec<String>, ReplayError> {
+    let mut p = rules::fen::position(v, start)?;
     let mut out = Vec::new();
-    for m in moves {
-        let mv = notation::parse_coord(&p, m).map_err(|e| e.to_string())?;
+    for (i, m) in moves.iter().enumerate() {
+        let mv = notation::parse_coord(&p, m).map_err(|source| ReplayError::Move {
+            ply: i + 1,
+            text: m.clone(),
+            source: Box::new(source),
+        })?;
         out.push(notation::san(&p, mv));
         p.play_unchecked(mv);
     }
@@ -47,12 +100,12 @@ pub fn pgn(
     v: &std::sync::Arc<Variant>,
     g: &GameRecord,
     names: &[String],
-) -> Result<String, String> {
+) -> Result<String, ReplayError> {
     let sans = sans(v, &g.start_state, &g.moves)?;
     let (result, reason) = match &g.status {
-        GameStatus::Active => ("*".to_string(), String::new()),
-        GameStatus::Finished { result, reason } => (result.clone(), reason.clone()),
-        GameStatus::Aborted => ("*".to_string(), "aborted".to_string()),
+        GameStatus::Active => ("*".to_string(), ""),
+        GameStatus::Finished { result, reason } => (result.as_text(), reason.describe()),
+        GameStatus::Aborted => ("*".to_string(), "aborted"),
     };
     let mut s = String::new();
     s.push_str(&format!("[Event \"fairybot game {}\"]\n", g.id));
@@ -71,7 +124,9 @@ pub fn pgn(
     }
     if v.name == chess960::VARIANT {
         // Games stored before the number was kept started from the variant's own start.
-        let n = chess960::stored(&g.options).unwrap_or(chess960::ORTHODOX);
+        let n = GameOptions::parse(&g.options)?
+            .position
+            .unwrap_or(chess960::ORTHODOX);
         s.push_str(&format!("[StartPosition \"Chess960 position {n}\"]\n"));
     }
     if g.start_state != v.start {
@@ -103,7 +158,7 @@ pub struct Imported {
 ///
 /// # Errors
 /// When a tag is missing, the variant is unknown, or a move is not legal (naming it).
-pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, String> {
+pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, ImportError> {
     let tag = |name: &str| {
         text.lines().find_map(|l| {
             let l = l.trim();
@@ -112,11 +167,11 @@ pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, String> 
             (k == name).then(|| v.trim().trim_matches('"').to_string())
         })
     };
-    let variant = tag("Variant").ok_or("the text has no [Variant] tag")?;
-    let v = catalog.get(&variant).map_err(|e| e.to_string())?;
+    let variant = tag("Variant").ok_or(ImportError::NoVariant)?;
+    let v = catalog.get(&variant)?;
     let start = tag("FEN").unwrap_or_else(|| v.start.clone());
     let result = tag("Result").unwrap_or_else(|| "*".into());
-    let mut p: Position = rules::fen::position(&v, &start).map_err(|e| e.to_string())?;
+    let mut p: Position = rules::fen::position(&v, &start)?;
     let body: String = text
         .lines()
         .filter(|l| !l.trim_start().starts_with('['))
@@ -133,8 +188,10 @@ pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, String> 
         {
             continue;
         }
-        let m =
-            notation::parse_move(&p, tok).map_err(|e| format!("move {}: {e}", moves.len() + 1))?;
+        let m = notation::parse_move(&p, tok).map_err(|source| ImportError::Move {
+            number: moves.len() + 1,
+            source: Box::new(source),
+        })?;
         moves.push(notation::coord(&p, m));
         p.play_unchecked(m);
     }

@@ -4,9 +4,11 @@
 
 pub mod chance;
 pub mod command;
+pub mod engine;
 pub mod export;
 mod memo;
 pub mod model;
+pub mod options;
 pub mod picture;
 pub mod quote;
 pub mod reply;
@@ -15,4 +17,4 @@ pub mod store;
 pub mod text;
 
 pub use chance::{Chance, OsChance, SeededChance};
-pub use service::{Actor, Clock, GameService, SystemClock};
+pub use service::{Actor, Clock, CurrentGame, GameService, Games, SystemClock};

@@ -2,8 +2,9 @@
 //! engine replays on the move path. Both memories only ever skip work whose result they hold
 //! exactly; the store stays the truth.
 //!
-//! - **Positions** are keyed by game and version. Every change to a game bumps its version, so
-//!   a position remembered at the version the store returns is the position of that record;
+//! - **Engines** (a board's position, a Looking-Glass referee) are keyed by game and version.
+//!   Every change to a game bumps its version, so an engine remembered at the version the
+//!   store returns is the engine of that record;
 //!   any other version (another process moved, a takeback) simply misses and is replayed.
 //! - **Names** are the display names this service last wrote or read for a player. A
 //!   matching name lets a command skip the upsert; a name changed on the platform differs
@@ -16,25 +17,26 @@ use std::{
     sync::{Mutex, PoisonError},
 };
 
-use rules::Position;
-
-use crate::model::{GameId, PlayerId};
+use crate::{
+    engine::GameEngine,
+    model::{GameId, PlayerId},
+};
 
 /// How many entries each memory keeps before it starts afresh (bounded memory without an LRU:
 /// the hot games and players come back within a few commands).
 const CAPACITY: usize = 4096;
 
-/// Positions and names remembered by one service.
+/// Engines and names remembered by one service.
 #[derive(Default)]
 pub(crate) struct Memo {
-    positions: Mutex<HashMap<GameId, (i64, Position)>>,
+    engines: Mutex<HashMap<GameId, (i64, GameEngine)>>,
     names: Mutex<HashMap<PlayerId, String>>,
 }
 
 impl std::fmt::Debug for Memo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Memo")
-            .field("positions", &len_of(&self.positions))
+            .field("engines", &len_of(&self.engines))
             .field("names", &len_of(&self.names))
             .finish()
     }
@@ -52,24 +54,18 @@ fn insert_bounded<K: std::hash::Hash + Eq, V>(map: &mut HashMap<K, V>, key: K, v
 }
 
 impl Memo {
-    /// The position of `game` at `version`, if remembered.
-    pub(crate) fn position(&self, game: GameId, version: i64) -> Option<Position> {
-        let map = self
-            .positions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+    /// The engine of `game` at `version`, if remembered.
+    pub(crate) fn engine(&self, game: GameId, version: i64) -> Option<GameEngine> {
+        let map = self.engines.lock().unwrap_or_else(PoisonError::into_inner);
         map.get(&game)
             .filter(|(v, _)| *v == version)
             .map(|(_, p)| p.clone())
     }
 
-    /// Remembers the position of `game` at `version`.
-    pub(crate) fn keep_position(&self, game: GameId, version: i64, position: &Position) {
-        let mut map = self
-            .positions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        insert_bounded(&mut map, game, (version, position.clone()));
+    /// Remembers the engine of `game` at `version`.
+    pub(crate) fn keep_engine(&self, game: GameId, version: i64, engine: GameEngine) {
+        let mut map = self.engines.lock().unwrap_or_else(PoisonError::into_inner);
+        insert_bounded(&mut map, game, (version, engine));
     }
 
     /// The name last seen for `player`.
@@ -97,17 +93,17 @@ mod tests {
     use crate::model::Platform;
 
     #[test]
-    fn a_position_is_found_only_at_its_version() {
+    fn an_engine_is_found_only_at_its_version() {
         let catalog = rules::Catalog::builtin();
-        let pos = Position::start(&catalog.get("chess").unwrap());
+        let pos = rules::Position::start(&catalog.get("chess").unwrap());
         let memo = Memo::default();
-        memo.keep_position(GameId(7), 3, &pos);
-        assert!(memo.position(GameId(7), 3).is_some());
+        memo.keep_engine(GameId(7), 3, GameEngine::Board(pos));
+        assert!(memo.engine(GameId(7), 3).is_some());
         assert!(
-            memo.position(GameId(7), 4).is_none(),
+            memo.engine(GameId(7), 4).is_none(),
             "a newer version misses"
         );
-        assert!(memo.position(GameId(8), 3).is_none());
+        assert!(memo.engine(GameId(8), 3).is_none());
     }
 
     #[test]

@@ -179,11 +179,10 @@ pub enum GameStatus {
     Active,
     /// Over, with a result and the reason the engine or a player gave.
     Finished {
-        /// The result as the service writes it (for example `1-0`, `1/2-1/2`, or a seat list
-        /// for four-player games).
-        result: String,
-        /// Why it ended (for example `checkmate`, `resignation`, `agreement`).
-        reason: String,
+        /// Who won, if anyone.
+        result: GameResult,
+        /// Why it ended.
+        reason: EndReason,
     },
     /// Called off before it really started; counts for nobody.
     Aborted,
@@ -193,6 +192,173 @@ impl GameStatus {
     /// Whether moves may still be played.
     pub fn is_active(&self) -> bool {
         matches!(self, GameStatus::Active)
+    }
+}
+
+/// How a finished game came out, by seat (the index into [`GameRecord::seats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// This seat won.
+    Win(u8),
+    /// Nobody won.
+    Draw,
+}
+
+impl GameResult {
+    /// The result as stored and exported: PGN's `1-0`, `0-1` and `1/2-1/2` for two seats,
+    /// `seat N wins` beyond them.
+    pub fn as_text(self) -> String {
+        match self {
+            GameResult::Win(0) => "1-0".into(),
+            GameResult::Win(1) => "0-1".into(),
+            GameResult::Win(n) => format!("seat {n} wins"),
+            GameResult::Draw => "1/2-1/2".into(),
+        }
+    }
+
+    /// Reads [`GameResult::as_text`] back.
+    ///
+    /// # Errors
+    /// When the text is none of those forms.
+    pub fn parse(text: &str) -> Result<GameResult, UnknownName> {
+        match text {
+            "1-0" => Ok(GameResult::Win(0)),
+            "0-1" => Ok(GameResult::Win(1)),
+            "1/2-1/2" => Ok(GameResult::Draw),
+            other => other
+                .strip_prefix("seat ")
+                .and_then(|s| s.strip_suffix(" wins"))
+                .and_then(|n| n.parse().ok())
+                .map(GameResult::Win)
+                .ok_or_else(|| UnknownName::new("game result", other)),
+        }
+    }
+}
+
+/// Why a game ended. Each engine's ending and each player's decision is one reason, so an
+/// announcement, an export and a rating all read the same value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EndReason {
+    /// The loser's royal piece is attacked and it has no legal move.
+    Checkmate,
+    /// The winner captured every piece the variant's victory rule lists (CoBlaChe).
+    Captures,
+    /// The King was captured (Through the Looking-Glass has no check).
+    KingCaptured,
+    /// The loser's third impossible order (Through the Looking-Glass).
+    ThirdStrike,
+    /// The player to move has no legal move and is not in check.
+    Stalemate,
+    /// The same position occurred the variant's number of times.
+    Repetition,
+    /// The fifty-move rule: 100 plies without a capture or a pawn move.
+    FiftyMoves,
+    /// Neither side can win any more.
+    InsufficientMaterial,
+    /// A player resigned.
+    Resignation,
+    /// The players agreed to a draw.
+    Agreement,
+}
+
+impl EndReason {
+    /// Every reason, for round-trip tests.
+    pub const ALL: [EndReason; 10] = [
+        EndReason::Checkmate,
+        EndReason::Captures,
+        EndReason::KingCaptured,
+        EndReason::ThirdStrike,
+        EndReason::Stalemate,
+        EndReason::Repetition,
+        EndReason::FiftyMoves,
+        EndReason::InsufficientMaterial,
+        EndReason::Resignation,
+        EndReason::Agreement,
+    ];
+
+    /// The stable name used in storage.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Captures => "captures",
+            EndReason::KingCaptured => "king-captured",
+            EndReason::ThirdStrike => "third-strike",
+            EndReason::Stalemate => "stalemate",
+            EndReason::Repetition => "repetition",
+            EndReason::FiftyMoves => "fifty-moves",
+            EndReason::InsufficientMaterial => "insufficient-material",
+            EndReason::Resignation => "resignation",
+            EndReason::Agreement => "agreement",
+        }
+    }
+
+    /// Reads a stored name, including the sentences stored before reasons were typed
+    /// (`the fifty-move rule`, `King captured`, `third strike`, `insufficient material`).
+    ///
+    /// # Errors
+    /// When the text names no reason.
+    pub fn parse(text: &str) -> Result<EndReason, UnknownName> {
+        let legacy = match text {
+            "the fifty-move rule" => Some(EndReason::FiftyMoves),
+            "insufficient material" => Some(EndReason::InsufficientMaterial),
+            "King captured" => Some(EndReason::KingCaptured),
+            "third strike" => Some(EndReason::ThirdStrike),
+            _ => None,
+        };
+        legacy
+            .or_else(|| Self::ALL.into_iter().find(|r| r.as_str() == text))
+            .ok_or_else(|| UnknownName::new("end reason", text))
+    }
+
+    /// The reason as players read it, in a sentence ("Draw by {}.", PGN's `Termination`).
+    pub const fn describe(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Captures => "the capture of every piece that wins",
+            EndReason::KingCaptured => "the capture of the King",
+            EndReason::ThirdStrike => "a third strike",
+            EndReason::Stalemate => "stalemate",
+            EndReason::Repetition => "repetition",
+            EndReason::FiftyMoves => "the fifty-move rule",
+            EndReason::InsufficientMaterial => "insufficient material",
+            EndReason::Resignation => "resignation",
+            EndReason::Agreement => "agreement",
+        }
+    }
+
+    /// The headline of a win by this reason, as announced ("Checkmate — A beats B").
+    pub const fn headline(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "Checkmate",
+            EndReason::Captures => "Every piece that wins is captured",
+            EndReason::KingCaptured => "The King is captured",
+            EndReason::ThirdStrike => "Third strike",
+            EndReason::Stalemate => "Stalemate",
+            EndReason::Repetition => "Repetition",
+            EndReason::FiftyMoves => "Fifty-move rule",
+            EndReason::InsufficientMaterial => "Insufficient material",
+            EndReason::Resignation => "Resignation",
+            EndReason::Agreement => "Agreement",
+        }
+    }
+}
+
+/// A stored name that names nothing of its kind (a corrupt or newer record).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {kind} {text:?}")]
+pub struct UnknownName {
+    /// What was being read.
+    pub kind: &'static str,
+    /// The text found.
+    pub text: String,
+}
+
+impl UnknownName {
+    fn new(kind: &'static str, text: &str) -> Self {
+        UnknownName {
+            kind,
+            text: text.chars().take(40).collect(),
+        }
     }
 }
 

@@ -8,7 +8,10 @@ use std::sync::Arc;
 
 use rules::{Catalog, Cell, Position, Variant};
 
-use crate::reply::{BoardPicture, MovedCells};
+use crate::{
+    engine::EngineKind,
+    reply::{BoardPicture, MovedCells},
+};
 
 /// Why a picture could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -203,12 +206,25 @@ pub fn view(
     view
 }
 
+/// A board picture as text (for consoles, screen readers and bad connections), or `None` when
+/// its state does not read.
+pub fn text_board(picture: &BoardPicture, catalog: &Catalog) -> Option<String> {
+    match picture.engine {
+        EngineKind::Glass => crate::text::glass_board(&picture.state),
+        EngineKind::Board => {
+            let v = catalog.get(&picture.variant).ok()?;
+            let pos = rules::fen::position(&v, &picture.state).ok()?;
+            Some(crate::text::board(&pos))
+        }
+    }
+}
+
 /// Rebuilds the position of a reply's board picture and makes the renderer's view of it.
 ///
 /// # Errors
 /// When the stored variant or state no longer reads (a corrupt record).
 pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView, PictureError> {
-    if crate::service::is_glass(&picture.variant) {
+    if picture.engine == EngineKind::Glass {
         return glass_view(picture);
     }
     let v = catalog
@@ -469,6 +485,7 @@ mod tests {
             let pos = Position::start(&v);
             let pic = BoardPicture {
                 game: GameId(1),
+                engine: EngineKind::Board,
                 variant: name.clone(),
                 state: rules::fen::write(&pos),
                 last_move: None,
@@ -528,6 +545,7 @@ mod tests {
                     entered.insert(rank(m.to));
                     let pic = BoardPicture {
                         game: GameId(1),
+                        engine: EngineKind::Board,
                         variant: name.clone(),
                         state: rules::fen::write(&pos),
                         last_move: last_move(&pos),
@@ -643,6 +661,7 @@ mod tests {
         g.order(rules::Side::WHITE, "e2e4").unwrap();
         let pic = BoardPicture {
             game: GameId(1),
+            engine: EngineKind::Glass,
             variant: rules::glass::NAME.into(),
             state: g.view(rules::Side::BLACK).text(g.variant()),
             last_move: None,

@@ -2,7 +2,10 @@
 //! adapters decide how each looks on their platform (a Discord embed, a Matrix message, a
 //! console line) and deliver privately what is private.
 
-use crate::model::{GameId, Place, PlayerId};
+use crate::{
+    engine::EngineKind,
+    model::{GameId, Place, PlayerId},
+};
 
 /// Who may see a reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +24,8 @@ pub enum Audience {
 pub struct BoardPicture {
     /// The game.
     pub game: GameId,
+    /// Which engine's state text `state` is (one board, or a Looking-Glass view).
+    pub engine: EngineKind,
     /// The variant's name.
     pub variant: String,
     /// The state text of the position to draw.

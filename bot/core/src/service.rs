@@ -5,10 +5,13 @@
 
 use std::sync::Arc;
 
-use rules::{Catalog, Outcome, Position, Side, Variant, notation};
+use tracing::Instrument;
+
+use rules::{Catalog, Outcome, Position, Side, Variant, glass::Glass, notation};
 
 mod challenges;
 pub(crate) mod chess960;
+mod failure;
 mod games;
 mod glass;
 mod listings;
@@ -16,31 +19,27 @@ mod moves;
 mod offers;
 
 pub use challenges::parse_mention;
+pub use failure::ServiceError;
+pub use games::CurrentGame;
 
 use crate::{
     chance::{Chance, OsChance},
     command::{self, Answer, ColourChoice, Command},
+    engine::{EngineKind, GameEngine, GameKind},
     export,
     memo::Memo,
     model::{
-        ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
-        GameStatus, GameUpdate, NewChallenge, NewGame, Offer, OfferKind, Place, PlayerId,
+        ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, EndReason, GameId,
+        GameRecord, GameResult, GameStatus, GameUpdate, NewChallenge, NewGame, Offer, OfferKind,
+        Place, PlayerId,
     },
+    options::GameOptions,
     reply::{Action, BoardPicture, Reply},
     store::{ChallengeFilter, GameFilter, GameStore, StoreError},
     text,
 };
-
-/// Whether a stored variant name is a Looking-Glass game (played by `rules::glass`, not by a
-/// catalogue variant).
-pub fn is_glass(variant: &str) -> bool {
-    glass::rules_of(variant).is_some()
-}
-
-/// The Looking-Glass rules of a stored variant name (the "no strikes" option is part of it).
-pub fn glass_rules(variant: &str) -> Option<rules::glass::GlassRules> {
-    glass::rules_of(variant)
-}
+use failure::{Failure, References, user};
+use games::{BoardGame, GlassGame, Loaded};
 
 /// The time source, so tests are deterministic.
 pub trait Clock: Send + Sync {
@@ -84,32 +83,11 @@ pub struct GameService<S, C = SystemClock> {
     memo: Memo,
     /// The two worlds of Through the Looking-Glass (its own engine, not a catalogue variant).
     glass: Arc<Variant>,
-}
-
-/// A game loaded from the store with its position rebuilt from the move list.
-struct Loaded {
-    record: GameRecord,
-    variant: Arc<Variant>,
-    position: Position,
-}
-
-/// A user-facing refusal (becomes a reply to the actor) or an internal failure.
-enum Failure {
-    User(String),
-    Internal(String),
-}
-
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Failure::Internal(e.to_string())
-    }
+    /// References for the faults players are told about.
+    references: References,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
-
-fn user<T>(text: impl Into<String>) -> Result<T, Failure> {
-    Err(Failure::User(text.into()))
-}
 
 impl<S: GameStore, C: Clock> GameService<S, C> {
     /// A service over a store, a clock and the variants it offers.
@@ -121,6 +99,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             catalog,
             memo: Memo::default(),
             glass: rules::glass::variant(),
+            references: References::new(OsChance.below(u32::MAX)),
         }
     }
 
@@ -142,37 +121,41 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Handles a line of text: a command, or a bare move in a room where the actor plays.
     pub async fn handle_text(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
-        match command::parse(text) {
-            Ok(cmd) => self.handle(actor, place, cmd).await,
-            Err(e) => {
-                // A bare move? Only if the actor has a game here.
-                if let command::ParseError::Unknown { .. } = e
-                    && let Ok(games) = self.actor_games_here(actor, place).await
-                    && !games.is_empty()
-                {
-                    // The only game is loaded already: play on it without a second lookup.
-                    let loaded = match games.as_slice() {
-                        [one] => self.rebuild(one.clone()).ok(),
-                        _ => None,
-                    };
-                    let result = match self.seen(actor).await {
-                        Ok(()) => self.play(actor, place, None, text.trim(), loaded).await,
-                        Err(f) => Err(f),
-                    };
-                    return answered_here(actor, place, self.respond(result).await);
-                }
-                if let command::ParseError::Unknown {
-                    suggestion: None, ..
-                } = e
-                    && looks_like_a_move(text)
-                {
-                    return vec![Reply::actor(
-                        "You have no game in progress here. Start one with `challenge @someone VARIANT`, or see `games`.",
-                    )];
-                }
-                vec![Reply::actor(e.to_string())]
+        let cmd = match command::parse(text) {
+            Ok(cmd) => return self.handle(actor, place, cmd).await,
+            Err(e) => e,
+        };
+        // A bare move? Only if the actor has a game here.
+        let span = self.span("move", place);
+        async {
+            if let command::ParseError::Unknown { .. } = cmd
+                && let Ok(games) = self.actor_games_here(actor, place).await
+                && !games.is_empty()
+            {
+                // The only game is loaded already: play on it without a second lookup.
+                let loaded = match games.as_slice() {
+                    [one] => self.rebuild(one.clone()).ok(),
+                    _ => None,
+                };
+                let result = match self.seen(actor).await {
+                    Ok(()) => self.play(actor, place, None, text.trim(), loaded).await,
+                    Err(f) => Err(f),
+                };
+                return answered_here(actor, place, self.respond(result).await);
             }
+            if let command::ParseError::Unknown {
+                suggestion: None, ..
+            } = cmd
+                && looks_like_a_move(text)
+            {
+                return vec![Reply::actor(
+                    "You have no game in progress here. Start one with `challenge @someone VARIANT`, or see `games`.",
+                )];
+            }
+            vec![Reply::actor(cmd.to_string())]
         }
+        .instrument(span)
+        .await
     }
 
     /// Handles one command.
@@ -182,11 +165,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if let Some(long) = cmd.oversized() {
             return vec![Reply::actor(crate::quote::too_long(&long))];
         }
-        let result = match self.seen(actor).await {
-            Ok(()) => self.dispatch(actor, place, cmd).await,
-            Err(f) => Err(f),
-        };
-        answered_here(actor, place, self.respond(result).await)
+        let span = self.span(cmd.name(), place);
+        async {
+            let result = match self.seen(actor).await {
+                Ok(()) => self.dispatch(actor, place, cmd).await,
+                Err(f) => Err(f),
+            };
+            answered_here(actor, place, self.respond(result).await)
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// The span of one command: its number in this service, its name and platform, and the
+    /// game once known (never its arguments, which may be a secret back rank or order).
+    fn span(&self, name: &'static str, place: &Place) -> tracing::Span {
+        tracing::debug_span!(
+            "command",
+            id = self.references.command(),
+            name,
+            platform = place.platform.as_str(),
+            game = tracing::field::Empty,
+        )
     }
 
     /// Records the actor's current name (a write only when it changed).
@@ -213,10 +213,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 self.name_players(&mut replies).await;
                 replies
             }
-            Err(Failure::User(text)) => vec![Reply::actor(text)],
-            Err(Failure::Internal(detail)) => {
-                let reference = format!("{:x}", self.clock.now() ^ 0x5eed);
-                tracing_like_log(&reference, &detail);
+            Err(Failure::User(text)) => {
+                tracing::debug!("refused");
+                vec![Reply::actor(text)]
+            }
+            Err(Failure::Internal(error)) => {
+                let reference = self.references.next();
+                tracing::error!(reference, "{}", failure::chain(&error));
                 vec![Reply::actor(format!(
                     "Sorry, something went wrong on my side (reference {reference}). Nothing was changed; please try again."
                 ))]
@@ -245,37 +248,32 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     .await
             }
             Command::Move { game, text } => self.play(actor, place, game, &text, None).await,
-            Command::Board(game) => {
-                let g = self.pick_game(actor, place, game, false).await?;
-                if glass::rules_of(&g.record.variant).is_some() {
-                    return self.glass_board(actor, &g);
-                }
-                Ok(vec![self.board_reply(&g, "", g.record.seat_of(&actor.id))])
-            }
+            Command::Board(game) => match self.pick_game(actor, place, game, false).await? {
+                Loaded::Glass(g) => self.glass_board(actor, &g),
+                Loaded::Board(g) => Ok(vec![self.board_reply(&g, "", g.record.seat_of(&actor.id))]),
+            },
             Command::Setup { game, choice } => {
-                let g = self.pick_game(actor, place, game, true).await?;
-                if glass::rules_of(&g.record.variant).is_none() {
-                    return user(format!(
+                match self.pick_game(actor, place, game, true).await? {
+                    Loaded::Board(g) => user(format!(
                         "Game {} has its start position already; `setup` is for Through the Looking-Glass.",
                         g.record.id
-                    ));
+                    )),
+                    Loaded::Glass(g) => {
+                        if let Some(refusal) =
+                            glass::secret_said_in_public(&g.record, place, "back rank and orders")
+                        {
+                            return refusal;
+                        }
+                        self.glass_setup(actor, g, &choice).await
+                    }
                 }
-                if let Some(refusal) =
-                    glass::secret_said_in_public(&g, place, "back rank and orders")
-                {
-                    return refusal;
-                }
-                self.glass_setup(actor, g, &choice).await
             }
-            Command::Ask(game) => {
-                let g = self.pick_game(actor, place, game, true).await?;
-                if glass::rules_of(&g.record.variant).is_none() {
-                    return user(
-                        "`ask` is for Through the Looking-Glass; in this game, `moves` lists every legal move.",
-                    );
-                }
-                self.glass_ask(actor, &g)
-            }
+            Command::Ask(game) => match self.pick_game(actor, place, game, true).await? {
+                Loaded::Board(_) => user(
+                    "`ask` is for Through the Looking-Glass; in this game, `moves` lists every legal move.",
+                ),
+                Loaded::Glass(g) => self.glass_ask(actor, &g),
+            },
             Command::Moves { game, from } => self.list_moves(actor, place, game, from).await,
             Command::Resign(game) => self.resign(actor, place, game).await,
             Command::Draw(answer, game) => {
@@ -288,35 +286,32 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             Command::Abort(game) => self.abort(actor, place, game).await,
             Command::Games => self.games(actor, place).await,
-            Command::History(game) => {
-                let g = self.pick_game(actor, place, game, false).await?;
-                if glass::rules_of(&g.record.variant).is_some() {
-                    return self.glass_history(&g);
+            Command::History(game) => match self.pick_game(actor, place, game, false).await? {
+                Loaded::Glass(g) => self.glass_history(&g),
+                Loaded::Board(g) => {
+                    let text = export::history(g.position.variant(), &g.record)
+                        .map_err(|source| g.replay_error(source))?;
+                    Ok(vec![Reply::actor(text)])
                 }
-                Ok(vec![Reply::actor(
-                    export::history(&g.variant, &g.record).map_err(Failure::Internal)?,
-                )])
-            }
-            Command::Export(game) => {
-                let g = self.pick_game(actor, place, game, false).await?;
-                if glass::rules_of(&g.record.variant).is_some() {
-                    return self.glass_history(&g);
+            },
+            Command::Export(game) => match self.pick_game(actor, place, game, false).await? {
+                Loaded::Glass(g) => self.glass_history(&g),
+                Loaded::Board(g) => {
+                    let names = self.seat_names(&g.record).await;
+                    let text = export::pgn(g.position.variant(), &g.record, &names)
+                        .map_err(|source| g.replay_error(source))?;
+                    Ok(vec![Reply::actor(text)])
                 }
-                let names = self.seat_names(&g.record).await;
-                Ok(vec![Reply::actor(
-                    export::pgn(&g.variant, &g.record, &names).map_err(Failure::Internal)?,
-                )])
-            }
+            },
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
-            Command::Rules(v) if glass::rules_of(&v).is_some() => {
-                Ok(vec![Reply::actor(glass::rules_text(&v))])
-            }
-            Command::Rules(v) => Ok(vec![Reply::actor(text::rules(&*self.variant(&v)?))]),
+            Command::Rules(v) => Ok(vec![Reply::actor(match self.game_kind(&v)? {
+                GameKind::Glass(rules) => glass::rules_text(rules),
+                GameKind::Board(v) => text::rules(&v),
+            })]),
             Command::Piece { variant, piece } => {
-                let is_glass = glass::rules_of(&variant).is_some();
-                let v = match is_glass {
-                    true => self.glass.clone(),
-                    false => self.variant(&variant)?,
+                let (v, is_glass) = match self.game_kind(&variant)? {
+                    GameKind::Glass(_) => (self.glass.clone(), true),
+                    GameKind::Board(v) => (v, false),
                 };
                 Ok(vec![Reply::actor(
                     text::piece(&v, &piece, is_glass).map_err(Failure::User)?,
@@ -324,6 +319,68 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             Command::Help(topic) => Ok(vec![Reply::actor(text::help(topic.as_deref()))]),
         }
+    }
+}
+
+/// A boxed future, for the object-safe [`Games`].
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// The game service as the adapters hold it: without its type parameters (poise commands and
+/// Matrix handlers are not generic), and wrappable by tests. Implemented for every
+/// [`GameService`]; one trait for every platform, so no adapter rebuilds games itself.
+pub trait Games: Send + Sync + 'static {
+    /// Handles one command.
+    fn handle<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        cmd: Command,
+    ) -> BoxFuture<'a, Vec<Reply>>;
+
+    /// Handles one line of text (a command or a bare move).
+    fn handle_text<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        text: &'a str,
+    ) -> BoxFuture<'a, Vec<Reply>>;
+
+    /// The actor's board game here (or the one named), where it is his turn first; see
+    /// [`GameService::current_game`].
+    fn current_game<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> BoxFuture<'a, Option<CurrentGame>>;
+}
+
+impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
+    fn handle<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        cmd: Command,
+    ) -> BoxFuture<'a, Vec<Reply>> {
+        Box::pin(GameService::handle(self, actor, place, cmd))
+    }
+
+    fn handle_text<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        text: &'a str,
+    ) -> BoxFuture<'a, Vec<Reply>> {
+        Box::pin(GameService::handle_text(self, actor, place, text))
+    }
+
+    fn current_game<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> BoxFuture<'a, Option<CurrentGame>> {
+        Box::pin(GameService::current_game(self, actor, place, game))
     }
 }
 
@@ -364,9 +421,4 @@ fn looks_like_a_move(text: &str) -> bool {
     !t.contains(' ')
         && t.len() <= 12
         && (t.chars().any(|c| c.is_ascii_digit()) || t.to_uppercase().starts_with("O-O"))
-}
-
-fn tracing_like_log(reference: &str, detail: &str) {
-    // The core has no logger dependency; adapters capture stderr with their logs.
-    eprintln!("fairybot internal error {reference}: {detail}");
 }

@@ -229,8 +229,8 @@ async fn a_game_from_challenge_to_reveal() {
     assert_eq!(
         t.record().await.status,
         GameStatus::Finished {
-            result: "0-1".into(),
-            reason: "third strike".into()
+            result: bot_core::model::GameResult::Win(1),
+            reason: bot_core::model::EndReason::ThirdStrike
         }
     );
     let r = t.room(1, "history").await;
@@ -632,6 +632,7 @@ fn the_checker_catches_a_leak() {
     let mut reply = Reply::private(seats[0].clone(), "board");
     reply.board = Some(bot_core::reply::BoardPicture {
         game: bot_core::model::GameId(1),
+        engine: bot_core::engine::EngineKind::Glass,
         variant: glass::NAME.into(),
         state: g.view(Side::BLACK).text(v),
         last_move: None,
@@ -705,4 +706,75 @@ async fn a_game_can_be_aborted_until_both_sides_have_moved_setups_aside() {
     let r = t.room(0, "abort").await;
     assert!(r[0].text.contains("can no longer be aborted"), "{r:?}");
     assert!(t.record().await.status.is_active());
+}
+
+/// A log sink shared with the test.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn no_secret_reaches_the_logs_at_trace_level() {
+    let captured = Captured::default();
+    let sink = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
+        .with_ansi(false)
+        .with_writer(move || sink.clone())
+        .finish();
+    // This thread only (the test runtime is single-threaded): other tests log elsewhere.
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let t = Table::new();
+    t.start("looking-glass").await;
+    // Back ranks unlike any other text, so a leak cannot hide.
+    let ranks = ["BBQNNRKR", "RKRBBQNN"];
+    let mut secrets: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
+    for (side, rank) in ranks.iter().enumerate() {
+        t.dm(side, &format!("setup {rank}")).await;
+    }
+    let mut rng = Lcg(29);
+    for _ in 0..40 {
+        let rec = t.record().await;
+        if !rec.status.is_active() {
+            break;
+        }
+        let game = Glass::replay(glass::variant(), GlassRules::default(), &rec.moves).unwrap();
+        let side = game.turn();
+        let world = (rng.next() % 2) as u8;
+        let moves = game.moves_on(side, world);
+        let order = if moves.is_empty() {
+            "M:h8h1".to_string()
+        } else {
+            moves[(rng.next() as usize) % moves.len()].clone()
+        };
+        secrets.push(order.clone());
+        t.dm(side.index(), &order).await;
+        // A refused order, typed in the room: refused unread, and not logged either.
+        t.room(side.index(), "R:a1a8").await;
+    }
+    t.room(0, "resign").await;
+
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    // The logs are there (so the test can fail): every command's span, with its game.
+    assert!(logs.contains("name=\"setup\""), "{logs}");
+    assert!(logs.contains("game=1"), "{logs}");
+    for secret in &secrets {
+        assert!(
+            !logs.contains(secret.as_str()),
+            "{secret:?} is in the logs:\n{logs}"
+        );
+    }
+    assert!(!logs.contains("R:a1a8"), "a refused order is in the logs");
 }

@@ -8,7 +8,7 @@ use std::sync::{
 
 use bot_core::{
     Actor, Clock, GameService,
-    model::{GameStatus, Place, Platform, PlayerId},
+    model::{EndReason, GameResult, GameStatus, Place, Platform, PlayerId},
     reply::{Audience, Reply},
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
@@ -106,8 +106,8 @@ async fn checkmate_ends_the_game() {
     assert_eq!(
         t.status().await,
         GameStatus::Finished {
-            result: "0-1".into(),
-            reason: "checkmate".into()
+            result: GameResult::Win(1),
+            reason: EndReason::Checkmate
         }
     );
     let e = t.text(&t.alice, "e4").await;
@@ -126,8 +126,8 @@ async fn stalemate_draws() {
     assert_eq!(
         t.status().await,
         GameStatus::Finished {
-            result: "1/2-1/2".into(),
-            reason: "stalemate".into()
+            result: GameResult::Draw,
+            reason: EndReason::Stalemate
         }
     );
 }
@@ -156,8 +156,8 @@ async fn resignation_and_draw_by_agreement() {
     assert_eq!(
         t.status().await,
         GameStatus::Finished {
-            result: "1/2-1/2".into(),
-            reason: "agreement".into()
+            result: GameResult::Draw,
+            reason: EndReason::Agreement
         }
     );
 
@@ -168,8 +168,8 @@ async fn resignation_and_draw_by_agreement() {
     assert_eq!(
         t.status().await,
         GameStatus::Finished {
-            result: "1-0".into(),
-            reason: "resignation".into()
+            result: GameResult::Win(0),
+            reason: EndReason::Resignation
         }
     );
 }
@@ -382,12 +382,12 @@ async fn toulousain_through_the_service() {
 /// there is one, otherwise a capture if any, otherwise any move, every move typed in SAN by the
 /// player whose turn it is. It must end in checkmate; returns the number of plies.
 async fn play_to_mate(variant: &str, seed: u64) -> usize {
-    play_to_win(variant, seed, "checkmate").await
+    play_to_win(variant, seed, EndReason::Checkmate).await
 }
 
 /// As [`play_to_mate`], for a game that must end in a win for `reason` (the stored status's
-/// reason: "checkmate", or "captures" for CoBlaChe).
-async fn play_to_win(variant: &str, mut seed: u64, reason: &str) -> usize {
+/// reason: checkmate, or the captures for CoBlaChe); its announcement must say so.
+async fn play_to_win(variant: &str, mut seed: u64, reason: EndReason) -> usize {
     let t = Table::new();
     t.start(variant).await;
     let catalog = Catalog::builtin();
@@ -429,8 +429,10 @@ async fn play_to_win(variant: &str, mut seed: u64, reason: &str) -> usize {
                 matches!(o, rules::Outcome::Win { .. }),
                 "{variant} ended by {o} after {plies} plies"
             );
-            if reason == "checkmate" {
-                assert!(r[0].text.contains("Checkmate"), "{}", r[0].text);
+            // The announcement names the real reason, and no other.
+            assert!(r[0].text.contains(reason.headline()), "{}", r[0].text);
+            for other in EndReason::ALL.into_iter().filter(|o| *o != reason) {
+                assert!(!r[0].text.contains(other.headline()), "{}", r[0].text);
             }
             break;
         }
@@ -438,7 +440,7 @@ async fn play_to_win(variant: &str, mut seed: u64, reason: &str) -> usize {
     }
     let status = t.status().await;
     assert!(
-        matches!(&status, GameStatus::Finished { reason: r, .. } if r == reason),
+        matches!(&status, GameStatus::Finished { reason: r, .. } if *r == reason),
         "{variant}: {status:?}"
     );
     // The stored game replays: its history reads back.
@@ -467,7 +469,7 @@ async fn a_complete_double_cross_moebius_game_ends_in_checkmate() {
 async fn a_complete_coblache_game_is_won_by_captures() {
     // No King: the game ends when one side has taken the enemy Queen, Prince, and a Marshal, a
     // Bishop and a Frog.
-    assert!(play_to_win("dcb-coblache", 7, "captures").await > 10);
+    assert!(play_to_win("dcb-coblache", 7, EndReason::Captures).await > 10);
 }
 
 #[tokio::test]
@@ -480,8 +482,8 @@ async fn besiege_games_by_hand() {
     assert_eq!(
         t.status().await,
         GameStatus::Finished {
-            result: "1-0".into(),
-            reason: "checkmate".into()
+            result: GameResult::Win(0),
+            reason: EndReason::Checkmate
         }
     );
     // Moebius: White's Camel b1 leaps over the twisted join to h14, and Black's Camel mates.
@@ -509,8 +511,8 @@ async fn a_double_cross_game_by_hand() {
     assert_eq!(
         t.status().await,
         GameStatus::Finished {
-            result: "0-1".into(),
-            reason: "checkmate".into()
+            result: GameResult::Win(1),
+            reason: EndReason::Checkmate
         }
     );
     // A Pawn may not leave files c-f: the refusal says why.

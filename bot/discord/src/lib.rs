@@ -12,18 +12,13 @@ mod commands;
 mod deliver;
 mod drain;
 
-use std::{future::Future, pin::Pin, sync::Arc};
+use std::sync::Arc;
 
-use bot_core::{
-    Actor, Clock, GameService,
-    command::Command,
-    model::{GameId, Place},
-    reply::Reply,
-    store::{GameFilter, GameStore},
-};
+use bot_core::{Clock, GameService, store::GameStore};
 use poise::serenity_prelude as serenity;
-use rules::{Catalog, Position, notation};
+use rules::Catalog;
 
+pub use bot_core::{CurrentGame, Games};
 pub use convert::ComponentId;
 pub use drain::{Drain, GRACE, serve};
 
@@ -31,8 +26,6 @@ pub use drain::{Drain, GRACE, serve};
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
 /// A poise context of this bot.
 pub type Ctx<'a> = poise::Context<'a, Bot, Error>;
-
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Why the Discord adapter stopped or could not start.
 #[derive(Debug, thiserror::Error)]
@@ -113,104 +106,6 @@ impl DiscordConfig {
             registration,
             board_size,
             thread_per_game,
-        })
-    }
-}
-
-/// The actor's game in a place, as the autocomplete and the pickers need it.
-#[derive(Debug, Clone)]
-pub struct CurrentGame {
-    /// The game.
-    pub id: GameId,
-    /// Its position now.
-    pub position: Position,
-    /// Whether the actor is to move.
-    pub my_turn: bool,
-}
-
-/// What the adapter needs from the core, without its type parameters (poise commands are
-/// not generic). Implemented for every [`GameService`].
-pub trait Games: Send + Sync + 'static {
-    /// Handles one command.
-    fn handle<'a>(
-        &'a self,
-        actor: &'a Actor,
-        place: &'a Place,
-        cmd: Command,
-    ) -> BoxFuture<'a, Vec<Reply>>;
-
-    /// The actor's active game here (or the one named) with its current position: the game
-    /// whose turn it is for the actor first.
-    fn current_game<'a>(
-        &'a self,
-        actor: &'a Actor,
-        place: &'a Place,
-        game: Option<GameId>,
-    ) -> BoxFuture<'a, Option<CurrentGame>>;
-}
-
-impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
-    fn handle<'a>(
-        &'a self,
-        actor: &'a Actor,
-        place: &'a Place,
-        cmd: Command,
-    ) -> BoxFuture<'a, Vec<Reply>> {
-        Box::pin(GameService::handle(self, actor, place, cmd))
-    }
-
-    fn current_game<'a>(
-        &'a self,
-        actor: &'a Actor,
-        place: &'a Place,
-        game: Option<GameId>,
-    ) -> BoxFuture<'a, Option<CurrentGame>> {
-        Box::pin(async move {
-            let records = match game {
-                Some(id) => vec![self.store().get_game(id).await.ok()?],
-                None => self
-                    .store()
-                    .list_games(
-                        &GameFilter::default()
-                            .at(place.clone())
-                            .of(actor.id.clone())
-                            .active(),
-                    )
-                    .await
-                    .ok()?,
-            };
-            let mut found = Vec::new();
-            for r in records {
-                let Ok(v) = self.catalog().get(&r.variant) else {
-                    continue;
-                };
-                let Ok(mut pos) = rules::fen::position(&v, &r.start_state) else {
-                    continue;
-                };
-                let mut ok = true;
-                for m in &r.moves {
-                    match notation::parse_coord(&pos, m) {
-                        Ok(mv) => pos.play_unchecked(mv),
-                        Err(_) => {
-                            ok = false;
-                            break;
-                        }
-                    }
-                }
-                if ok {
-                    let mine = r.seats.get(usize::from(pos.turn().0)) == Some(&actor.id);
-                    found.push((mine, r.id, pos));
-                }
-            }
-            let i = found.iter().position(|f| f.0).unwrap_or(0);
-            (i < found.len()).then(|| {
-                let (my_turn, id, position) = found.swap_remove(i);
-                CurrentGame {
-                    id,
-                    position,
-                    my_turn,
-                }
-            })
         })
     }
 }

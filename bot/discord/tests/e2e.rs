@@ -48,7 +48,16 @@ impl Games for WithDm {
         place: &'a Place,
         game: Option<GameId>,
     ) -> std::pin::Pin<Box<dyn Future<Output = Option<CurrentGame>> + Send + 'a>> {
-        self.0.current_game(actor, place, game)
+        Games::current_game(&*self.0, actor, place, game)
+    }
+
+    fn handle_text<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        text: &'a str,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
+        Games::handle_text(&*self.0, actor, place, text)
     }
 }
 

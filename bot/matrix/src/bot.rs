@@ -514,7 +514,15 @@ impl MatrixBot {
             id: PlayerId::new(Platform::Matrix, sender.as_str()),
             name: display_name(room, sender).await,
         };
-        tracing::debug!("{} in {}: {text}", sender, room.room_id());
+        // Only the command's first word: the rest may be a Looking-Glass back rank or order,
+        // which no log may hold.
+        tracing::debug!(
+            "{} in {}: `{}` ({} bytes)",
+            sender,
+            room.room_id(),
+            crate::first_word(text),
+            text.len()
+        );
         let replies = self.games.handle_text(&actor, &place, text).await;
         self.deliver(room, &place, &actor, reply_to, replies).await;
         Ok(())

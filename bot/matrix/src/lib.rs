@@ -21,15 +21,13 @@ mod bot;
 mod deliver;
 mod undecrypted;
 
-use std::{future::Future, pin::Pin, sync::Arc};
+use std::sync::Arc;
 
-use bot_core::{Actor, Clock, GameService, model::Place, reply::Reply, store::GameStore};
 use rules::Catalog;
 
 pub use bot::MatrixBot;
+pub use bot_core::Games;
 pub use config::{Login, MatrixConfig};
-
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Why the Matrix adapter stopped or could not start. Each says what to do.
 #[derive(Debug, thiserror::Error)]
@@ -71,26 +69,14 @@ pub enum MatrixError {
 pub const QUIET_SDK_LOGS: &str = "matrix_sdk_crypto::backups=error,matrix_sdk::http_client=off,\
                                   matrix_sdk_crypto::identities::manager=error";
 
-/// What the adapter needs from the core, without its type parameters. Implemented for every
-/// [`GameService`]; tests wrap it.
-pub trait Games: Send + Sync + 'static {
-    /// Handles one line of text (a command or a bare move) from an actor in a place.
-    fn handle_text<'a>(
-        &'a self,
-        actor: &'a Actor,
-        place: &'a Place,
-        text: &'a str,
-    ) -> BoxFuture<'a, Vec<Reply>>;
-}
-
-impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
-    fn handle_text<'a>(
-        &'a self,
-        actor: &'a Actor,
-        place: &'a Place,
-        text: &'a str,
-    ) -> BoxFuture<'a, Vec<Reply>> {
-        Box::pin(GameService::handle_text(self, actor, place, text))
+/// The first word of a command, cut to 20 characters: what a log may say of what a player
+/// typed (the rest can be a secret Looking-Glass back rank or order).
+pub(crate) fn first_word(text: &str) -> String {
+    let word = text.split_whitespace().next().unwrap_or("");
+    if bot_core::command::is_command_word(word) {
+        word.chars().take(20).collect()
+    } else {
+        "(not a command word)".into()
     }
 }
 

@@ -4,8 +4,9 @@
 
 use bot_core::{
     model::{
-        ChallengeId, ChallengeRecord, ChallengeStatus, GameId, GameRecord, GameStatus, Notation,
-        Offer, OfferKind, Place, Platform, PlayerId, PlayerRecord, Preferences,
+        ChallengeId, ChallengeRecord, ChallengeStatus, EndReason, GameId, GameRecord, GameResult,
+        GameStatus, Notation, Offer, OfferKind, Place, Platform, PlayerId, PlayerRecord,
+        Preferences,
     },
     store::StoreError,
 };
@@ -35,10 +36,12 @@ pub(crate) fn platform(text: &str) -> Result<Platform, StoreError> {
 /// Status columns: (status, result, reason).
 pub(crate) fn game_status_columns(
     status: &GameStatus,
-) -> (&'static str, Option<&str>, Option<&str>) {
+) -> (&'static str, Option<String>, Option<&'static str>) {
     match status {
         GameStatus::Active => ("active", None, None),
-        GameStatus::Finished { result, reason } => ("finished", Some(result), Some(reason)),
+        GameStatus::Finished { result, reason } => {
+            ("finished", Some(result.as_text()), Some(reason.as_str()))
+        }
         GameStatus::Aborted => ("aborted", None, None),
     }
 }
@@ -50,7 +53,10 @@ fn game_status(
 ) -> Result<GameStatus, StoreError> {
     match (status, result, reason) {
         ("active", None, None) => Ok(GameStatus::Active),
-        ("finished", Some(result), Some(reason)) => Ok(GameStatus::Finished { result, reason }),
+        ("finished", Some(result), Some(reason)) => Ok(GameStatus::Finished {
+            result: GameResult::parse(&result).map_err(corrupt)?,
+            reason: EndReason::parse(&reason).map_err(corrupt)?,
+        }),
         ("aborted", None, None) => Ok(GameStatus::Aborted),
         (status, result, reason) => Err(corrupt(format_args!(
             "game status {status:?} with result {result:?} and reason {reason:?}"

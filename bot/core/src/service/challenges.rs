@@ -13,16 +13,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         colour: ColourChoice,
         position: Option<u16>,
     ) -> Outcomes {
-        let (vname, display) = match glass::rules_of(variant) {
-            Some(_) => (
-                variant.to_string(),
-                glass::display_name(variant).to_string(),
-            ),
-            None => {
-                let v = self.variant(variant)?;
-                (v.name.clone(), v.display_name.clone())
-            }
-        };
+        let kind = self.game_kind(variant)?;
+        let (vname, display) = (kind.name().to_string(), kind.display_name().to_string());
         let challenged = opponent.map(|o| parse_mention(place, &o));
         if let Some(p) = &challenged
             && crate::quote::display_name(&p.user).as_deref() != Some(p.user.as_str())
@@ -39,21 +31,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 "You cannot challenge yourself; challenge someone else, or open a challenge with `challenge VARIANT`.",
             );
         }
-        let mut options = match colour {
-            ColourChoice::First => "colour=first",
-            ColourChoice::Second => "colour=second",
-            ColourChoice::Random => "colour=random",
+        if let Some(n) = position
+            && vname != chess960::VARIANT
+        {
+            return user(format!(
+                "{display} has one start position; only Chess960 starts from a numbered one. \
+                 Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
+            ));
         }
-        .to_string();
-        if let Some(n) = position {
-            if vname != chess960::VARIANT {
-                return user(format!(
-                    "{display} has one start position; only Chess960 starts from a numbered one. \
-                     Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
-                ));
-            }
-            options.push_str(&format!(" {}{n}", chess960::OPTION));
-        }
+        let options = GameOptions { colour, position }.to_string();
         let rec = self
             .store
             .create_challenge(NewChallenge {
@@ -183,29 +169,31 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return user(format!("Challenge {} is not addressed to you.", c.id));
         }
         let now = self.clock.now();
-        let colour = c
-            .options
-            .split_whitespace()
-            .find(|o| o.starts_with("colour="));
-        let challenger_first = match colour {
-            Some("colour=second") => false,
-            Some("colour=random") => self.chance.below(2) == 0,
-            _ => true,
+        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
+            challenge: c.id,
+            source,
+        })?;
+        let challenger_first = match options.colour {
+            ColourChoice::First => true,
+            ColourChoice::Second => false,
+            ColourChoice::Random => self.chance.below(2) == 0,
         };
         let seats = if challenger_first {
             vec![c.challenger.clone(), actor.id.clone()]
         } else {
             vec![actor.id.clone(), c.challenger.clone()]
         };
-        if glass::rules_of(&c.variant).is_some() {
-            return self.glass_start(c, actor, seats, now).await;
-        }
-        let v = self.variant(&c.variant)?;
-        let (start, c, numbered) = chess960::start(&v, c, &*self.chance)?;
+        let v = match self.game_kind(&c.variant)? {
+            GameKind::Glass(rules) => return self.glass_start(c, rules, actor, seats, now).await,
+            GameKind::Board(v) => v,
+        };
+        let (start, c, numbered) = chess960::start(&v, c, options, &*self.chance)?;
         let game = self
             .open_game(&c, actor, seats.clone(), rules::fen::write(&start), now)
             .await?;
-        let loaded = self.rebuild(game)?;
+        let Loaded::Board(loaded) = self.rebuild(game)? else {
+            return user("That challenge is for another game; try `accept` again.");
+        };
         let names = self.seat_names(&loaded.record).await;
         let text = format!(
             "Game {} starts: {} — {{0}} ({}) against {{1}} ({}). {{0}} to move.",

@@ -8,24 +8,14 @@ use std::sync::Arc;
 
 use rules::{Position, Variant};
 
-use super::Failure;
-use crate::{chance::Chance, model::ChallengeRecord};
+use super::{Failure, ServiceError};
+use crate::{chance::Chance, model::ChallengeRecord, options::GameOptions};
 
 /// The variant whose games start from a numbered back rank.
 pub(crate) const VARIANT: &str = "chess960";
 
-/// The option that names the start position, followed by its number.
-pub(crate) const OPTION: &str = "position=";
-
 /// The start position written in the variant file: the usual chess array.
 pub(crate) const ORTHODOX: u16 = 518;
-
-/// The position number in options text, if one is stored.
-pub(crate) fn stored(options: &str) -> Option<u16> {
-    options
-        .split_whitespace()
-        .find_map(|o| o.strip_prefix(OPTION)?.parse().ok())
-}
 
 /// The start of a new game of `v` from challenge `c`: for Chess960, the challenger's number or
 /// one drawn now, written into the options the game will keep, and the name to announce
@@ -33,24 +23,30 @@ pub(crate) fn stored(options: &str) -> Option<u16> {
 pub(super) fn start(
     v: &Arc<Variant>,
     c: ChallengeRecord,
+    options: GameOptions,
     chance: &dyn Chance,
 ) -> Result<(Position, ChallengeRecord, Option<String>), Failure> {
     if v.name != VARIANT {
         return Ok((Position::start(v), c, None));
     }
     let mut c = c;
-    let n = match stored(&c.options) {
+    let n = match options.position {
         Some(n) => n,
         None => {
             let n = chance.below(960) as u16;
-            c.options = format!("{} {OPTION}{n}", c.options).trim().to_string();
+            c.options = GameOptions {
+                position: Some(n),
+                ..options
+            }
+            .to_string();
             n
         }
     };
-    let fen = rules::chess960::start_fen(n).ok_or_else(|| {
-        Failure::Internal(format!("challenge {}: no Chess960 position {n}", c.id))
-    })?;
-    let pos = rules::fen::position(v, &fen)
-        .map_err(|e| Failure::Internal(format!("Chess960 position {n}: {e}")))?;
+    let bad = || ServiceError::Chess960 {
+        challenge: c.id,
+        number: n,
+    };
+    let fen = rules::chess960::start_fen(n).ok_or_else(bad)?;
+    let pos = rules::fen::position(v, &fen).map_err(|_| bad())?;
     Ok((pos, c, Some(format!("{} position {n}", v.display_name))))
 }

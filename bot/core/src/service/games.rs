@@ -3,43 +3,190 @@
 
 use super::*;
 
+/// A game loaded from the store, with the engine its variant plays by, rebuilt from the
+/// record's moves. Which engine is decided here once; commands match on it, so none can
+/// treat a Looking-Glass game as a board or the other way round.
+// Both variants are large and live for one command: boxing would only add an allocation.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Loaded {
+    /// A catalogue variant.
+    Board(BoardGame),
+    /// Through the Looking-Glass.
+    Glass(GlassGame),
+}
+
+/// A board game and its position.
+pub(super) struct BoardGame {
+    pub(super) record: GameRecord,
+    pub(super) position: Position,
+}
+
+/// A Looking-Glass game and its referee.
+pub(super) struct GlassGame {
+    pub(super) record: GameRecord,
+    pub(super) game: Glass,
+}
+
+impl Loaded {
+    /// The stored game.
+    pub(super) fn record(&self) -> &GameRecord {
+        match self {
+            Loaded::Board(g) => &g.record,
+            Loaded::Glass(g) => &g.record,
+        }
+    }
+
+    fn engine(&self) -> GameEngine {
+        match self {
+            Loaded::Board(g) => GameEngine::Board(g.position.clone()),
+            Loaded::Glass(g) => GameEngine::Glass(Box::new(g.game.clone())),
+        }
+    }
+}
+
+impl BoardGame {
+    /// The fault of a record that no longer replays.
+    pub(super) fn replay_error(&self, source: export::ReplayError) -> ServiceError {
+        ServiceError::Replay {
+            game: self.record.id,
+            source,
+        }
+    }
+}
+
+/// The game a move would be played in, for suggestions as the player types (Discord's
+/// autocomplete): only board games, whose legal moves are public.
+#[derive(Debug, Clone)]
+pub struct CurrentGame {
+    /// The game's id.
+    pub id: GameId,
+    /// Its position now.
+    pub position: Position,
+    /// Whether the asking player is to move.
+    pub my_turn: bool,
+}
+
 impl<S: GameStore, C: Clock> GameService<S, C> {
-    pub(super) fn rebuild(&self, record: GameRecord) -> Result<Loaded, Failure> {
-        if glass::rules_of(&record.variant).is_some() {
-            // Looking-Glass games are replayed by their own referee (`glass::glass_game`)
-            // where a command needs them; the generic commands (resign, draw, abort) only
-            // read the record, and the position here is the worlds' example start.
-            return Ok(Loaded {
-                record,
-                variant: self.glass.clone(),
-                position: Position::start(&self.glass),
-            });
+    /// What a variant name stands for, if anything.
+    pub fn kind_of(&self, variant: &str) -> Option<GameKind> {
+        match GameKind::glass(variant) {
+            Some(rules) => Some(GameKind::Glass(rules)),
+            None => self.catalog.get(variant).ok().map(GameKind::Board),
         }
-        let variant = self
-            .catalog
-            .get(&record.variant)
-            .map_err(|e| Failure::Internal(format!("game {}: {e}", record.id)))?;
-        if let Some(position) = self.memo.position(record.id, record.version) {
-            return Ok(Loaded {
-                record,
-                variant,
-                position,
-            });
+    }
+
+    /// A stored game's engine, rebuilt from its record (or remembered at its version): the
+    /// one way adapters and the console learn what a record holds.
+    ///
+    /// # Errors
+    /// When the record no longer replays (a corrupt record, or a variant that changed).
+    pub fn engine(&self, record: &GameRecord) -> Result<GameEngine, ServiceError> {
+        match self.rebuild(record.clone()) {
+            Ok(loaded) => Ok(loaded.engine()),
+            Err(Failure::Internal(e)) => Err(e),
+            Err(Failure::User(_)) => unreachable!("rebuilding refuses nothing"),
         }
-        let mut position = rules::fen::position(&variant, &record.start_state)
-            .map_err(|e| Failure::Internal(format!("game {} start: {e}", record.id)))?;
-        for (i, m) in record.moves.iter().enumerate() {
-            let mv = notation::parse_coord(&position, m)
-                .map_err(|e| Failure::Internal(format!("game {} ply {}: {e}", record.id, i + 1)))?;
-            position.play_unchecked(mv);
-        }
-        self.memo
-            .keep_position(record.id, record.version, &position);
-        Ok(Loaded {
-            record,
-            variant,
-            position,
+    }
+
+    /// The actor's active board game here (or the one named) with its position: the game
+    /// where it is the actor's turn first. `None` when there is none, or only Looking-Glass
+    /// games (whose moves are secret).
+    pub async fn current_game(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        game: Option<GameId>,
+    ) -> Option<CurrentGame> {
+        let records = match game {
+            Some(id) => vec![self.store.get_game(id).await.ok()?],
+            None => self
+                .store
+                .list_games(
+                    &GameFilter::default()
+                        .at(place.clone())
+                        .of(actor.id.clone())
+                        .active(),
+                )
+                .await
+                .ok()?,
+        };
+        let mut found: Vec<CurrentGame> = records
+            .into_iter()
+            .filter_map(|r| match self.rebuild(r) {
+                Ok(Loaded::Board(g)) => Some(CurrentGame {
+                    id: g.record.id,
+                    my_turn: g.record.seats.get(g.position.turn().index()) == Some(&actor.id),
+                    position: g.position,
+                }),
+                _ => None,
+            })
+            .collect();
+        // The game waiting for the actor first.
+        found.sort_by_key(|g| !g.my_turn);
+        found.into_iter().next()
+    }
+
+    /// What a variant name typed by a player stands for, or a refusal with a suggestion.
+    pub(super) fn game_kind(&self, name: &str) -> Result<GameKind, Failure> {
+        self.kind_of(name).ok_or_else(|| {
+            let mut names = self.catalog.names();
+            names.extend([
+                rules::glass::NAME.to_string(),
+                rules::glass::NAME_NO_STRIKES.to_string(),
+            ]);
+            let hint = command::closest(name, names.iter().map(String::as_str))
+                .map(|s| format!(" Did you mean `{s}`?"))
+                .unwrap_or_default();
+            Failure::User(format!(
+                "I don't know the variant {}.{hint} Type `variants` for the list.",
+                crate::quote::quote(name)
+            ))
         })
+    }
+
+    /// Rebuilds a record's engine: remembered at the record's version, or replayed.
+    pub(super) fn rebuild(&self, record: GameRecord) -> Result<Loaded, Failure> {
+        tracing::Span::current().record("game", record.id.0);
+        let id = record.id;
+        let kind = match GameKind::glass(&record.variant) {
+            Some(rules) => GameKind::Glass(rules),
+            None => GameKind::Board(self.catalog.get(&record.variant).map_err(|source| {
+                ServiceError::Variant {
+                    game: id,
+                    variant: record.variant.clone(),
+                    source,
+                }
+            })?),
+        };
+        let remembered = self.memo.engine(id, record.version);
+        let loaded = match (kind, remembered) {
+            (GameKind::Board(_), Some(GameEngine::Board(position))) => {
+                return Ok(Loaded::Board(BoardGame { record, position }));
+            }
+            (GameKind::Glass(_), Some(GameEngine::Glass(game))) => {
+                return Ok(Loaded::Glass(GlassGame {
+                    record,
+                    game: *game,
+                }));
+            }
+            (GameKind::Board(variant), _) => {
+                let position = replay(&variant, &record)
+                    .map_err(|source| ServiceError::Replay { game: id, source })?;
+                Loaded::Board(BoardGame { record, position })
+            }
+            (GameKind::Glass(rules), _) => {
+                let game = Glass::replay(self.glass.clone(), rules, &record.moves)
+                    // The referee's reason quotes the secret action: not kept.
+                    .map_err(|(i, _)| ServiceError::GlassReplay {
+                        game: id,
+                        action: i + 1,
+                    })?;
+                Loaded::Glass(GlassGame { record, game })
+            }
+        };
+        self.memo
+            .keep_engine(id, loaded.record().version, loaded.engine());
+        Ok(loaded)
     }
 
     pub(super) async fn load(&self, id: GameId) -> Result<Loaded, Failure> {
@@ -74,7 +221,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .list_games(&GameFilter::default().of(actor.id.clone()).active())
             .await?
             .into_iter()
-            .filter(|g| glass::rules_of(&g.variant).is_some())
+            .filter(|g| GameKind::glass(&g.variant).is_some())
             .collect())
     }
 
@@ -88,7 +235,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     ) -> Result<Loaded, Failure> {
         if let Some(id) = id {
             let g = self.load(id).await?;
-            if must_play && g.record.seat_of(&actor.id).is_none() {
+            if must_play && g.record().seat_of(&actor.id).is_none() {
                 return user(format!("You are not playing in game {id}."));
             }
             return Ok(g);
@@ -126,7 +273,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
-    pub(super) fn board_reply(&self, g: &Loaded, text: &str, viewer: Option<u8>) -> Reply {
+    pub(super) fn board_reply(&self, g: &BoardGame, text: &str, viewer: Option<u8>) -> Reply {
         // The engine's own last move (cells, not text): only when the position went through
         // every stored move, so the history is the record's.
         let last = (g.position.moves_played().count() == g.record.moves.len())
@@ -134,15 +281,27 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .flatten();
         Reply::room(text.to_string()).with_board(BoardPicture {
             game: g.record.id,
-            variant: g.variant.name.clone(),
+            engine: EngineKind::Board,
+            variant: g.position.variant().name.clone(),
             state: rules::fen::write(&g.position),
             last_move: last,
             viewer,
             players: Vec::new(),
         })
     }
+}
 
-    pub(super) fn seat_to_move(g: &Loaded) -> u8 {
-        g.position.turn().0
+/// A board game's position after every stored move.
+fn replay(variant: &Arc<Variant>, record: &GameRecord) -> Result<Position, export::ReplayError> {
+    let mut position = rules::fen::position(variant, &record.start_state)?;
+    for (i, m) in record.moves.iter().enumerate() {
+        let mv =
+            notation::parse_coord(&position, m).map_err(|source| export::ReplayError::Move {
+                ply: i + 1,
+                text: m.clone(),
+                source: Box::new(source),
+            })?;
+        position.play_unchecked(mv);
     }
+    Ok(position)
 }

@@ -13,8 +13,9 @@ use rules::glass::{
     describe_public, world_of,
 };
 
-use super::{Failure, GameService, Loaded, Outcomes, RACE_RETRIES, user};
+use super::{GameService, GlassGame, Loaded, Outcomes, RACE_RETRIES, user};
 use crate::{
+    engine::{EngineKind, GameEngine, GameKind},
     model::{GameRecord, GameStatus, GameUpdate, Place, PlayerId},
     reply::{BoardPicture, Reply},
     service::{Actor, Clock},
@@ -22,48 +23,29 @@ use crate::{
 };
 use rules::Side;
 
-/// The rules of a stored variant name, if it is a Looking-Glass game.
-pub(crate) fn rules_of(variant: &str) -> Option<GlassRules> {
-    match variant {
-        glass::NAME => Some(GlassRules { no_strikes: false }),
-        glass::NAME_NO_STRIKES => Some(GlassRules { no_strikes: true }),
-        _ => None,
-    }
-}
-
 /// A refusal when a player types secret input (his back rank, his orders) in a room other than
 /// his direct chat with the bot, on a platform where everyone in a room reads commands: the
 /// game's room, where acting on it would confirm to the opponent what he just read, or any
 /// other room, where the opponent or his friends may be reading. Nothing is stored; the player
 /// is told where to send it.
-pub(crate) fn secret_said_in_public(g: &Loaded, place: &Place, what: &str) -> Option<Outcomes> {
+pub(crate) fn secret_said_in_public(
+    record: &GameRecord,
+    place: &Place,
+    what: &str,
+) -> Option<Outcomes> {
     let public = place.platform.commands_are_public() && !place.private;
     public.then(|| {
         user(format!(
             "Game {}: your {what} are secret in Through the Looking-Glass, and everyone in this \
              room reads what you type here. I did nothing with it: send it to me in our direct \
              chat instead (no prefix needed there).",
-            g.record.id
+            record.id
         ))
     })
 }
 
-/// Whether a stored action is a secret setup (`w setup RNBQKBNR`) rather than a move.
-pub(crate) fn is_setup_action(action: &str) -> bool {
-    action.split_whitespace().nth(1) == Some("setup")
-}
-
-/// The game's name as shown.
-pub(crate) fn display_name(variant: &str) -> &'static str {
-    if variant == glass::NAME_NO_STRIKES {
-        "Through the Looking-Glass (no strikes)"
-    } else {
-        "Through the Looking-Glass"
-    }
-}
-
 /// The rules help of the game.
-pub(crate) fn rules_text(variant: &str) -> String {
+pub(crate) fn rules_text(rules: GlassRules) -> String {
     format!(
         "{} — two 8x8 worlds: White sees only the Real world (R:), Black only the Mirror (M:). \
          Each player secretly chooses a Chess960 back rank (`setup 518`, `setup RNBQKBNR` or \
@@ -78,8 +60,8 @@ pub(crate) fn rules_text(variant: &str) -> String {
          sees only whose turn it is, strikes, captures and the result. Source: \
          https://www.chessvariants.com/rules/through-the-looking-glass (Paolo, 2016); our \
          readings are in the rulebook (looking-glass.md).",
-        display_name(variant),
-        if variant == glass::NAME_NO_STRIKES {
+        GameKind::Glass(rules).display_name(),
+        if rules.no_strikes {
             " — no: under this form an impossible order loses your turn, and your opponent \
              chooses your move (`move` as usual, for your army)"
         } else {
@@ -97,37 +79,32 @@ fn world_name(side: Side) -> &'static str {
     }
 }
 
+/// The status a Looking-Glass outcome gives the game.
 fn result_of(o: GlassOutcome) -> GameStatus {
-    GameStatus::Finished {
-        result: match o.winner() {
-            Some(Side::WHITE) => "1-0",
-            Some(_) => "0-1",
-            None => "1/2-1/2",
+    use crate::model::{EndReason, GameResult};
+    let (result, reason) = match o {
+        GlassOutcome::KingCaptured { winner } => {
+            (GameResult::Win(winner.0), EndReason::KingCaptured)
         }
-        .into(),
-        reason: o.reason().into(),
-    }
+        GlassOutcome::Strikes { winner } => (GameResult::Win(winner.0), EndReason::ThirdStrike),
+        GlassOutcome::Stalemate => (GameResult::Draw, EndReason::Stalemate),
+        GlassOutcome::Repetition => (GameResult::Draw, EndReason::Repetition),
+        GlassOutcome::FiftyMoves => (GameResult::Draw, EndReason::FiftyMoves),
+    };
+    GameStatus::Finished { result, reason }
 }
 
 impl<S: GameStore, C: Clock> GameService<S, C> {
-    /// Replays a Looking-Glass game from its record.
-    pub(super) fn glass_game(&self, record: &GameRecord) -> Result<Glass, Failure> {
-        let rules = rules_of(&record.variant)
-            .ok_or_else(|| Failure::Internal(format!("game {} is not Looking-Glass", record.id)))?;
-        Glass::replay(self.glass.clone(), rules, &record.moves).map_err(|(i, e)| {
-            Failure::Internal(format!("game {} action {}: {e}", record.id, i + 1))
-        })
-    }
-
     /// The game's creation on acceptance, and the invitations to choose a back rank.
     pub(super) async fn glass_start(
         &self,
         challenge: crate::model::ChallengeRecord,
+        rules: GlassRules,
         actor: &Actor,
         seats: Vec<PlayerId>,
         now: i64,
     ) -> Outcomes {
-        let rules = rules_of(&challenge.variant).unwrap_or_default();
+        let name = GameKind::Glass(rules).display_name().to_string();
         let start = Glass::with_variant(self.glass.clone(), rules).state_text();
         let game = self
             .open_game(&challenge, actor, seats.clone(), start, now)
@@ -136,7 +113,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mut replies = vec![
             Reply::room(format!(
                 "Game {id} starts: {} — {{0}} (White, sees the Real world) against {{1}} (Black, sees the Mirror world). Each of you now chooses a back rank in secret: I have written to you privately.",
-                display_name(&challenge.variant)
+                name
             ))
             .mention(seats[0].clone())
             .mention(seats[1].clone()),
@@ -147,7 +124,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 p.clone(),
                 format!(
                     "Game {id}, {}: you play {} and see {}. Choose your back rank here: `setup 518` (a Chess960 number, 518 is the orthodox row), `setup RNBQKBNR` (Bishops on opposite colours, King between the Rooks), or `setup random`. Your opponent will not see it.",
-                    display_name(&challenge.variant),
+                    name,
                     side.name(2),
                     world_name(side),
                 ),
@@ -157,7 +134,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// `setup CHOICE`: a player's secret back rank.
-    pub(super) async fn glass_setup(&self, actor: &Actor, g: Loaded, choice: &str) -> Outcomes {
+    pub(super) async fn glass_setup(&self, actor: &Actor, g: GlassGame, choice: &str) -> Outcomes {
         let Some(seat) = g.record.seat_of(&actor.id) else {
             return user(format!("You are not playing in game {}.", g.record.id));
         };
@@ -192,7 +169,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// An order (a move text) in a Looking-Glass game.
-    pub(super) async fn glass_order(&self, actor: &Actor, g: Loaded, text: &str) -> Outcomes {
+    pub(super) async fn glass_order(&self, actor: &Actor, g: GlassGame, text: &str) -> Outcomes {
         let Some(seat) = g.record.seat_of(&actor.id) else {
             return user(format!("You are not playing in game {}.", g.record.id));
         };
@@ -206,7 +183,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     async fn glass_act(
         &self,
         actor: &Actor,
-        mut g: Loaded,
+        mut g: GlassGame,
         act: impl Fn(&mut Glass) -> Result<Report, Refusal>,
     ) -> Outcomes {
         let mut attempt = 0;
@@ -214,7 +191,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             if !g.record.status.is_active() {
                 return user(format!("Game {} is over.", g.record.id));
             }
-            let mut game = self.glass_game(&g.record)?;
+            let mut game = g.game.clone();
             let report = match act(&mut game) {
                 Ok(r) => r,
                 // Refusals can concern the player's own world: privately.
@@ -244,10 +221,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 )
                 .await
             {
-                Ok(_) => {}
+                Ok(version) => self.memo.keep_engine(
+                    g.record.id,
+                    version,
+                    GameEngine::Glass(Box::new(game.clone())),
+                ),
                 Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
                     attempt += 1;
-                    g = self.load(g.record.id).await?;
+                    g = match self.load(g.record.id).await? {
+                        Loaded::Glass(g) => g,
+                        Loaded::Board(_) => {
+                            return user(
+                                "The game changed while your order was being saved; try again.",
+                            );
+                        }
+                    };
                     continue;
                 }
                 Err(StoreError::Conflict { .. }) => {
@@ -352,6 +340,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         )
         .with_board(BoardPicture {
             game: record.id,
+            engine: EngineKind::Glass,
             variant: record.variant.clone(),
             state: view.text(game.variant()),
             last_move: None,
@@ -377,6 +366,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .in_place(record.place.clone())
             .with_board(BoardPicture {
                 game: record.id,
+                engine: EngineKind::Glass,
                 variant: record.variant.clone(),
                 state: game.state_text(),
                 last_move: None,
@@ -386,22 +376,22 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// `board`: a player gets his own view privately; anyone else the public status.
-    pub(super) fn glass_board(&self, actor: &Actor, g: &Loaded) -> Outcomes {
-        let game = self.glass_game(&g.record)?;
+    pub(super) fn glass_board(&self, actor: &Actor, g: &GlassGame) -> Outcomes {
+        let game = &g.game;
         if !g.record.status.is_active() {
-            return Ok(vec![self.glass_reveal(&g.record, &game)]);
+            return Ok(vec![self.glass_reveal(&g.record, game)]);
         }
         match g.record.seat_of(&actor.id) {
             Some(seat) => Ok(vec![self.glass_private_board(
                 &g.record,
-                &game,
+                game,
                 Side(seat),
-                &self.glass_status(&game),
+                &self.glass_status(game),
             )]),
             None => Ok(vec![Reply::room(format!(
                 "Game {}: {}",
                 g.record.id,
-                self.glass_status(&game)
+                self.glass_status(game)
             ))]),
         }
     }
@@ -453,11 +443,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// `ask`: is there a legal move on the world the player cannot see? Yes or no, privately.
-    pub(super) fn glass_ask(&self, actor: &Actor, g: &Loaded) -> Outcomes {
+    pub(super) fn glass_ask(&self, actor: &Actor, g: &GlassGame) -> Outcomes {
         let Some(seat) = g.record.seat_of(&actor.id) else {
             return user(format!("You are not playing in game {}.", g.record.id));
         };
-        let game = self.glass_game(&g.record)?;
+        let game = &g.game;
         if game.phase() != Phase::Play {
             return user(format!("Game {} is not in play.", g.record.id));
         }
@@ -485,11 +475,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// `moves`: the legal moves on the player's own world, privately.
-    pub(super) fn glass_moves(&self, actor: &Actor, g: &Loaded) -> Outcomes {
+    pub(super) fn glass_moves(&self, actor: &Actor, g: &GlassGame) -> Outcomes {
         let Some(seat) = g.record.seat_of(&actor.id) else {
             return user("The moves of a Looking-Glass game are secret to its players.");
         };
-        let game = self.glass_game(&g.record)?;
+        let game = &g.game;
         let side = Side(seat);
         let army = if game.is_forced() && game.turn() == side {
             glass::other(side)
@@ -517,15 +507,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// `history` / `export`: the whole game once it is over; secret before.
-    pub(super) fn glass_history(&self, g: &Loaded) -> Outcomes {
+    pub(super) fn glass_history(&self, g: &GlassGame) -> Outcomes {
         if g.record.status.is_active() {
             return user(format!(
                 "Game {} is a hidden-information game: its moves are revealed to everybody when it ends. Your own reports came by private message; `board` shows your world.",
                 g.record.id
             ));
         }
-        let game = self.glass_game(&g.record)?;
-        let mut r = self.glass_reveal(&g.record, &game);
+        let game = &g.game;
+        let mut r = self.glass_reveal(&g.record, game);
         r.board = None;
         r.place = None;
         r.audience = crate::reply::Audience::Actor;

@@ -3,19 +3,6 @@
 use super::*;
 
 impl<S: GameStore, C: Clock> GameService<S, C> {
-    pub(super) fn variant(&self, name: &str) -> Result<Arc<Variant>, Failure> {
-        self.catalog.get(name).map_err(|_| {
-            let names = self.catalog.names();
-            let hint = command::closest(name, names.iter().map(String::as_str))
-                .map(|s| format!(" Did you mean `{s}`?"))
-                .unwrap_or_default();
-            Failure::User(format!(
-                "I don't know the variant {}.{hint} Type `variants` for the list.",
-                crate::quote::quote(name)
-            ))
-        })
-    }
-
     pub(super) fn variants_text(&self) -> String {
         let mut s = String::from("Variants I play:\n");
         for n in self.catalog.names() {
@@ -23,8 +10,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 s.push_str(&format!("- `{n}`: {display}\n"));
             }
         }
-        for n in [rules::glass::NAME, rules::glass::NAME_NO_STRIKES] {
-            s.push_str(&format!("- `{n}`: {}\n", glass::display_name(n)));
+        for no_strikes in [false, true] {
+            let kind = GameKind::Glass(rules::glass::GlassRules { no_strikes });
+            s.push_str(&format!("- `{}`: {}\n", kind.name(), kind.display_name()));
         }
         s.push_str("Start one with `challenge @someone VARIANT`.");
         s

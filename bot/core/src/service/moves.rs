@@ -19,17 +19,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Some(g) => g,
                 None => self.pick_game(actor, place, game, true).await?,
             };
-            if !g.record.status.is_active() {
-                return user(format!("Game {} is over.", g.record.id));
+            if !g.record().status.is_active() {
+                return user(format!("Game {} is over.", g.record().id));
             }
-            if glass::rules_of(&g.record.variant).is_some() {
-                if let Some(refusal) = glass::secret_said_in_public(&g, place, "orders") {
-                    return refusal;
+            let g = match g {
+                Loaded::Glass(g) => {
+                    if let Some(refusal) = glass::secret_said_in_public(&g.record, place, "orders")
+                    {
+                        return refusal;
+                    }
+                    return self.glass_order(actor, g, text).await;
                 }
-                return self.glass_order(actor, g, text).await;
-            }
+                Loaded::Board(g) => g,
+            };
             let seat = g.record.seat_of(&actor.id);
-            let to_move = Self::seat_to_move(&g);
+            let to_move = g.position.turn().0;
             let my_turn = g.record.seats.get(to_move as usize) == Some(&actor.id);
             if !my_turn {
                 return user(match seat {
@@ -49,11 +53,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let san = notation::san(&g.position, mv);
             let mut after = g.position.clone();
             after.play_unchecked(mv);
-            let outcome = after.outcome();
-            let status = match outcome {
-                Some(o) => finished(o),
-                None => GameStatus::Active,
-            };
+            let status = after.outcome().map_or(GameStatus::Active, finished);
             let update = GameUpdate {
                 status: status.clone(),
                 pending_offer: None,
@@ -69,7 +69,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 )
                 .await
             {
-                Ok(version) => self.memo.keep_position(g.record.id, version, &after),
+                Ok(version) => {
+                    self.memo
+                        .keep_engine(g.record.id, version, GameEngine::Board(after.clone()))
+                }
                 Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
                     // Someone else changed the game meanwhile: re-read and re-validate.
                     attempt += 1;
@@ -86,12 +89,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let mut record = g.record.clone();
             record.moves.push(coord);
             record.status = status;
-            let loaded = Loaded {
+            let loaded = BoardGame {
                 record,
-                variant: g.variant.clone(),
                 position: after,
             };
-            let mut reply = self.after_move(&loaded, &san, outcome);
+            let mut reply = self.after_move(&loaded, &san);
             if let Some(b) = reply.board.as_mut() {
                 // The record is at hand: no reload in `name_players`.
                 b.players = self.seat_names(&loaded.record).await;
@@ -100,31 +102,36 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
-    pub(super) fn after_move(&self, g: &Loaded, san: &str, outcome: Option<Outcome>) -> Reply {
+    /// The announcement of a stored move: who played what, and check, the result, or who is
+    /// to move next.
+    pub(super) fn after_move(&self, g: &BoardGame, san: &str) -> Reply {
         let n = g.record.seats.len();
         let mover = (g.record.moves.len() + n - 1) % n;
         let next = g.position.turn().0 as usize;
         let mut text = format!("Game {}: {{0}} plays {san}.", g.record.id);
         let mut mentions = vec![g.record.seats[mover].clone()];
-        match outcome {
-            Some(Outcome::Win { winner, reason }) => {
+        match &g.record.status {
+            GameStatus::Finished {
+                result: GameResult::Win(winner),
+                reason,
+            } => {
                 // The mover wins (mate and the capture goal are given by the move itself);
                 // the side now to move is the one beaten. Both are named.
-                let how = match reason {
-                    rules::WinReason::Checkmate => "Checkmate",
-                    rules::WinReason::Captures => "Every piece that wins is captured",
-                };
                 text.push_str(&format!(
-                    " {how} — {{0}} ({}) beats {{1}} ({}).",
-                    winner.name(n),
+                    " {} — {{0}} ({}) beats {{1}} ({}).",
+                    reason.headline(),
+                    Side(*winner).name(n),
                     Side(next as u8).name(n)
                 ));
                 mentions.push(g.record.seats[next].clone());
             }
-            Some(Outcome::Draw(r)) => {
-                text.push_str(&format!(" Draw by {}.", Outcome::Draw(r)));
+            GameStatus::Finished {
+                result: GameResult::Draw,
+                reason,
+            } => {
+                text.push_str(&format!(" Draw by {}.", reason.describe()));
             }
-            None => {
+            GameStatus::Active | GameStatus::Aborted => {
                 if g.position.is_check() {
                     text.push_str(" Check!");
                 }
@@ -136,7 +143,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .board_reply(g, &text, Some(next as u8))
             .in_place(g.record.place.clone());
         r.mentions = mentions;
-        if outcome.is_some() {
+        if !g.record.status.is_active() {
             r = r.notify_all(&g.record.seats);
         }
         r
@@ -149,11 +156,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         game: Option<GameId>,
         from: Option<String>,
     ) -> Outcomes {
-        let g = self.pick_game(actor, place, game, false).await?;
-        if glass::rules_of(&g.record.variant).is_some() {
-            return self.glass_moves(actor, &g);
-        }
-        let geo = &g.variant.geometry;
+        let g = match self.pick_game(actor, place, game, false).await? {
+            Loaded::Glass(g) => return self.glass_moves(actor, &g),
+            Loaded::Board(g) => g,
+        };
+        let geo = &g.position.variant().geometry;
         let from_cell = match &from {
             Some(c) => match geo.parse(c) {
                 Some(cell) => Some(cell),
@@ -189,20 +196,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 }
 
-fn finished(o: Outcome) -> GameStatus {
-    match o {
-        Outcome::Win { winner, reason } => GameStatus::Finished {
-            result: if winner == Side::WHITE { "1-0" } else { "0-1" }.into(),
-            reason: match reason {
-                rules::WinReason::Checkmate => "checkmate".into(),
-                rules::WinReason::Captures => "captures".into(),
+/// The status a board engine's outcome gives the game.
+pub(super) fn finished(o: Outcome) -> GameStatus {
+    use rules::{DrawReason, WinReason};
+    let (result, reason) = match o {
+        Outcome::Win { winner, reason } => (
+            GameResult::Win(winner.0),
+            match reason {
+                WinReason::Checkmate => EndReason::Checkmate,
+                WinReason::Captures => EndReason::Captures,
             },
-        },
-        Outcome::Draw(r) => GameStatus::Finished {
-            result: "1/2-1/2".into(),
-            reason: Outcome::Draw(r).to_string(),
-        },
-    }
+        ),
+        Outcome::Draw(r) => (
+            GameResult::Draw,
+            match r {
+                DrawReason::Stalemate => EndReason::Stalemate,
+                DrawReason::Repetition => EndReason::Repetition,
+                DrawReason::FiftyMoves => EndReason::FiftyMoves,
+                DrawReason::InsufficientMaterial => EndReason::InsufficientMaterial,
+            },
+        ),
+    };
+    GameStatus::Finished { result, reason }
 }
 
 /// A refusal for a move text, with "did you mean" for near misses.

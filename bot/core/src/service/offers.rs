@@ -11,22 +11,22 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         game: Option<GameId>,
     ) -> Outcomes {
         let g = self.pick_game(actor, place, game, true).await?;
-        if !g.record.status.is_active() {
-            return user(format!("Game {} is already over.", g.record.id));
+        if !g.record().status.is_active() {
+            return user(format!("Game {} is already over.", g.record().id));
         }
-        let seat = g.record.seat_of(&actor.id).unwrap_or(0);
-        let result = if seat == 0 { "0-1" } else { "1-0" };
+        let seat = g.record().seat_of(&actor.id).unwrap_or(0);
         let update = GameUpdate {
             status: GameStatus::Finished {
-                result: result.into(),
-                reason: "resignation".into(),
+                // Two seats: the other one wins.
+                result: GameResult::Win(1 - seat.min(1)),
+                reason: EndReason::Resignation,
             },
             pending_offer: None,
         };
         self.versioned(&g, &update).await?;
         let text = format!(
             "Game {}: {{0}} resigns. {} wins.",
-            g.record.id,
+            g.record().id,
             Side(1 - seat.min(1)).name(2)
         );
         Ok(self.ending(&g, text, Some(&actor.id)))
@@ -35,7 +35,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     pub(super) async fn versioned(&self, g: &Loaded, update: &GameUpdate) -> Result<(), Failure> {
         match self
             .store
-            .update_game(g.record.id, g.record.version, update, self.clock.now())
+            .update_game(g.record().id, g.record().version, update, self.clock.now())
             .await
         {
             Ok(_) => Ok(()),
@@ -55,16 +55,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         answer: Answer,
     ) -> Outcomes {
         let g = self.pick_game(actor, place, game, true).await?;
-        if !g.record.status.is_active() {
-            return user(format!("Game {} is over.", g.record.id));
+        if !g.record().status.is_active() {
+            return user(format!("Game {} is over.", g.record().id));
         }
-        let seat = g.record.seat_of(&actor.id).unwrap_or(0);
+        let seat = g.record().seat_of(&actor.id).unwrap_or(0);
         let what = match kind {
             OfferKind::Draw => "a draw",
             OfferKind::Takeback => "a takeback",
         };
-        let id = g.record.id;
-        let pending = g.record.pending_offer.filter(|o| o.kind == kind);
+        let id = g.record().id;
+        let pending = g.record().pending_offer.filter(|o| o.kind == kind);
         match answer {
             Answer::Offer => {
                 if let Some(o) = pending {
@@ -75,18 +75,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     return Box::pin(self.offer(actor, place, Some(id), kind, Answer::Accept))
                         .await;
                 }
-                if kind == OfferKind::Takeback && glass::rules_of(&g.record.variant).is_some() {
+                if kind == OfferKind::Takeback && matches!(g, Loaded::Glass(_)) {
                     return user(
                         "There are no takebacks in Through the Looking-Glass: your opponent has already been told what happened.",
                     );
                 }
                 if kind == OfferKind::Takeback
                     && !g
-                        .record
+                        .record()
                         .moves
                         .iter()
                         .enumerate()
-                        .any(|(i, _)| i % g.record.seats.len() == seat as usize)
+                        .any(|(i, _)| i % g.record().seats.len() == seat as usize)
                 {
                     return user("You have no move to take back yet.");
                 }
@@ -101,7 +101,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     },
                 )
                 .await?;
-                let other = g.record.seats[(seat as usize + 1) % g.record.seats.len()].clone();
+                let other = g.record().seats[(seat as usize + 1) % g.record().seats.len()].clone();
                 let cmd = match kind {
                     OfferKind::Draw => "draw",
                     OfferKind::Takeback => "takeback",
@@ -112,7 +112,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 };
                 Ok(vec![
                     announce(
-                        &g.record,
+                        g.record(),
                         format!(
                             "Game {id}: {{0}} offers {what}. {{1}}: `{cmd} accept` or `{cmd} decline`."
                         ),
@@ -131,9 +131,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
                 if answer == Answer::Decline {
                     self.versioned(&g, &GameUpdate::active()).await?;
-                    let by = g.record.seats.get(o.by_seat as usize).cloned();
+                    let by = g.record().seats.get(o.by_seat as usize).cloned();
                     let mut reply =
-                        announce(&g.record, format!("Game {id}: {{0}} declines {what}."))
+                        announce(g.record(), format!("Game {id}: {{0}} declines {what}."))
                             .mention(actor.id.clone());
                     reply.mentions.extend(by);
                     return Ok(vec![reply]);
@@ -144,8 +144,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                             &g,
                             &GameUpdate {
                                 status: GameStatus::Finished {
-                                    result: "1/2-1/2".into(),
-                                    reason: "agreement".into(),
+                                    result: GameResult::Draw,
+                                    reason: EndReason::Agreement,
                                 },
                                 pending_offer: None,
                             },
@@ -161,8 +161,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Undoes the requester's last move (and the opponent's reply after it, if any).
     pub(super) async fn take_back(&self, g: &Loaded, requester: u8) -> Outcomes {
-        let n = g.record.seats.len();
-        let ply = g.record.moves.len();
+        let n = g.record().seats.len();
+        let ply = g.record().moves.len();
         // The requester's last move is the last ply index i with i % n == requester.
         let Some(last) = (0..ply).rev().find(|i| i % n == requester as usize) else {
             return user("There is no move to take back.");
@@ -170,8 +170,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         match self
             .store
             .truncate_moves(
-                g.record.id,
-                g.record.version,
+                g.record().id,
+                g.record().version,
                 last,
                 &GameUpdate::active(),
                 self.clock.now(),
@@ -184,11 +184,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             Err(e) => return Err(e.into()),
         }
-        let reloaded = self.load(g.record.id).await?;
+        let Loaded::Board(reloaded) = self.load(g.record().id).await? else {
+            return user("There are no takebacks in Through the Looking-Glass.");
+        };
         let undone = ply - last;
         let text = format!(
             "Game {}: {} move{} taken back. {{0}} to move.",
-            g.record.id,
+            g.record().id,
             undone,
             if undone == 1 { "" } else { "s" }
         );
@@ -205,12 +207,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// when given, as `{0}`); in Looking-Glass also a private word to each player, whose
     /// conversation with the bot is in his direct chat, and the reveal in the game's room.
     pub(super) fn ending(&self, g: &Loaded, text: String, first: Option<&PlayerId>) -> Vec<Reply> {
-        let mut room = announce(&g.record, text);
+        let mut room = announce(g.record(), text);
         room.mentions.extend(first.cloned());
-        let room = room.notify_all(&g.record.seats);
+        let room = room.notify_all(&g.record().seats);
         let mut replies = vec![room.clone()];
-        if glass::rules_of(&g.record.variant).is_some() {
-            for p in &g.record.seats {
+        if let Loaded::Glass(glass) = g {
+            for p in &g.record().seats {
                 let mut private = room.clone();
                 private.audience = crate::reply::Audience::Private(p.clone());
                 private.place = None;
@@ -219,9 +221,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     .push_str(" Both worlds are revealed in the game's room.");
                 replies.push(private);
             }
-            if let Ok(game) = self.glass_game(&g.record) {
-                replies.push(self.glass_reveal(&g.record, &game));
-            }
+            replies.push(self.glass_reveal(&glass.record, &glass.game));
         }
         replies
     }
@@ -233,23 +233,23 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         game: Option<GameId>,
     ) -> Outcomes {
         let g = self.pick_game(actor, place, game, true).await?;
-        if !g.record.status.is_active() {
-            return user(format!("Game {} is already over.", g.record.id));
+        if !g.record().status.is_active() {
+            return user(format!("Game {} is already over.", g.record().id));
         }
         // A Looking-Glass record also holds the secret setups: only moves count here.
-        let moves = if glass::rules_of(&g.record.variant).is_some() {
-            g.record
+        let moves = match &g {
+            Loaded::Glass(glass) => glass
+                .record
                 .moves
                 .iter()
-                .filter(|m| !glass::is_setup_action(m))
-                .count()
-        } else {
-            g.record.moves.len()
+                .filter(|m| !crate::engine::is_setup_action(m))
+                .count(),
+            Loaded::Board(board) => board.record.moves.len(),
         };
-        if moves >= g.record.seats.len() {
+        if moves >= g.record().seats.len() {
             return user(format!(
                 "Game {} can no longer be aborted: both sides have moved. You can `resign` or offer a `draw`.",
-                g.record.id
+                g.record().id
             ));
         }
         self.versioned(
@@ -260,7 +260,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
         )
         .await?;
-        let text = format!("Game {} is aborted by {{0}}.", g.record.id);
+        let text = format!("Game {} is aborted by {{0}}.", g.record().id);
         Ok(self.ending(&g, text, Some(&actor.id)))
     }
 }

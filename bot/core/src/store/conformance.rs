@@ -132,8 +132,8 @@ fn new_game(seats: Vec<PlayerId>, place: Place, at: i64) -> NewGame {
 
 fn finished(result: &str, reason: &str) -> GameStatus {
     GameStatus::Finished {
-        result: result.into(),
-        reason: reason.into(),
+        result: crate::model::GameResult::parse(result).expect("a result"),
+        reason: crate::model::EndReason::parse(reason).expect("a reason"),
     }
 }
 
@@ -774,7 +774,7 @@ pub async fn update_game_leaves_moves_alone<S: GameStore>(store: &S) {
         GameUpdate::active(),
         offer(OfferKind::Takeback, 1),
         GameUpdate {
-            status: finished("½-½", "agreement"),
+            status: finished("1/2-1/2", "agreement"),
             pending_offer: None,
         },
         GameUpdate {

@@ -436,6 +436,24 @@ pub async fn bot_account(hs: &str) -> (String, String) {
 pub struct PrivateBoards<G>(G);
 
 impl<G: Games> Games for PrivateBoards<G> {
+    fn handle<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        cmd: bot_core::command::Command,
+    ) -> Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
+        self.0.handle(actor, place, cmd)
+    }
+
+    fn current_game<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<bot_core::model::GameId>,
+    ) -> Pin<Box<dyn Future<Output = Option<bot_core::CurrentGame>> + Send + 'a>> {
+        self.0.current_game(actor, place, game)
+    }
+
     fn handle_text<'a>(
         &'a self,
         actor: &'a Actor,

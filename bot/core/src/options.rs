@@ -1,0 +1,138 @@
+//! A challenge's options, stored with it and with the game it becomes: the colour the
+//! challenger asked for and, for Chess960, the number of the start position.
+//!
+//! The store keeps them as text (`colour=second position=123`), opaque to it; this is the one
+//! place that writes and reads that text, and an option it does not know is an error, never a
+//! silent default.
+
+use std::fmt;
+
+use crate::command::ColourChoice;
+
+/// What a challenge asked for beyond the variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GameOptions {
+    /// Which side the challenger takes.
+    pub colour: ColourChoice,
+    /// The Chess960 start position's number, once chosen (by the challenger, or drawn when
+    /// the challenge is accepted).
+    pub position: Option<u16>,
+}
+
+/// Stored options that do not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionsError {
+    /// A word that is no option.
+    #[error("unknown option {0:?}")]
+    Unknown(String),
+    /// A known option with a value it cannot take.
+    #[error("option {key} cannot be {value:?}")]
+    Value {
+        /// The option.
+        key: &'static str,
+        /// The value found.
+        value: String,
+    },
+    /// The same option twice.
+    #[error("option {0} is given twice")]
+    Repeated(&'static str),
+}
+
+const COLOUR: &str = "colour";
+const POSITION: &str = "position";
+
+impl GameOptions {
+    /// Reads stored options (empty text is the defaults: a game stored before options).
+    ///
+    /// # Errors
+    /// An unknown option, a bad value, or an option given twice.
+    pub fn parse(text: &str) -> Result<GameOptions, OptionsError> {
+        let mut options = GameOptions::default();
+        let (mut colour, mut position) = (false, false);
+        let cut = |s: &str| s.chars().take(40).collect::<String>();
+        for word in text.split_whitespace() {
+            let Some((key, value)) = word.split_once('=') else {
+                return Err(OptionsError::Unknown(cut(word)));
+            };
+            let bad = || OptionsError::Value {
+                key: if key == COLOUR { COLOUR } else { POSITION },
+                value: cut(value),
+            };
+            match key {
+                COLOUR if colour => return Err(OptionsError::Repeated(COLOUR)),
+                COLOUR => {
+                    colour = true;
+                    options.colour = match value {
+                        "first" => ColourChoice::First,
+                        "second" => ColourChoice::Second,
+                        "random" => ColourChoice::Random,
+                        _ => return Err(bad()),
+                    };
+                }
+                POSITION if position => return Err(OptionsError::Repeated(POSITION)),
+                POSITION => {
+                    position = true;
+                    let n: u16 = value.parse().map_err(|_| bad())?;
+                    if n >= 960 {
+                        return Err(bad());
+                    }
+                    options.position = Some(n);
+                }
+                _ => return Err(OptionsError::Unknown(cut(word))),
+            }
+        }
+        Ok(options)
+    }
+}
+
+impl fmt::Display for GameOptions {
+    /// The stored text, which [`GameOptions::parse`] reads back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let colour = match self.colour {
+            ColourChoice::First => "first",
+            ColourChoice::Second => "second",
+            ColourChoice::Random => "random",
+        };
+        write!(f, "{COLOUR}={colour}")?;
+        if let Some(n) = self.position {
+            write!(f, " {POSITION}={n}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_round_trip() {
+        for colour in [
+            ColourChoice::First,
+            ColourChoice::Second,
+            ColourChoice::Random,
+        ] {
+            for position in [None, Some(0), Some(518), Some(959)] {
+                let o = GameOptions { colour, position };
+                assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+            }
+        }
+        assert_eq!(GameOptions::parse(""), Ok(GameOptions::default()));
+    }
+
+    #[test]
+    fn unknown_or_bad_options_are_errors() {
+        for bad in [
+            "colour=blue",
+            "color=first",
+            "colour=first colour=second",
+            "position=960",
+            "position=-1",
+            "position=x",
+            "clock=5+3",
+            "first",
+        ] {
+            assert!(GameOptions::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
