@@ -733,8 +733,9 @@ async fn no_secret_reaches_the_logs_at_trace_level() {
         .with_ansi(false)
         .with_writer(move || sink.clone())
         .finish();
-    // This thread only (the test runtime is single-threaded): other tests log elsewhere.
-    let _guard = tracing::subscriber::set_default(subscriber);
+    // For the whole process: other tests' games are logged too (and must not leak either).
+    // A subscriber for this thread alone would miss spans other threads met first.
+    tracing::subscriber::set_global_default(subscriber).unwrap();
 
     let t = Table::new();
     t.start("looking-glass").await;
