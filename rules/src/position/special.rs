@@ -7,7 +7,11 @@
 //! piece is attacked, with attacks that respect freezes, Elephant-like screens, immunity and
 //! kills.
 
-use super::{Position, PositionError, dedupe};
+use super::{
+    Position,
+    movegen::{dedupe, gen_path},
+    setup::PositionError,
+};
 use crate::{
     tables::{F_CAPTURE, F_MOVE, HOP, LEAPS, OP_NEED_EMPTY, OP_ORIGIN, Path},
     types::{Cell, CellSet, Move, MoveKind, MoveList, Piece},
@@ -282,7 +286,7 @@ impl Position {
         } else {
             v.pieces[(tcode & 31) as usize].powers.capturable_by
         };
-        let mut out: Vec<Cell> = super::attackers_on(&v.tables, board, by, target)
+        let mut out: Vec<Cell> = super::attacks::attackers_on(&v.tables, board, by, target)
             .into_iter()
             .filter(|o| {
                 let kind = (board[o.index()] & 31) as usize;
@@ -501,7 +505,7 @@ impl Position {
                 // Leaps and rides: delegate to the ordinary generator, then drop captures of
                 // immune pieces.
                 let start = out.len();
-                super::gen_path(t, board, us, from, p, self.ep, out);
+                gen_path(t, board, us, from, p, self.ep, out);
                 let mut i = start;
                 while i < out.len() {
                     let m = out[i];
@@ -727,7 +731,7 @@ impl Position {
                 ) {
                     continue;
                 }
-                super::exposure(
+                super::attacks::exposure(
                     t,
                     &self.board,
                     e,
