@@ -4,7 +4,7 @@
 use super::{Position, make::apply_to_board};
 use crate::{
     tables::{OP_NEED_EMPTY, OP_ORIGIN, Tables},
-    types::{Cell, CellSet, Move, Side},
+    types::{Cell, CellSet, Move, Piece, Side},
 };
 
 impl Position {
@@ -88,7 +88,7 @@ pub(crate) fn attacked(t: &Tables, board: &[u8], by: u8, target: usize) -> bool 
         let op = ops[i];
         let p = board[op.cell as usize];
         if op.tag == OP_ORIGIN {
-            if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
                 return true;
             }
             i += 1;
@@ -111,8 +111,8 @@ pub(super) fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> V
         let p = board[op.cell as usize];
         if op.tag == OP_ORIGIN {
             if p != 0
-                && p >> 5 == by
-                && (op.mask >> (p & 31)) & 1 != 0
+                && Piece::side_of(p) == by
+                && (op.mask >> Piece::kind_of(p)) & 1 != 0
                 && !out.contains(&Cell(op.cell))
             {
                 out.push(Cell(op.cell));
@@ -152,7 +152,7 @@ pub(super) fn xray(
         let op = ops[i];
         let p = board[op.cell as usize];
         if op.tag == OP_ORIGIN {
-            if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
                 match blocker {
                     None => check = true,
                     Some((b, _)) => pinned.insert(Cell(b)),
@@ -161,7 +161,7 @@ pub(super) fn xray(
             i += 1;
         } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
             i += 1;
-        } else if op.tag == OP_NEED_EMPTY && blocker.is_none() && p >> 5 == us {
+        } else if op.tag == OP_NEED_EMPTY && blocker.is_none() && Piece::side_of(p) == us {
             blocker = Some((op.cell, i + op.skip as usize));
             i += 1;
         } else {
@@ -219,7 +219,7 @@ pub(super) fn exposure(
         let op = ops[i];
         let p = board[op.cell as usize];
         if op.tag == OP_ORIGIN {
-            if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
+            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
                 match n {
                     0 => check = true,
                     1 if !misses[0].vacate => to.insert(Cell(misses[0].cell)),
@@ -238,7 +238,11 @@ pub(super) fn exposure(
             i += 1;
         } else {
             let vacate = op.tag == OP_NEED_EMPTY;
-            let fixable = if vacate { p >> 5 == us } else { p == 0 };
+            let fixable = if vacate {
+                Piece::side_of(p) == us
+            } else {
+                p == 0
+            };
             // A second miss must be of the other sort: one move vacates one cell and fills one.
             if fixable && (n == 0 || (n == 1 && misses[0].vacate != vacate)) {
                 misses[n] = Miss {

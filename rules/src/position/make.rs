@@ -3,7 +3,7 @@
 //! scratch boards legality tests play on.
 
 use super::Position;
-use crate::types::{Cell, Move, MoveKind, Side};
+use crate::types::{Cell, Kind, Move, MoveKind, Piece, Side};
 
 /// What `play` must remember to undo a move.
 #[derive(Debug, Clone, Copy)]
@@ -53,7 +53,7 @@ impl Position {
         if let Some((t, _)) = self.ep {
             h ^= z.ep[t.index()];
         }
-        let mut reset = v.pieces[(moved & 31) as usize].pawn;
+        let mut reset = v.pieces[Piece::kind_of(moved) as usize].pawn;
         if v.special.is_some() {
             if special_hash {
                 h ^= self.special_key();
@@ -63,34 +63,40 @@ impl Position {
         }
         match m.kind {
             MoveKind::Flip => {
-                let k = m.promotion.map_or(moved & 31, |k| k.0);
-                let placed = (us.0 << 5) | k;
+                let kind = m.promotion.unwrap_or(Kind(Piece::kind_of(moved)));
+                let placed = Piece { side: us, kind }.code();
                 h ^= z.piece(moved, m.from.index()) ^ z.piece(placed, m.from.index());
                 self.board[m.from.index()] = placed;
-                self.counts[us.index()][(moved & 31) as usize] -= 1;
-                self.counts[us.index()][k as usize] += 1;
+                self.counts[us.index()][Piece::kind_of(moved) as usize] -= 1;
+                self.counts[us.index()][kind.index()] += 1;
             }
             MoveKind::Freeze => {}
             MoveKind::Kill => {
                 let captured = self.board[m.to.index()];
                 h ^= z.piece(captured, m.to.index());
                 self.board[m.to.index()] = 0;
-                self.counts[(captured >> 5) as usize][(captured & 31) as usize] -= 1;
-                self.occupied[(captured >> 5) as usize].remove(m.to);
+                self.counts[Piece::side_of(captured) as usize]
+                    [Piece::kind_of(captured) as usize] -= 1;
+                self.occupied[Piece::side_of(captured) as usize].remove(m.to);
                 undo.captured = captured;
-                self.lost[(captured >> 5) as usize][(captured & 31) as usize] += 1;
+                self.lost[Piece::side_of(captured) as usize][Piece::kind_of(captured) as usize] +=
+                    1;
                 reset = true;
             }
             MoveKind::Push => {
                 let pushed = self.board[m.to.index()];
-                let ps = (pushed >> 5) as usize;
+                let ps = Piece::side_of(pushed) as usize;
                 undo.captured = pushed;
                 h ^= z.piece(pushed, m.to.index()) ^ z.piece(moved, m.from.index());
                 let placed = match m.promotion {
                     Some(k) => {
-                        self.counts[ps][(pushed & 31) as usize] -= 1;
+                        self.counts[ps][Piece::kind_of(pushed) as usize] -= 1;
                         self.counts[ps][k.index()] += 1;
-                        ((ps as u8) << 5) | k.0
+                        Piece {
+                            side: Side(ps as u8),
+                            kind: k,
+                        }
+                        .code()
                     }
                     None => pushed,
                 };
@@ -135,10 +141,12 @@ impl Position {
                 if captured != 0 {
                     h ^= z.piece(captured, victim_cell.index());
                     self.board[victim_cell.index()] = 0;
-                    self.counts[(captured >> 5) as usize][(captured & 31) as usize] -= 1;
-                    self.occupied[(captured >> 5) as usize].remove(victim_cell);
+                    self.counts[Piece::side_of(captured) as usize]
+                        [Piece::kind_of(captured) as usize] -= 1;
+                    self.occupied[Piece::side_of(captured) as usize].remove(victim_cell);
                     undo.captured = captured;
-                    self.lost[(captured >> 5) as usize][(captured & 31) as usize] += 1;
+                    self.lost[Piece::side_of(captured) as usize]
+                        [Piece::kind_of(captured) as usize] += 1;
                     reset = true;
                 }
                 h ^= z.piece(moved, m.from.index());
@@ -147,9 +155,9 @@ impl Position {
                 self.occupied[us.index()].insert(m.to);
                 let placed = match m.promotion {
                     Some(k) => {
-                        self.counts[us.index()][(moved & 31) as usize] -= 1;
+                        self.counts[us.index()][Piece::kind_of(moved) as usize] -= 1;
                         self.counts[us.index()][k.index()] += 1;
-                        (us.0 << 5) | k.0
+                        Piece { side: us, kind: k }.code()
                     }
                     None => moved,
                 };
@@ -210,22 +218,24 @@ impl Position {
             MoveKind::Flip => {
                 if let Some(k) = m.promotion {
                     self.counts[us.index()][k.index()] -= 1;
-                    self.counts[us.index()][(u.moved & 31) as usize] += 1;
+                    self.counts[us.index()][Piece::kind_of(u.moved) as usize] += 1;
                 }
                 self.board[m.from.index()] = u.moved;
             }
             MoveKind::Freeze => {}
             MoveKind::Kill => {
                 self.board[m.to.index()] = u.captured;
-                self.occupied[(u.captured >> 5) as usize].insert(m.to);
-                self.counts[(u.captured >> 5) as usize][(u.captured & 31) as usize] += 1;
-                self.lost[(u.captured >> 5) as usize][(u.captured & 31) as usize] -= 1;
+                self.occupied[Piece::side_of(u.captured) as usize].insert(m.to);
+                self.counts[Piece::side_of(u.captured) as usize]
+                    [Piece::kind_of(u.captured) as usize] += 1;
+                self.lost[Piece::side_of(u.captured) as usize]
+                    [Piece::kind_of(u.captured) as usize] -= 1;
             }
             MoveKind::Push => {
-                let ps = (u.captured >> 5) as usize;
+                let ps = Piece::side_of(u.captured) as usize;
                 if let Some(k) = m.promotion {
                     self.counts[ps][k.index()] -= 1;
-                    self.counts[ps][(u.captured & 31) as usize] += 1;
+                    self.counts[ps][Piece::kind_of(u.captured) as usize] += 1;
                 }
                 self.board[m.aux.index()] = 0;
                 self.board[m.to.index()] = u.captured;
@@ -257,7 +267,7 @@ impl Position {
             _ => {
                 if let Some(k) = m.promotion {
                     self.counts[us.index()][k.index()] -= 1;
-                    self.counts[us.index()][(u.moved & 31) as usize] += 1;
+                    self.counts[us.index()][Piece::kind_of(u.moved) as usize] += 1;
                 }
                 self.board[m.to.index()] = 0;
                 self.board[m.from.index()] = u.moved;
@@ -270,9 +280,11 @@ impl Position {
                         m.to
                     };
                     self.board[cell.index()] = u.captured;
-                    self.occupied[(u.captured >> 5) as usize].insert(cell);
-                    self.counts[(u.captured >> 5) as usize][(u.captured & 31) as usize] += 1;
-                    self.lost[(u.captured >> 5) as usize][(u.captured & 31) as usize] -= 1;
+                    self.occupied[Piece::side_of(u.captured) as usize].insert(cell);
+                    self.counts[Piece::side_of(u.captured) as usize]
+                        [Piece::kind_of(u.captured) as usize] += 1;
+                    self.lost[Piece::side_of(u.captured) as usize]
+                        [Piece::kind_of(u.captured) as usize] -= 1;
                 }
                 if self.royal[us.index()] == Some(m.to) {
                     self.royal[us.index()] = Some(m.from);

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::{
     tables::{F_CAPTURE, F_DOUBLE, F_EP, F_MOVE, HOP, LEAPS, Path, Tables},
-    types::{Cell, CellSet, Kind, Move, MoveKind, MoveList},
+    types::{Cell, CellSet, Kind, Move, MoveKind, MoveList, Piece},
     variant::CastlingRule,
 };
 
@@ -114,7 +114,7 @@ impl Position {
         let mut n = 0;
         for from in self.occupied[us.index()].iter() {
             let code = board[from.index()];
-            let slot = t.slot((code & 31) as usize, us.index(), from.index());
+            let slot = t.slot(Piece::kind_of(code) as usize, us.index(), from.index());
             let (a, b) = t.index[slot];
             let paths = &t.paths[a as usize..b as usize];
             let full = ks.in_check || from == king || ks.risky_from.contains(from);
@@ -171,7 +171,7 @@ impl Position {
         for from in self.occupied[us as usize].iter() {
             let from = from.index();
             let code = board[from];
-            let kind = (code & 31) as usize;
+            let kind = Piece::kind_of(code) as usize;
             let slot = t.slot(kind, us as usize, from);
             let (a, b) = t.index[slot];
             let paths = &t.paths[a as usize..b as usize];
@@ -204,13 +204,13 @@ impl Position {
         let v = &*self.variant;
         let us = self.turn.index();
         let g = &v.geometry;
-        let kind_of = |m: &Move| (self.board[m.from.index()] & 31) as usize;
+        let kind_of = |m: &Move| Piece::kind_of(self.board[m.from.index()]) as usize;
         // Sections holding an enemy piece, per kind bit (at most 32 sections x 32 kinds is
         // more than any board has; a river board has a handful).
         let mut held = [0u32; 32];
         for e in self.enemies(self.turn) {
             for c in self.occupied[e as usize].iter() {
-                held[(self.board[c.index()] & 31) as usize] |= 1 << v.sections[c.index()];
+                held[Piece::kind_of(self.board[c.index()]) as usize] |= 1 << v.sections[c.index()];
             }
         }
         let shunned = |kind: usize| -> u32 {
@@ -437,7 +437,7 @@ impl Position {
         self.enemies(self.turn)
             .flat_map(|e| self.occupied[e as usize].iter())
             .find(|c| {
-                mask >> (self.board[c.index()] & 31) & 1 != 0
+                mask >> Piece::kind_of(self.board[c.index()]) & 1 != 0
                     && v.sections[c.index()] == v.sections[to.index()]
             })
     }
@@ -580,7 +580,7 @@ pub(super) fn gen_path(
     let can_move = p.flags & F_MOVE != 0;
     let can_capture = p.flags & F_CAPTURE != 0;
     let from = Cell(from);
-    let enemy = |code: u8| code != 0 && code >> 5 != us;
+    let enemy = |code: u8| code != 0 && Piece::side_of(code) != us;
     match p.kind {
         LEAPS => {
             for &c in land {
