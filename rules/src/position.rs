@@ -24,6 +24,23 @@ use crate::{
 };
 
 /// A legal position of a variant, ready to generate and play moves.
+///
+/// Built only by [`Position::start`] or [`Position::from_setup`] (or [`crate::fen::position`]),
+/// so it is always valid; it keeps what generation needs incrementally (occupancy per side,
+/// counts, the hash) and plays and undoes moves in place, which is what makes perft fast.
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, Position, notation, perft::perft};
+///
+/// let chess = Catalog::builtin().get("chess").unwrap();
+/// let mut pos = Position::start(&chess);
+/// let m = notation::parse_move(&pos, "e4").unwrap();
+/// pos.play(m).unwrap();
+/// assert_eq!(notation::san(&pos, notation::parse_move(&pos, "e7e5").unwrap()), "e5");
+/// assert_eq!(perft(&mut pos, 2), 600);
+/// ```
 #[derive(Debug, Clone)]
 pub struct Position {
     variant: Arc<Variant>,

@@ -21,7 +21,24 @@ pub(super) struct Undo {
 
 impl Position {
     /// Plays a move that must come from [`Position::legal_moves`] of this position.
-    /// Cheap, unchecked: use [`Position::play`] for moves from outside.
+    /// Cheap, unchecked: use [`Position::play`] for moves from outside. An illegal move may
+    /// leave the position inconsistent (counts, hash), which is why perft and search use this
+    /// and chat input never does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, Position};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let mut pos = Position::start(&chess);
+    /// let start = pos.clone();
+    /// for m in pos.legal_moves() {
+    ///     pos.play_unchecked(m);
+    ///     pos.undo();
+    /// }
+    /// assert!(pos == start && pos.hash() == start.hash());
+    /// ```
     pub fn play_unchecked(&mut self, m: Move) {
         self.play_with(m, true);
     }
@@ -200,7 +217,20 @@ impl Position {
     }
 
     /// Takes back the last move played. Returns it, or `None` if nothing was played since the
-    /// position was set up.
+    /// position was set up (a position read from state text has no history before it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, Position, notation};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let mut pos = Position::start(&chess);
+    /// let m = notation::parse_move(&pos, "e4").unwrap();
+    /// pos.play(m).unwrap();
+    /// assert_eq!(pos.undo(), Some(m));
+    /// assert_eq!(pos.undo(), None);
+    /// ```
     pub fn undo(&mut self) -> Option<Move> {
         let u = self.history.pop()?;
         let m = u.mv;
@@ -298,7 +328,27 @@ impl Position {
         Some(m)
     }
 
-    /// Plays a move after checking that it is legal here.
+    /// Plays a move after checking that it is legal here: the entry point for moves that
+    /// come from outside the engine (a stored game, a player's text).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, DrawReason, Outcome, Position, Side, WinReason, notation};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let mut pos = Position::start(&chess);
+    /// for text in ["f3", "e5", "g4", "Qh4"] {
+    ///     let m = notation::parse_move(&pos, text).unwrap();
+    ///     pos.play(m)?;
+    /// }
+    /// assert_eq!(
+    ///     pos.outcome(),
+    ///     Some(Outcome::Win { winner: Side::BLACK, reason: WinReason::Checkmate })
+    /// );
+    /// # let _ = DrawReason::Stalemate;
+    /// # Ok::<_, rules::IllegalMove>(())
+    /// ```
     ///
     /// # Errors
     /// [`crate::IllegalMove`] with the reason the move is refused.

@@ -15,7 +15,20 @@ use crate::{
 };
 
 impl Position {
-    /// Every legal move.
+    /// Every legal move, in generation order (piece by piece, castlings last). Perft and
+    /// search should reuse a list with [`Position::legal_moves_into`] instead.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, Position};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let pos = Position::start(&chess);
+    /// let moves = pos.legal_moves();
+    /// assert_eq!(moves.len(), 20);
+    /// assert!(moves.iter().all(|m| pos.piece_at(m.from).is_some()));
+    /// ```
     pub fn legal_moves(&self) -> MoveList {
         let mut out = MoveList::with_capacity(64);
         self.legal_moves_into(&mut out);

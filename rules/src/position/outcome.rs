@@ -79,7 +79,20 @@ impl Position {
         })
     }
 
-    /// How the game stands: `None` while it goes on.
+    /// How the game stands: `None` while it goes on. Checked after every move by the caller,
+    /// not by [`Position::play`], so that perft and search pay nothing for it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, DrawReason, Outcome};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let pos = rules::fen::position(&chess, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").unwrap();
+    /// assert_eq!(pos.outcome(), Some(Outcome::Draw(DrawReason::Stalemate)));
+    /// let pos = rules::fen::position(&chess, "4k3/8/8/8/8/8/8/4KB2 w - - 0 1").unwrap();
+    /// assert_eq!(pos.outcome(), Some(Outcome::Draw(DrawReason::InsufficientMaterial)));
+    /// ```
     pub fn outcome(&self) -> Option<Outcome> {
         let v = &*self.variant;
         if let Some(winner) = self.capture_winner() {

@@ -183,6 +183,17 @@ impl CastlePlan {
 impl Position {
     /// The variant's start position.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, Position, Side};
+    ///
+    /// let capablanca = Catalog::builtin().get("capablanca").unwrap();
+    /// let pos = Position::start(&capablanca);
+    /// assert_eq!(pos.turn(), Side::WHITE);
+    /// assert_eq!(pos.legal_moves().len(), 28);
+    /// ```
+    ///
     /// # Panics
     /// Never for a variant built by [`Variant::from_spec`], which validates its start.
     pub fn start(variant: &Arc<Variant>) -> Position {
@@ -190,7 +201,24 @@ impl Position {
         Position::from_setup(variant, setup).expect("validated start position")
     }
 
-    /// Validates a setup.
+    /// Validates a setup: the only way to a [`Position`], so that generation never has to
+    /// guard against a missing King, an impossible castling right or en-passant cell.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, Position, PositionError, fen};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// // White to move while Black's King stands in check: Black's last move was illegal.
+    /// let setup = fen::parse(&chess, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1").unwrap();
+    /// assert!(Position::from_setup(&chess, setup).is_ok());
+    /// let setup = fen::parse(&chess, "R3k3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    /// assert!(matches!(
+    ///     Position::from_setup(&chess, setup),
+    ///     Err(PositionError::OppositeCheck { .. })
+    /// ));
+    /// ```
     ///
     /// # Errors
     /// A [`PositionError`] saying what is impossible about it.
