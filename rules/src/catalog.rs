@@ -123,6 +123,30 @@ const BUILTIN: &[(&str, &str)] = &[
 ];
 
 /// A set of variant files by name, and the variants resolved from them so far.
+///
+/// Files are kept as parsed TOML and resolved only when asked for, because a file may
+/// `extends` another that is added later, and most games use a handful of the variants.
+/// Resolved variants are cached behind an `Arc`, so every position of a variant shares one
+/// set of tables.
+///
+/// # Examples
+///
+/// ```
+/// use rules::Catalog;
+///
+/// let mut catalog = Catalog::builtin();
+/// assert!(catalog.names().contains(&"chess".to_string()));
+///
+/// // A user's own file may extend a built-in one and override a few keys.
+/// let name = catalog.add(
+///     "patient.toml",
+///     "name = \"patient\"\nextends = \"chess\"\n[draws]\nfifty_moves = false\n",
+/// )?;
+/// let v = catalog.get(&name)?;
+/// assert!(!v.draws.fifty_moves);
+/// assert_eq!(v.pieces.len(), catalog.get("chess")?.pieces.len());
+/// # Ok::<_, rules::SpecError>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct Catalog {
     files: BTreeMap<String, (String, toml::Table)>,
@@ -130,7 +154,15 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// The built-in variants.
+    /// The built-in variants (embedded in the binary, so the bot needs no files at run time).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let catalog = rules::Catalog::builtin();
+    /// let chess = catalog.get("chess").unwrap();
+    /// assert_eq!(chess.display_name, "Chess");
+    /// ```
     ///
     /// # Panics
     /// Never: the built-in files are checked by the tests.
@@ -143,6 +175,17 @@ impl Catalog {
     }
 
     /// Adds a variant file (a user's own, or a built-in). Returns the variant's name.
+    ///
+    /// Only the file itself is checked here (syntax, keys, types); whether the merged
+    /// variant is playable is found by [`Catalog::get`], since the parent may come later.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let mut catalog = rules::Catalog::builtin();
+    /// let e = catalog.add("x.toml", "name = \"x\"\ncolour = 3\n").unwrap_err();
+    /// assert!(e.key.contains("colour"));
+    /// ```
     ///
     /// # Errors
     /// When the file is not valid TOML, has unknown keys or wrong types, or has no name.
@@ -191,7 +234,18 @@ impl Catalog {
             .to_string())
     }
 
-    /// Resolves a variant by name.
+    /// Resolves a variant by name, merging its `extends` chain and building its tables the
+    /// first time, then handing out the cached `Arc`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let catalog = rules::Catalog::builtin();
+    /// let grand = catalog.get("grand")?;
+    /// assert_eq!(grand.geometry.len(), 100);
+    /// assert!(catalog.get("no-such-variant").is_err());
+    /// # Ok::<_, rules::SpecError>(())
+    /// ```
     ///
     /// # Errors
     /// When the name is unknown, the `extends` chain is broken or cyclic, or the merged
@@ -258,6 +312,15 @@ impl Catalog {
 
     /// Checks a file on its own (with the built-ins available as parents) and returns the
     /// resolved variant, for `perft check` and for users' own files.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let text = "name = \"mini\"\nextends = \"chess\"\n[promotion]\nchoices = [\"Q\"]\n";
+    /// let v = rules::Catalog::check_file("mini.toml", text)?;
+    /// assert_eq!(v.promotion.choices.len(), 1);
+    /// # Ok::<_, rules::SpecError>(())
+    /// ```
     ///
     /// # Errors
     /// The first problem found, naming the file and key.

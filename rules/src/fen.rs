@@ -160,7 +160,18 @@ pub(crate) fn parse_board(
     Ok(out)
 }
 
-/// Reads state text into an unvalidated setup.
+/// Reads state text into an unvalidated setup: the text is read, not judged, so a caller
+/// can inspect or repair a setup before [`Position::from_setup`] validates it.
+///
+/// # Examples
+///
+/// ```
+/// let chess = rules::Catalog::builtin().get("chess").unwrap();
+/// let setup = rules::fen::parse(&chess, "4k3/8/8/8/8/8/8/4K3 b - - 3 40")?;
+/// assert_eq!(setup.turn, rules::Side::BLACK);
+/// assert_eq!(setup.fullmoves, 40);
+/// # Ok::<_, rules::fen::FenError>(())
+/// ```
 ///
 /// # Errors
 /// A [`FenError`] naming the field and what is wrong with it.
@@ -275,6 +286,16 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
 }
 
 /// Reads state text into a validated position.
+///
+/// # Examples
+///
+/// ```
+/// let chess = rules::Catalog::builtin().get("chess").unwrap();
+/// let pos = rules::fen::position(&chess, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")?;
+/// assert!(pos.legal_moves().is_empty()); // stalemate
+/// assert!(rules::fen::position(&chess, "8/8/8/8/8/8/8/8 w - - 0 1").is_err()); // no Kings
+/// # Ok::<_, rules::fen::FenError>(())
+/// ```
 ///
 /// # Errors
 /// A [`FenError`] for unreadable text or an impossible position.
@@ -403,7 +424,20 @@ pub(crate) fn write_board(variant: &Variant, piece_at: impl Fn(Cell) -> Option<P
     boards.join("|")
 }
 
-/// Writes a position's state text.
+/// Writes a position's state text, which [`position`] reads back to an equal position (the
+/// store keeps games as this text plus the moves).
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, Position, fen};
+///
+/// let chess = Catalog::builtin().get("chess").unwrap();
+/// let pos = Position::start(&chess);
+/// let text = fen::write(&pos);
+/// assert_eq!(text, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+/// assert!(fen::position(&chess, &text).unwrap() == pos);
+/// ```
 pub fn write(pos: &Position) -> String {
     let v = &**pos.variant();
     let g = &v.geometry;

@@ -16,6 +16,8 @@
 //! assert_eq!(pos.legal_moves().len(), rules::perft::perft(&mut pos, 1) as usize);
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod betza;
 mod catalog;
 pub mod chess960;

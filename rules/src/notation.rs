@@ -89,6 +89,17 @@ fn compact_names(v: &Variant) -> bool {
 /// Castling is written as the King's move when no other legal move has the same cells, and as
 /// King-to-partner otherwise (Chess960 with the King moving one cell). An en-passant capture
 /// gets `ep` when a quiet move shares its cells (Toulousain's Corporal).
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, Position, notation};
+///
+/// let chess = Catalog::builtin().get("chess").unwrap();
+/// let pos = Position::start(&chess);
+/// let m = notation::parse_move(&pos, "Nf3").unwrap();
+/// assert_eq!(notation::coord(&pos, m), "g1f3");
+/// ```
 pub fn coord(pos: &Position, m: Move) -> String {
     let legal = pos.legal_moves();
     coord_with(pos, m, &legal)
@@ -130,7 +141,19 @@ fn coord_with(pos: &Position, m: Move, legal: &[Move]) -> String {
     s
 }
 
-/// The SAN-like text of a legal move of `pos`, with `+` for check and `#` for mate.
+/// The SAN-like text of a legal move of `pos`, with `+` for check and `#` for mate: what
+/// players read, disambiguated only as far as the other legal moves require.
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, notation};
+///
+/// let chess = Catalog::builtin().get("chess").unwrap();
+/// let pos = rules::fen::position(&chess, "k7/8/1K6/8/8/8/8/7R w - - 0 1").unwrap();
+/// let m = notation::parse_move(&pos, "h1h8").unwrap();
+/// assert_eq!(notation::san(&pos, m), "Rh8#");
+/// ```
 pub fn san(pos: &Position, m: Move) -> String {
     let legal = pos.legal_moves();
     let mut s = san_plain(pos, m, &legal);
@@ -528,6 +551,17 @@ fn refused(pos: &Position, legal: &[Move], text: &str) -> Option<IllegalMove> {
 
 /// Finds the legal move whose canonical coordinate text ([`coord`]) is exactly `text`: the
 /// fast path for replaying stored games (no spellings are built).
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, Position, notation};
+///
+/// let chess = Catalog::builtin().get("chess").unwrap();
+/// let pos = Position::start(&chess);
+/// assert!(notation::parse_coord(&pos, "e2e4").is_ok());
+/// assert!(notation::parse_coord(&pos, "e4").is_err()); // SAN is for parse_move
+/// ```
 ///
 /// # Errors
 /// [`MoveTextError::Unknown`] when no legal move has that text.

@@ -4,7 +4,18 @@
 
 use crate::{position::Position, types::MoveList};
 
-/// Counts the leaves at `depth` plies.
+/// Counts the leaves at `depth` plies. The position is played and undone in place (no
+/// copies), and comes back as it was.
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, Position, perft::perft};
+///
+/// let chess = Catalog::builtin().get("chess").unwrap();
+/// let mut pos = Position::start(&chess);
+/// assert_eq!(perft(&mut pos, 3), 8_902);
+/// ```
 pub fn perft(pos: &mut Position, depth: u32) -> u64 {
     let mut bufs: Vec<MoveList> = (0..depth.max(1))
         .map(|_| MoveList::with_capacity(128))
@@ -30,7 +41,20 @@ fn perft_with(pos: &mut Position, depth: u32, bufs: &mut [MoveList]) -> u64 {
     n
 }
 
-/// Perft split by first move: `(move in coordinates, leaves)`, in generation order.
+/// Perft split by first move: `(move in coordinates, leaves)`, in generation order. Comparing
+/// two engines' divides finds the first move where their generators disagree.
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, Position, perft::divide};
+///
+/// let chess = Catalog::builtin().get("chess").unwrap();
+/// let mut pos = Position::start(&chess);
+/// let split = divide(&mut pos, 2);
+/// assert_eq!(split.len(), 20);
+/// assert!(split.contains(&("e2e4".to_string(), 20)));
+/// ```
 pub fn divide(pos: &mut Position, depth: u32) -> Vec<(String, u64)> {
     let moves = pos.legal_moves();
     moves

@@ -26,7 +26,8 @@ pub struct VariantSpec {
     pub description: Option<String>,
     /// What is reconstructed or decided by us rather than given by the source.
     pub reconstructed: Option<String>,
-    /// The number of sides (2 or 4). Default 2.
+    /// The number of sides. Default 2, and 2 is the only value accepted so far: the schema
+    /// keeps the key so that four-sided variants can be added without a new file format.
     pub sides: Option<u8>,
     /// The board.
     pub board: Option<BoardSpec>,
@@ -36,7 +37,8 @@ pub struct VariantSpec {
     pub start: Option<String>,
     /// Castling, if the variant has it.
     pub castling: Option<CastlingSpec>,
-    /// Promotion rules for the pieces marked `promotes`.
+    /// Promotion rules for pawn-like pieces (`pawn = true`); a river crossing has its own
+    /// rule per piece (`crossing`).
     pub promotion: Option<PromotionSpec>,
     /// Which draws apply.
     pub draws: Option<DrawSpec>,
@@ -188,10 +190,9 @@ pub struct VictorySpec {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CastlingSpec {
-    /// `fixed`: the King and partner go to fixed files (FIDE, Chess960, Capablanca);
-    /// `slide`: the King moves `steps` cells towards the partner, which lands on the last cell
-    /// the King crossed (Toulousain, Northern EC); `none`.
-    pub style: Option<String>,
+    /// Which kind of castling; absent means [`CastlingStyle::None`]. The other keys of this
+    /// table belong to one style each, as their docs say.
+    pub style: Option<CastlingStyle>,
     /// `fixed`: the King's destination files, kingside then queenside.
     pub king_files: Option<[String; 2]>,
     /// `fixed`: the partner's destination files, kingside then queenside.
@@ -232,8 +233,40 @@ pub struct DrawSpec {
     pub fifty_moves: Option<bool>,
     /// How many times a position must occur to draw. Default 3; 0 turns it off.
     pub repetitions: Option<u8>,
-    /// `fide` (K v K, K+minor v K, bishops all on one colour) or `none` (default).
-    pub insufficient_material: Option<String>,
+    /// Which dead-position material rule applies; absent means
+    /// [`InsufficientMaterial::None`].
+    pub insufficient_material: Option<InsufficientMaterial>,
+}
+
+/// The spellings of `castling.style`. An enum rather than a string so that a misspelt style
+/// is refused while the file is read, with the accepted spellings listed, instead of being
+/// matched by hand later.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CastlingStyle {
+    /// `fixed`: the King and partner go to fixed files, `king_files` and `partner_files`
+    /// (FIDE, Chess960, Capablanca).
+    Fixed,
+    /// `slide`: the King moves `steps` cells towards the partner, which lands on the last
+    /// cell the King crossed (Toulousain, Northern Ecumenical).
+    Slide,
+    /// `table`: exactly the castlings listed in `table` (Wraparound Ecumenical, Besiege).
+    Table,
+    /// `none`: no castling (the default).
+    #[default]
+    None,
+}
+
+/// The spellings of `draws.insufficient_material`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InsufficientMaterial {
+    /// `fide`: FIDE's dead positions draw (K v K, K and one minor piece v K, Bishops all on
+    /// one colour). Written for the orthodox pieces, so only chess-like variants use it.
+    Fide,
+    /// `none`: material never draws by itself (the default).
+    #[default]
+    None,
 }
 
 /// The longest problem text of a [`SpecError`], in characters (the list of known variants
@@ -293,9 +326,21 @@ pub fn parse_file(file: &str, text: &str) -> Result<toml::Table, SpecError> {
     Ok(table)
 }
 
+/// Where a parse error is, for [`SpecError::key`]: the dotted key when the error is about a
+/// value (`castling.style (line 5)` for a misspelt style, so the message names the key
+/// and serde's "expected one of" names the accepted values), else what the span covers.
 fn key_at(text: &str, e: &toml::de::Error) -> String {
     match e.span() {
         Some(span) => {
+            if let Some(key) = value_key(text, span.start) {
+                let line = text
+                    .get(..span.start)
+                    .unwrap_or(text)
+                    .lines()
+                    .count()
+                    .max(1);
+                return format!("{key} (line {line})");
+            }
             let snippet = crate::quote::visible(text.get(span.clone()).unwrap_or("").trim(), 41);
             let line = text
                 .get(..span.start)
@@ -311,6 +356,36 @@ fn key_at(text: &str, e: &toml::de::Error) -> String {
         }
         None => "(file)".to_string(),
     }
+}
+
+/// The dotted key whose value starts at byte `at`, when that value follows `key =` on its own
+/// line (`style = "fixd"` under `[castling]`: `castling.style`). `None` for anything else
+/// (a key itself, an inline table, a value continued over several lines): the caller then
+/// quotes the span.
+fn value_key(text: &str, at: usize) -> Option<String> {
+    let line_start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let before = text.get(line_start..at)?.trim_end().strip_suffix('=')?;
+    let is_key = |k: &str| {
+        !k.is_empty()
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    let key = before.trim();
+    if !is_key(key) {
+        return None;
+    }
+    // The nearest table header above (`[castling]`, `[[x]]`); array rows spread over lines
+    // hold quotes or commas, so they are not mistaken for one.
+    let header = text[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        let inner = l.strip_prefix('[')?.strip_suffix(']')?;
+        let inner = inner.trim_start_matches('[').trim_end_matches(']').trim();
+        is_key(inner).then_some(inner)
+    });
+    Some(match header {
+        Some(h) => format!("{h}.{key}"),
+        None => key.to_string(),
+    })
 }
 
 /// Merges `child` over `parent`: tables merge key by key, everything else is replaced.
@@ -359,6 +434,19 @@ mod tests {
         let e = parse_file("x.toml", "[board]\nfiles = \"eight\"\n").unwrap_err();
         assert!(e.to_string().contains("x.toml"), "{e}");
         assert!(e.key.contains("eight") || e.key.contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn unknown_values_name_the_key_and_the_accepted_values() {
+        let e = parse_file("x.toml", "name = \"x\"\n[castling]\nstyle = \"fixd\"\n").unwrap_err();
+        assert_eq!(e.key, "castling.style (line 3)", "{e}");
+        assert!(
+            e.problem.contains("`fixed`, `slide`, `table`, `none`"),
+            "{e}"
+        );
+        let e = parse_file("x.toml", "[draws]\ninsufficient_material = \"FIDE\"\n").unwrap_err();
+        assert_eq!(e.key, "draws.insufficient_material (line 2)", "{e}");
+        assert!(e.problem.contains("expected `fide` or `none`"), "{e}");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::{
     betza::{Atom, Leg},
     geometry::Geometry,
     orientation::{Facing, Orientation},
-    types::{Cell, CellSet, MAX_KINDS, Side},
+    types::{Cell, CellSet, MAX_KINDS, Piece, Side},
     variant::PieceType,
 };
 
@@ -118,7 +118,7 @@ impl Tables {
         let kinds = &self.reach_kind[at * self.nkinds..(at + 1) * self.nkinds];
         cand.iter().any(|c| {
             kinds
-                .get((board[c.index()] & 31) as usize)
+                .get(Piece::kind_of(board[c.index()]) as usize)
                 .is_some_and(|r| r.contains(c))
         })
     }

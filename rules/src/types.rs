@@ -95,6 +95,29 @@ impl Piece {
             })
         }
     }
+
+    /// The kind number in a board byte, 0 for an empty cell.
+    ///
+    /// For the hot loops that index tables by kind straight from the board without building
+    /// a `Piece`. Written through [`Piece::from_code`] so the packing is spelt in one place;
+    /// it still compiles to one mask, since an empty cell's byte gives 0 either way.
+    #[inline(always)]
+    pub(crate) const fn kind_of(code: u8) -> u8 {
+        match Piece::from_code(code) {
+            Some(p) => p.kind.0,
+            None => 0,
+        }
+    }
+
+    /// The side number in a board byte, 0 for an empty cell (so test emptiness first where
+    /// it matters). Like [`Piece::kind_of`], one shift once compiled.
+    #[inline(always)]
+    pub(crate) const fn side_of(code: u8) -> u8 {
+        match Piece::from_code(code) {
+            Some(p) => p.side.0,
+            None => 0,
+        }
+    }
 }
 
 /// What a move does besides moving a piece from one cell to another.

@@ -261,6 +261,29 @@ struct Done {
 
 /// The referee's full state of a Looking-Glass game. Only the referee sees it; players get
 /// [`Glass::view`] and the facts of each [`Report`].
+///
+/// A separate type from [`crate::Position`] because the game's mechanics (pieces falling
+/// between worlds, orders carried out as far as possible, strikes, no check) are not rule
+/// primitives of ordinary variants; it reuses the engine's geometry and movement tables.
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Side, glass::{BackRank, Glass, GlassRules, Refusal}};
+///
+/// let mut game = Glass::new(GlassRules::default());
+/// // Orders wait until both players have chosen their secret back ranks.
+/// assert!(matches!(game.order(Side::WHITE, "e2e4"), Err(Refusal::NotNow(_))));
+/// game.choose(Side::WHITE, BackRank::orthodox())?;
+/// game.choose(Side::BLACK, BackRank::orthodox())?;
+/// let report = game.order(Side::WHITE, "e2e4")?;
+/// assert!(!report.told[0].is_empty()); // White is told what happened
+/// assert_eq!(game.turn(), Side::BLACK);
+/// // The state text restores the whole game, secrets included.
+/// let again = Glass::from_state(GlassRules::default(), &game.state_text()).unwrap();
+/// assert_eq!(again.state_text(), game.state_text());
+/// # Ok::<_, Refusal>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Glass {
     variant: Arc<Variant>,

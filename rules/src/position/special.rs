@@ -7,7 +7,11 @@
 //! piece is attacked, with attacks that respect freezes, Elephant-like screens, immunity and
 //! kills.
 
-use super::{Position, PositionError, dedupe};
+use super::{
+    Position,
+    movegen::{dedupe, gen_path},
+    setup::PositionError,
+};
 use crate::{
     tables::{F_CAPTURE, F_MOVE, HOP, LEAPS, OP_NEED_EMPTY, OP_ORIGIN, Path},
     types::{Cell, CellSet, Move, MoveKind, MoveList, Piece},
@@ -229,7 +233,9 @@ impl Position {
         let tmask = if tcode == 0 {
             u32::MAX
         } else {
-            v.pieces[(tcode & 31) as usize].powers.capturable_by
+            v.pieces[Piece::kind_of(tcode) as usize]
+                .powers
+                .capturable_by
         };
         // The attack trie gives candidate origins; each is then checked against freezes,
         // immunity and own-side-only screens.
@@ -239,8 +245,8 @@ impl Position {
             let op = ops[i];
             let p = board[op.cell as usize];
             if op.tag == OP_ORIGIN {
-                if p != 0 && p >> 5 == by && (op.mask >> (p & 31)) & 1 != 0 {
-                    let kind = (p & 31) as usize;
+                if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
+                    let kind = Piece::kind_of(p) as usize;
                     if tmask >> kind & 1 != 0
                         && !self.is_frozen(op.cell as usize)
                         && self.verify_attack(board, by, kind, op.cell as usize, target)
@@ -265,9 +271,11 @@ impl Position {
     fn kill_threat(&self, board: &[u8], by: u8, tmask: u32, (w, a, b): (u8, u8, u8)) -> bool {
         let code = board[w as usize];
         code != 0
-            && code >> 5 == by
-            && self.variant.pieces[(code & 31) as usize].powers.kills
-            && tmask >> (code & 31) & 1 != 0
+            && Piece::side_of(code) == by
+            && self.variant.pieces[Piece::kind_of(code) as usize]
+                .powers
+                .kills
+            && tmask >> Piece::kind_of(code) & 1 != 0
             && board[a as usize] == 0
             && board[b as usize] == 0
             && !self.is_frozen(w as usize)
@@ -280,12 +288,14 @@ impl Position {
         let tmask = if tcode == 0 {
             u32::MAX
         } else {
-            v.pieces[(tcode & 31) as usize].powers.capturable_by
+            v.pieces[Piece::kind_of(tcode) as usize]
+                .powers
+                .capturable_by
         };
-        let mut out: Vec<Cell> = super::attackers_on(&v.tables, board, by, target)
+        let mut out: Vec<Cell> = super::attacks::attackers_on(&v.tables, board, by, target)
             .into_iter()
             .filter(|o| {
-                let kind = (board[o.index()] & 31) as usize;
+                let kind = Piece::kind_of(board[o.index()]) as usize;
                 !self.is_frozen(o.index())
                     && tmask >> kind & 1 != 0
                     && self.verify_attack(board, by, kind, o.index(), target)
@@ -463,15 +473,15 @@ impl Position {
 
     #[inline]
     fn blocks_hopper(&self, screen: u8, hopper_side: u8) -> bool {
-        screen >> 5 != hopper_side
-            && self.variant.pieces[(screen & 31) as usize]
+        Piece::side_of(screen) != hopper_side
+            && self.variant.pieces[Piece::kind_of(screen) as usize]
                 .powers
                 .screen_own_only
     }
 
     #[inline]
     fn capturable(&self, victim: u8, by_kind: usize) -> bool {
-        self.variant.pieces[(victim & 31) as usize]
+        self.variant.pieces[Piece::kind_of(victim) as usize]
             .powers
             .capturable_by
             >> by_kind
@@ -494,14 +504,15 @@ impl Position {
         let can_move = p.flags & F_MOVE != 0;
         let can_capture = p.flags & F_CAPTURE != 0;
         let fromc = Cell(from);
-        let takes = |code: u8| code != 0 && code >> 5 != us && self.capturable(code, kind);
+        let takes =
+            |code: u8| code != 0 && Piece::side_of(code) != us && self.capturable(code, kind);
         match p.kind {
             HOP => {}
             _ => {
                 // Leaps and rides: delegate to the ordinary generator, then drop captures of
                 // immune pieces.
                 let start = out.len();
-                super::gen_path(t, board, us, from, p, self.ep, out);
+                gen_path(t, board, us, from, p, self.ep, out);
                 let mut i = start;
                 while i < out.len() {
                     let m = out[i];
@@ -556,7 +567,7 @@ impl Position {
                 continue;
             }
             let from = fromc.index();
-            let kind = (board[from] & 31) as usize;
+            let kind = Piece::kind_of(board[from]) as usize;
             let pt = &v.pieces[kind];
             let pw = &pt.powers;
             let start = out.len();
@@ -638,8 +649,8 @@ impl Position {
                 for &c in &st.fold_orth[from] {
                     let code = board[c as usize];
                     if code != 0
-                        && code >> 5 != us
-                        && v.pieces[(code & 31) as usize].powers.freezable
+                        && Piece::side_of(code) != us
+                        && v.pieces[Piece::kind_of(code) as usize].powers.freezable
                         && !self.freezes.contains(&(from as u8, c))
                     {
                         out.push(Move::new(fromc, Cell(c), MoveKind::Freeze));
@@ -650,7 +661,7 @@ impl Position {
                 for &(c, p1, p2) in &st.kills[from] {
                     let code = board[c as usize];
                     if code != 0
-                        && code >> 5 != us
+                        && Piece::side_of(code) != us
                         && self.capturable(code, kind)
                         && board[p1 as usize] == 0
                         && board[p2 as usize] == 0
@@ -727,7 +738,7 @@ impl Position {
                 ) {
                     continue;
                 }
-                super::exposure(
+                super::attacks::exposure(
                     t,
                     &self.board,
                     e,

@@ -1,0 +1,261 @@
+//! Attacks: whether a cell is attacked and by whom, walked over the attack tries the tables
+//! derive from the move paths; and the pin and exposure walks legal generation starts from.
+
+use super::{Position, make::apply_to_board};
+use crate::{
+    tables::{OP_NEED_EMPTY, OP_ORIGIN, Tables},
+    types::{Cell, CellSet, Move, Piece, Side},
+};
+
+impl Position {
+    /// The sides other than `side`.
+    pub(super) fn enemies(&self, side: Side) -> impl Iterator<Item = u8> {
+        let sides = self.variant.sides;
+        (0..sides).filter(move |s| *s != side.0)
+    }
+
+    pub(super) fn attacked_by_any_enemy(&self, board: &[u8], side: Side, cell: Cell) -> bool {
+        self.enemies(side)
+            .any(|e| self.attacked_on(board, e, cell.index()))
+    }
+
+    /// Whether `target` is attacked by `by` on `board` (a variant of this position's board);
+    /// with special powers, freezes, screens and kills count.
+    #[inline]
+    pub(super) fn attacked_on(&self, board: &[u8], by: u8, target: usize) -> bool {
+        if self.variant.special.is_some() {
+            self.special_attacked(board, by, target)
+        } else {
+            attacked(&self.variant.tables, board, by, target)
+        }
+    }
+
+    /// Whether the side to move's royal piece is attacked.
+    pub fn is_check(&self) -> bool {
+        match self.royal[self.turn.index()] {
+            Some(k) => self.attacked_by_any_enemy(&self.board, self.turn, k),
+            None => false,
+        }
+    }
+
+    /// Whether `cell` is attacked by `by` in this position.
+    pub fn is_attacked(&self, cell: Cell, by: Side) -> bool {
+        self.attacked_on(&self.board, by.0, cell.index())
+    }
+
+    /// The cells of `by`'s pieces that attack `cell`.
+    pub fn attackers(&self, cell: Cell, by: Side) -> Vec<Cell> {
+        if self.variant.special.is_some() {
+            return self.special_attackers(&self.board, by.0, cell.index());
+        }
+        attackers_on(&self.variant.tables, &self.board, by.0, cell.index())
+    }
+
+    /// The cells of enemy pieces that would attack the mover's royal piece after `m`
+    /// (empty if the move does not expose it). Used to explain refused moves.
+    pub fn attackers_after(&self, m: Move) -> Vec<Cell> {
+        let Some(mut king) = self.royal[self.turn.index()] else {
+            return Vec::new();
+        };
+        if self.variant.special.is_some() {
+            let mut s = self.clone();
+            s.play_unchecked(m);
+            let Some(k) = s.royal[self.turn.index()] else {
+                return Vec::new();
+            };
+            return self
+                .enemies(self.turn)
+                .flat_map(|e| s.special_attackers(&s.board, e, k.index()))
+                .collect();
+        }
+        let mut scratch = self.board.clone();
+        apply_to_board(&mut scratch, m);
+        if m.from == king {
+            king = m.to;
+        }
+        self.enemies(self.turn)
+            .flat_map(|e| attackers_on(&self.variant.tables, &scratch, e, king.index()))
+            .collect()
+    }
+}
+
+/// Whether `target` is attacked by a piece of side `by` on `board`.
+#[inline]
+pub(crate) fn attacked(t: &Tables, board: &[u8], by: u8, target: usize) -> bool {
+    let ops = t.trie(by as usize, target);
+    let mut i = 0;
+    while i < ops.len() {
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
+                return true;
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    false
+}
+
+/// Every origin of `by` that attacks `target`.
+pub(super) fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> Vec<Cell> {
+    let ops = t.trie(by as usize, target);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < ops.len() {
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0
+                && Piece::side_of(p) == by
+                && (op.mask >> Piece::kind_of(p)) & 1 != 0
+                && !out.contains(&Cell(op.cell))
+            {
+                out.push(Cell(op.cell));
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    out
+}
+
+/// Traverses `by`'s attack trie on the King's cell allowing one of `us`'s pieces to be looked
+/// through: an attack with no piece in the way is a check; an attack through exactly one of
+/// our pieces pins that piece. Exact for variants without hoppers (a move can then only
+/// expose the King by vacating a cell), and cheaper there than [`exposure`].
+pub(super) fn xray(
+    t: &Tables,
+    board: &[u8],
+    by: u8,
+    us: u8,
+    target: usize,
+    pinned: &mut CellSet,
+) -> bool {
+    let ops = t.trie(by as usize, target);
+    let mut check = false;
+    let mut blocker: Option<(u8, usize)> = None;
+    let mut i = 0;
+    while i < ops.len() {
+        if let Some((_, end)) = blocker
+            && i >= end
+        {
+            blocker = None;
+        }
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
+                match blocker {
+                    None => check = true,
+                    Some((b, _)) => pinned.insert(Cell(b)),
+                }
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else if op.tag == OP_NEED_EMPTY && blocker.is_none() && Piece::side_of(p) == us {
+            blocker = Some((op.cell, i + op.skip as usize));
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    check
+}
+
+/// Where one move of `us` could expose the King on `target` to `by`, found by one traversal
+/// of `by`'s attack trie that tolerates up to two unmet requirements a single move can
+/// change: a cell that must be empty but holds one of our pieces (the move vacates it), and
+/// a cell that must be occupied but is empty (the move lands there, making a hopper's screen).
+///
+/// A move other than a King move, an en-passant capture or a castling only vacates its
+/// `from` cell and fills its `to` cell, so an attack it creates is a trie path that fails now
+/// only at those cells. Such a path fails at our piece `a` alone (then every move from `a`
+/// is marked in `from`), at an empty `b` alone (every move to `b` is marked in `to`), or at
+/// both (then moves from `a` are marked, more than needed but sound). Without hoppers no cell
+/// must be occupied and `from` is just the pinned pieces.
+///
+/// Returns whether the King is attacked now (a path with every requirement met).
+#[inline(never)]
+pub(super) fn exposure(
+    t: &Tables,
+    board: &[u8],
+    by: u8,
+    us: u8,
+    target: usize,
+    from: &mut CellSet,
+    to: &mut CellSet,
+) -> bool {
+    // An unmet requirement on the way down: its cell, whether it is a vacating one (our piece
+    // where the path needs an empty cell), and the end of its subtree.
+    #[derive(Clone, Copy)]
+    struct Miss {
+        cell: u8,
+        vacate: bool,
+        end: usize,
+    }
+    let ops = t.trie(by as usize, target);
+    let mut check = false;
+    let mut misses: [Miss; 2] = [Miss {
+        cell: 0,
+        vacate: false,
+        end: 0,
+    }; 2];
+    let mut n = 0;
+    let mut i = 0;
+    while i < ops.len() {
+        // Misses are nested subtrees: the innermost ends first.
+        while n > 0 && i >= misses[n - 1].end {
+            n -= 1;
+        }
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
+                match n {
+                    0 => check = true,
+                    1 if !misses[0].vacate => to.insert(Cell(misses[0].cell)),
+                    _ => {
+                        let m = if misses[0].vacate {
+                            misses[0]
+                        } else {
+                            misses[1]
+                        };
+                        from.insert(Cell(m.cell));
+                    }
+                }
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            let vacate = op.tag == OP_NEED_EMPTY;
+            let fixable = if vacate {
+                Piece::side_of(p) == us
+            } else {
+                p == 0
+            };
+            // A second miss must be of the other sort: one move vacates one cell and fills one.
+            if fixable && (n == 0 || (n == 1 && misses[0].vacate != vacate)) {
+                misses[n] = Miss {
+                    cell: op.cell,
+                    vacate,
+                    end: i + op.skip as usize,
+                };
+                n += 1;
+                i += 1;
+            } else {
+                i += op.skip as usize;
+            }
+        }
+    }
+    check
+}

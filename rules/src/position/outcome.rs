@@ -1,0 +1,171 @@
+//! How the game stands: checkmate, stalemate, the capture goal, repetition, the 50-move rule
+//! and dead positions, checked in that order.
+
+use super::Position;
+use crate::types::{Cell, MoveList, Piece, Side};
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A side won.
+    Win {
+        /// The winner.
+        winner: Side,
+        /// Why.
+        reason: WinReason,
+    },
+    /// A draw.
+    Draw(DrawReason),
+}
+
+/// Why a side won.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WinReason {
+    /// The loser's royal piece is attacked and it has no legal move.
+    Checkmate,
+    /// The winner has captured every kind the variant's victory rule lists (CoBlaChe).
+    Captures,
+}
+
+/// Why the game is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawReason {
+    /// No legal move, not in check.
+    Stalemate,
+    /// The same position occurred the variant's number of times.
+    Repetition,
+    /// 100 plies without a capture or a pawn move.
+    FiftyMoves,
+    /// Neither side can mate.
+    InsufficientMaterial,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Win { reason, .. } => match reason {
+                WinReason::Checkmate => write!(f, "checkmate"),
+                WinReason::Captures => write!(f, "the capture of the pieces that win"),
+            },
+            Outcome::Draw(r) => match r {
+                DrawReason::Stalemate => write!(f, "stalemate"),
+                DrawReason::Repetition => write!(f, "repetition"),
+                DrawReason::FiftyMoves => write!(f, "the fifty-move rule"),
+                DrawReason::InsufficientMaterial => write!(f, "insufficient material"),
+            },
+        }
+    }
+}
+
+impl Position {
+    /// Whether a side has met the capture goal (out of line: only CoBlaChe has one).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn won_by_captures(&self) -> bool {
+        self.capture_winner().is_some()
+    }
+
+    /// The side that has met the variant's capture goal (captured at least one enemy piece of
+    /// each listed kind), if any.
+    pub fn capture_winner(&self) -> Option<Side> {
+        let goal = &self.variant.capture_goal;
+        if goal.is_empty() {
+            return None;
+        }
+        let sides = self.variant.sides;
+        (0..sides).map(Side).find(|w| {
+            self.enemies(*w)
+                .all(|e| goal.iter().all(|k| self.lost[e as usize][k.index()] > 0))
+        })
+    }
+
+    /// How the game stands: `None` while it goes on. Checked after every move by the caller,
+    /// not by [`Position::play`], so that perft and search pay nothing for it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, DrawReason, Outcome};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let pos = rules::fen::position(&chess, "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").unwrap();
+    /// assert_eq!(pos.outcome(), Some(Outcome::Draw(DrawReason::Stalemate)));
+    /// let pos = rules::fen::position(&chess, "4k3/8/8/8/8/8/8/4KB2 w - - 0 1").unwrap();
+    /// assert_eq!(pos.outcome(), Some(Outcome::Draw(DrawReason::InsufficientMaterial)));
+    /// ```
+    pub fn outcome(&self) -> Option<Outcome> {
+        let v = &*self.variant;
+        if let Some(winner) = self.capture_winner() {
+            return Some(Outcome::Win {
+                winner,
+                reason: WinReason::Captures,
+            });
+        }
+        let mut buf = MoveList::new();
+        if self.count_legal(&mut buf) == 0 {
+            return Some(if self.is_check() {
+                let sides = v.sides;
+                Outcome::Win {
+                    winner: Side((self.turn.0 + sides - 1) % sides),
+                    reason: WinReason::Checkmate,
+                }
+            } else {
+                Outcome::Draw(DrawReason::Stalemate)
+            });
+        }
+        if v.draws.repetitions > 0 && self.repetitions() >= v.draws.repetitions as usize {
+            return Some(Outcome::Draw(DrawReason::Repetition));
+        }
+        if v.draws.fifty_moves && self.halfmoves >= 100 {
+            return Some(Outcome::Draw(DrawReason::FiftyMoves));
+        }
+        if v.draws.fide_insufficient_material && self.fide_insufficient() {
+            return Some(Outcome::Draw(DrawReason::InsufficientMaterial));
+        }
+        None
+    }
+
+    /// How many times the current position has occurred (this one included), looking back
+    /// over the moves played since the last irreversible move.
+    pub fn repetitions(&self) -> usize {
+        let mut n = 1;
+        let back = (self.halfmoves as usize).min(self.history.len());
+        for u in self.history.iter().rev().take(back) {
+            if u.hash == self.hash {
+                n += 1;
+            }
+        }
+        n
+    }
+
+    /// FIDE's dead positions: only Kings, plus at most one minor piece, or bishops that all
+    /// stand on one colour.
+    fn fide_insufficient(&self) -> bool {
+        let v = &*self.variant;
+        let g = &v.geometry;
+        let mut minors = 0;
+        let mut bishop_colours = [false; 2];
+        let mut only_bishops = true;
+        for (i, c) in self.board.iter().enumerate() {
+            let Some(p) = Piece::from_code(*c) else {
+                continue;
+            };
+            let pt = v.piece(p.kind);
+            if pt.royal {
+                continue;
+            }
+            match pt.letter {
+                'N' => {
+                    minors += 1;
+                    only_bishops = false;
+                }
+                'B' => {
+                    minors += 1;
+                    bishop_colours[g.colour(Cell(i as u8)) as usize] = true;
+                }
+                _ => return false,
+            }
+        }
+        minors <= 1 || (only_bishops && !(bishop_colours[0] && bishop_colours[1]))
+    }
+}
