@@ -72,6 +72,11 @@ async fn start_with(threads: bool) -> Running {
 }
 
 async fn start_registered(threads: bool, registration: Registration) -> Running {
+    start_bot(registration, |bot| bot.with_thread_per_game(threads)).await
+}
+
+/// A bot over a fresh fake, configured by `configure` (beyond a short defer time).
+async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bot) -> Running {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
     let service = Arc::new(GameService::new(
@@ -85,8 +90,8 @@ async fn start_registered(threads: bool, registration: Registration) -> Running 
         Arc::new(render::Renderer::new()),
         320,
     )
-    .with_thread_per_game(threads)
     .with_defer_after(Duration::from_millis(1000));
+    let bot = configure(bot);
     let mut client = bot_discord::client(fake.serenity_http(), registration, bot)
         .await
         .expect("client builds");
@@ -133,6 +138,17 @@ async fn messages(fake: &FakeDiscord, ix: &InteractionRef, n: usize) -> Vec<Sent
 /// The one message an interaction produced.
 async fn message(fake: &FakeDiscord, ix: &InteractionRef) -> SentMessage {
     messages(fake, ix, 1).await.remove(0)
+}
+
+/// The mean of every colour channel of a PNG (0 black, 255 white).
+fn mean_brightness(bytes: &[u8]) -> f64 {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("valid PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("sized")];
+    let frame = reader.next_frame(&mut buf).expect("a whole frame");
+    let data = &buf[..frame.buffer_size()];
+    data.iter().map(|&b| f64::from(b)).sum::<f64>() / data.len() as f64
 }
 
 fn decode_png(bytes: &[u8]) -> (u32, u32) {
@@ -869,4 +885,33 @@ async fn a_stop_answers_the_interactions_in_flight_and_refuses_new_ones() {
         .expect("answered before serve returned");
     assert_eq!(answered, "Slow but done.");
     assert_eq!(drain.in_flight(), 0);
+}
+
+/// The configured `[render] theme` reaches Discord's board pictures: the same game drawn by a
+/// bot with the dark theme is another, darker picture than with the default (light) one.
+#[tokio::test]
+async fn the_configured_theme_colours_the_discord_boards() {
+    let light = start().await;
+    let dark = start_bot(Registration::Guild(ids::GUILD), |b| {
+        b.with_theme(render::Theme::dark())
+    })
+    .await;
+    let mut pictures = Vec::new();
+    for bot in [&light, &dark] {
+        let game = start_game(&bot.fake).await;
+        let png = game.attachment("board.png").expect("a board picture");
+        assert!(png.is_png());
+        pictures.push(png.bytes.to_vec());
+    }
+    assert_ne!(pictures[0], pictures[1], "the theme changes the picture");
+    assert_eq!(
+        decode_png(&pictures[0]),
+        decode_png(&pictures[1]),
+        "same size"
+    );
+    let (l, d) = (mean_brightness(&pictures[0]), mean_brightness(&pictures[1]));
+    assert!(
+        d + 20.0 < l,
+        "the dark theme is darker: light {l:.0}, dark {d:.0}"
+    );
 }
