@@ -11,6 +11,7 @@ pub mod moves;
 mod commands;
 mod deliver;
 mod drain;
+mod errors;
 
 use std::{future::Future, pin::Pin, sync::Arc};
 
@@ -26,6 +27,7 @@ use rules::{Catalog, Position, notation};
 
 pub use convert::ComponentId;
 pub use drain::{Drain, GRACE, serve};
+pub use errors::new_reference;
 
 /// The error type of commands and handlers.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -281,6 +283,9 @@ pub async fn client(
         .options(poise::FrameworkOptions {
             commands: commands(),
             event_handler: |fw, event| Box::pin(deliver::on_event(fw, event)),
+            // Every error becomes a clear ephemeral reply and a log line with a reference,
+            // never the default handler's raw error text.
+            on_error: |error| Box::pin(errors::on_error(error)),
             initialize_owners: false,
             ..Default::default()
         })

@@ -915,3 +915,94 @@ async fn the_configured_theme_colours_the_discord_boards() {
         "the dark theme is darker: light {l:.0}, dark {d:.0}"
     );
 }
+
+/// An ephemeral answer to an interaction: its text, with no raw library error in it.
+async fn ephemeral_answer(fake: &FakeDiscord, ix: &InteractionRef) -> String {
+    let cb = fake.wait_callback(ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::CHANNEL_MESSAGE_WITH_SOURCE);
+    assert!(cb.is_ephemeral(), "{:?}", cb.content());
+    let text = cb.content().unwrap().to_string();
+    for raw in [
+        "Internal Server Error",
+        "[Serenity]",
+        "Bot author",
+        "expected User",
+        "out of bounds",
+        "Error",
+    ] {
+        assert!(!text.contains(raw), "{raw:?} shown: {text}");
+    }
+    assert!(text.contains("(Reference "), "{text}");
+    text
+}
+
+/// The reference quoted in a reply (`(Reference 3f9a06c2-17.)`).
+fn reference_of(text: &str) -> String {
+    let start = text.find("(Reference ").expect("a reference") + "(Reference ".len();
+    text[start..].trim_end_matches(".)").to_string()
+}
+
+/// A command whose answer fails (Discord answers 500 once) is told, ephemerally and in plain
+/// words, to check the game and try again, with a reference that is new for each error.
+#[tokio::test]
+async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let mut references = Vec::new();
+    for _ in 0..2 {
+        fake.fail_requests(
+            |method, route| method == "POST" && route.starts_with("interactions/"),
+            discord_fake::DiscordError::internal_server_error(),
+            Some(1),
+        );
+        let ix = fake.slash("variants").send();
+        let text = ephemeral_answer(fake, &ix).await;
+        assert!(
+            text.contains("/variants") && text.contains("try again"),
+            "{text}"
+        );
+        references.push(reference_of(&text));
+    }
+    assert_ne!(
+        references[0], references[1],
+        "each error has its own reference"
+    );
+}
+
+/// Options that do not fit the registered command (a client with an outdated command list)
+/// and commands the bot no longer has are answered, ephemerally, with what to do: reload
+/// Discord. Never silence, never the framework's text.
+#[tokio::test]
+async fn outdated_and_unknown_commands_are_told_to_reload() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    // `opponent` is a user option; an old schema sent text.
+    let ix = fake
+        .slash("challenge")
+        .string("opponent", "bob")
+        .string("variant", "chess")
+        .send();
+    let text = ephemeral_answer(fake, &ix).await;
+    assert!(
+        text.contains("/challenge has changed") && text.contains("Reload"),
+        "{text}"
+    );
+    // An out-of-range choice index, as a stale client could send.
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .integer("colour", 9)
+        .send();
+    let text = ephemeral_answer(fake, &ix).await;
+    assert!(text.contains("Reload"), "{text}");
+    // A command that is not the bot's (any more).
+    let ix = fake.slash("offerdraw").send();
+    let text = ephemeral_answer(fake, &ix).await;
+    assert!(text.contains("/offerdraw has changed"), "{text}");
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
+}
