@@ -1,5 +1,10 @@
 //! Configuration: a TOML file (every key documented in `config.example.toml`) plus
 //! environment variables for secrets and for the database URL.
+//!
+//! This module is the only reader of the environment: [`ENV_VARS`] are read once, by
+//! [`Config::load`], and each bad value is an error at start-up naming the variable. Secrets
+//! (tokens, passwords, the passphrase, a database URL's password) are never printed: the
+//! `Debug` of every section shows `<redacted>` in their place.
 
 use std::{
     ops::RangeInclusive,
@@ -16,6 +21,31 @@ pub const BOARD_SIZES: RangeInclusive<u32> = 160..=2048;
 /// The board picture size when none is configured.
 pub const DEFAULT_SIZE: u32 = 768;
 
+/// Every environment variable fairybot reads, all of them here. An empty value counts as
+/// unset.
+pub const ENV_VARS: &[&str] = &[
+    "FAIRYBOT_DATABASE_URL",
+    "FAIRYBOT_DATA_DIR",
+    "DISCORD_TOKEN",
+    "DISCORD_GUILD_ID",
+    "DISCORD_BOARD_SIZE",
+    "DISCORD_THREAD_PER_GAME",
+    "MATRIX_HOMESERVER",
+    "MATRIX_USER",
+    "MATRIX_PASSWORD",
+    "MATRIX_ACCESS_TOKEN",
+    "MATRIX_STORE_PASSPHRASE",
+    "RUST_LOG",
+];
+
+/// What a secret is shown as.
+const REDACTED: &str = bot_store::REDACTED;
+
+/// `Some("<redacted>")` for a secret that is set, so `Debug` says whether it is.
+fn redacted(secret: &Option<String>) -> Option<&'static str> {
+    secret.as_ref().map(|_| REDACTED)
+}
+
 /// The checked settings the frontends use directly.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -29,6 +59,9 @@ pub struct Settings {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// The log filter (`RUST_LOG` syntax), from the environment only.
+    #[serde(skip)]
+    pub log_filter: Option<String>,
     /// Where games are kept.
     #[serde(default)]
     pub store: StoreConfig,
@@ -44,13 +77,22 @@ pub struct Config {
 }
 
 /// The store.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StoreConfig {
     /// `sqlite:PATH` or `postgres://...`; default: SQLite in the data directory.
     pub url: Option<String>,
     /// The data directory (database, board pictures); default `data`.
     pub data_dir: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for StoreConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreConfig")
+            .field("url", &self.url.as_deref().map(bot_store::redact_url))
+            .field("data_dir", &self.data_dir)
+            .finish()
+    }
 }
 
 /// Board pictures.
@@ -64,7 +106,7 @@ pub struct RenderConfig {
 }
 
 /// Discord.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DiscordConfig {
     /// The bot token (prefer the `DISCORD_TOKEN` environment variable).
@@ -78,8 +120,19 @@ pub struct DiscordConfig {
     pub board_size: Option<u32>,
 }
 
+impl std::fmt::Debug for DiscordConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiscordConfig")
+            .field("token", &redacted(&self.token))
+            .field("guild", &self.guild)
+            .field("thread_per_game", &self.thread_per_game)
+            .field("board_size", &self.board_size)
+            .finish()
+    }
+}
+
 /// Matrix.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatrixConfig {
     /// The homeserver URL (or `MATRIX_HOMESERVER`).
@@ -100,12 +153,40 @@ pub struct MatrixConfig {
     pub board_size: Option<u32>,
 }
 
+impl std::fmt::Debug for MatrixConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MatrixConfig")
+            .field("homeserver", &self.homeserver)
+            .field("user", &self.user)
+            .field("password", &redacted(&self.password))
+            .field("access_token", &redacted(&self.access_token))
+            .field("prefix", &self.prefix)
+            .field("state_dir", &self.state_dir)
+            .field("store_passphrase", &redacted(&self.store_passphrase))
+            .field("board_size", &self.board_size)
+            .finish()
+    }
+}
+
 impl Config {
-    /// Reads a file if given (or `fairybot.toml` if it exists), then applies the environment.
+    /// Reads a file if given (or `fairybot.toml` if it exists), then applies the environment
+    /// (the process's: the one place it is read).
     ///
     /// # Errors
-    /// When the named file cannot be read or does not fit the schema.
+    /// When the named file cannot be read or does not fit the schema, or a variable does not
+    /// read.
     pub fn load(path: Option<&Path>) -> anyhow::Result<Config> {
+        Self::load_with(path, process_env)
+    }
+
+    /// [`Config::load`] with the environment given as a lookup (tests).
+    ///
+    /// # Errors
+    /// As [`Config::load`].
+    pub fn load_with(
+        path: Option<&Path>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> anyhow::Result<Config> {
         let default = Path::new("fairybot.toml");
         let path = path.or_else(|| default.exists().then_some(default));
         let mut config = match path {
@@ -116,15 +197,26 @@ impl Config {
             }
             None => Config::default(),
         };
-        config.apply_env(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))?;
+        config.apply_env(env)?;
         Ok(config)
     }
 
-    /// Environment variables override the file (secrets belong there).
+    /// Environment variables override the file (secrets belong there). `get` is asked only
+    /// for the names in [`ENV_VARS`]; an empty value counts as unset.
     ///
     /// # Errors
     /// When a number or flag in a variable does not read as one (it is never ignored).
     pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> anyhow::Result<()> {
+        let get = |k: &str| {
+            debug_assert!(ENV_VARS.contains(&k), "{k} is missing from ENV_VARS");
+            get(k).filter(|v| !v.is_empty())
+        };
+        if let Some(v) = get("RUST_LOG") {
+            // Checked here, so that a typo is an error rather than the default filter.
+            tracing_subscriber::EnvFilter::try_new(&v)
+                .map_err(|e| anyhow::anyhow!("RUST_LOG={v:?} is not a log filter: {e}"))?;
+            self.log_filter = Some(v);
+        }
         if let Some(v) = get("FAIRYBOT_DATABASE_URL") {
             self.store.url = Some(v);
         }
@@ -248,8 +340,9 @@ impl Config {
             .unwrap_or_else(|| PathBuf::from("data"))
     }
 
-    /// The Discord adapter's settings, when a token is configured.
-    pub fn discord_adapter(&self, board_size: u32) -> Option<bot_discord::DiscordConfig> {
+    /// The Discord adapter's settings, when a token is configured: boards in the configured
+    /// theme, at `[discord] board_size` or else the settings' size.
+    pub fn discord_adapter(&self, settings: &Settings) -> Option<bot_discord::DiscordConfig> {
         let token = self.discord.token.as_deref()?.trim();
         Some(bot_discord::DiscordConfig {
             token: token.trim_start_matches("Bot ").to_string(),
@@ -257,8 +350,20 @@ impl Config {
                 Some(g) => bot_discord::Registration::Guild(g),
                 None => bot_discord::Registration::Global,
             },
-            board_size: self.discord.board_size.unwrap_or(board_size),
+            board_size: self.discord.board_size.unwrap_or(settings.size),
             thread_per_game: self.discord.thread_per_game,
+            theme: settings.theme.clone(),
+        })
+    }
+
+    /// The log filter: `RUST_LOG`, or the default (quiet for a healthy bot: matrix-sdk's
+    /// expected conditions are turned down by `bot_matrix::QUIET_SDK_LOGS`).
+    pub fn log_filter(&self) -> String {
+        self.log_filter.clone().unwrap_or_else(|| {
+            format!(
+                "warn,fairybot=info,bot_discord=info,bot_matrix=info,{}",
+                bot_matrix::QUIET_SDK_LOGS
+            )
         })
     }
 
@@ -308,6 +413,11 @@ impl Config {
     }
 }
 
+/// The process environment (read only through [`Config::load`]).
+fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,7 +427,7 @@ mod tests {
         let text = include_str!("../../../config.example.toml");
         let c: Config = toml::from_str(text).unwrap();
         assert!(
-            c.discord_adapter(640).is_none() && !c.has_matrix(),
+            c.discord_adapter(&c.validate().unwrap()).is_none() && !c.has_matrix(),
             "the example must not carry secrets"
         );
         for section in ["[store]", "[render]", "[discord]", "[matrix]"] {
@@ -335,7 +445,13 @@ mod tests {
             _ => None,
         })
         .unwrap();
-        let d = c.discord_adapter(512).expect("a token configures Discord");
+        let settings = Settings {
+            theme: render::Theme::light(),
+            size: 512,
+        };
+        let d = c
+            .discord_adapter(&settings)
+            .expect("a token configures Discord");
         assert_eq!(d.token, "t0k");
         assert_eq!(d.registration, bot_discord::Registration::Guild(42));
         assert!(d.thread_per_game);
@@ -440,5 +556,209 @@ mod tests {
                 .to_string()
                 .contains("DISCORD_BOARD_SIZE")
         );
+    }
+
+    /// An environment given as pairs, recording every name asked for.
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    const SECRETS: &[(&str, &str)] = &[
+        ("DISCORD_TOKEN", "Bot disc0rd-t0ken-s3cret"),
+        ("MATRIX_USER", "@bot:example.org"),
+        ("MATRIX_PASSWORD", "matrix-pa55word"),
+        ("MATRIX_ACCESS_TOKEN", "syt_matrix-acc3ss"),
+        ("MATRIX_STORE_PASSPHRASE", "st0re-pa55phrase"),
+        (
+            "FAIRYBOT_DATABASE_URL",
+            "postgres://fb:db-pa55word@db.example.org/games",
+        ),
+    ];
+    const SECRET_TEXTS: &[&str] = &[
+        "disc0rd-t0ken-s3cret",
+        "matrix-pa55word",
+        "syt_matrix-acc3ss",
+        "st0re-pa55phrase",
+        "db-pa55word",
+    ];
+
+    fn assert_no_secret(text: &str) {
+        for s in SECRET_TEXTS {
+            assert!(!text.contains(s), "{s} shown in {text}");
+        }
+    }
+
+    #[test]
+    fn secrets_are_absent_from_the_debug_of_every_config() {
+        let mut c = Config::default();
+        c.apply_env(env(SECRETS)).unwrap();
+        c.matrix.homeserver = Some("https://m.example.org".into());
+        let shown = format!("{c:?}");
+        assert_no_secret(&shown);
+        assert!(shown.contains("<redacted>"), "{shown}");
+        // What is not secret is still there to debug with.
+        assert!(shown.contains("db.example.org"), "{shown}");
+        assert!(shown.contains("@bot:example.org"), "{shown}");
+        for part in [
+            format!("{:?}", c.store),
+            format!("{:?}", c.discord),
+            format!("{:#?}", c.matrix),
+        ] {
+            assert_no_secret(&part);
+        }
+        // The adapters' own configurations.
+        let settings = c.validate().unwrap();
+        let d = c.discord_adapter(&settings).unwrap();
+        assert_eq!(d.token, "disc0rd-t0ken-s3cret");
+        assert_no_secret(&format!("{d:?}"));
+        let mut m = c.matrix_adapter(640).unwrap().unwrap();
+        assert_no_secret(&format!("{m:?}"));
+        m.login = bot_matrix::Login::Password {
+            user: "@bot:example.org".into(),
+            password: "matrix-pa55word".into(),
+        };
+        assert_no_secret(&format!("{m:?}"));
+    }
+
+    #[test]
+    fn secrets_are_absent_from_configuration_errors() {
+        // A database URL of an unknown scheme, an empty token, a missing homeserver: each
+        // error names the key, never the secret next to it.
+        let mut c = Config::default();
+        c.apply_env(env(SECRETS)).unwrap();
+        c.store.url = Some("mysql://fb:db-pa55word@db/games".into());
+        let e = c.validate().unwrap_err();
+        assert!(e.to_string().contains("[store] url"), "{e}");
+        assert_no_secret(&format!("{e:#} {e:?}"));
+        c.store.url = None;
+        let e = c.matrix_adapter(640).unwrap_err();
+        assert!(e.to_string().contains("MATRIX_HOMESERVER"), "{e}");
+        assert_no_secret(&format!("{e:#} {e:?}"));
+        c.matrix.homeserver = Some("matrix.example.org".into());
+        let e = c.matrix_adapter(640).unwrap_err();
+        assert_no_secret(&format!("{e:#} {e:?}"));
+        // A bad variable next to secrets: only the bad one is quoted.
+        let e = Config::load_with(None, |k| match k {
+            "DISCORD_GUILD_ID" => Some("my-server".into()),
+            k => env(SECRETS)(k),
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("DISCORD_GUILD_ID"), "{e}");
+        assert_no_secret(&format!("{e:#} {e:?}"));
+    }
+
+    #[test]
+    fn every_variable_is_read_here_once_and_only_the_known_ones() {
+        let asked = std::sync::Mutex::new(Vec::new());
+        Config::load_with(None, |k| {
+            asked.lock().unwrap().push(k.to_string());
+            None
+        })
+        .unwrap();
+        let mut asked = asked.into_inner().unwrap();
+        asked.sort();
+        let mut known: Vec<String> = ENV_VARS.iter().map(|s| s.to_string()).collect();
+        known.sort();
+        assert_eq!(asked, known, "each variable asked for exactly once");
+    }
+
+    #[test]
+    fn a_bad_guild_id_is_an_error_at_start_whatever_else_is_set() {
+        for value in ["my-server", "12ab", "-5", "1.5", "99999999999999999999999"] {
+            for extra in [&[][..], SECRETS] {
+                let e = Config::load_with(None, |k| {
+                    if k == "DISCORD_GUILD_ID" {
+                        Some(value.to_string())
+                    } else {
+                        env(extra)(k)
+                    }
+                })
+                .unwrap_err()
+                .to_string();
+                assert!(e.contains("DISCORD_GUILD_ID"), "{value}: {e}");
+                assert!(e.contains("Copy Server ID"), "{value}: {e}");
+            }
+        }
+        // A number, with spaces around it, is a guild.
+        let c = Config::load_with(
+            None,
+            env(&[("DISCORD_TOKEN", "t"), ("DISCORD_GUILD_ID", " 123 ")]),
+        )
+        .unwrap();
+        let d = c.discord_adapter(&c.validate().unwrap()).unwrap();
+        assert_eq!(d.registration, bot_discord::Registration::Guild(123));
+    }
+
+    #[test]
+    fn environment_values_read_the_same_way_everywhere() {
+        // Empty means unset (no token: no Discord, no guild: global).
+        let c = Config::load_with(
+            None,
+            env(&[("DISCORD_TOKEN", ""), ("DISCORD_GUILD_ID", "")]),
+        )
+        .unwrap();
+        assert!(c.discord_adapter(&c.validate().unwrap()).is_none());
+        assert_eq!(c.discord.guild, None);
+        // Flags: the same words on and off, anything else refused.
+        for (v, on) in [
+            ("1", true),
+            ("TRUE", true),
+            ("on", true),
+            ("no", false),
+            ("0", false),
+        ] {
+            let c = Config::load_with(None, |k| {
+                (k == "DISCORD_THREAD_PER_GAME").then(|| v.to_string())
+            })
+            .unwrap();
+            assert_eq!(c.discord.thread_per_game, on, "{v}");
+        }
+        // The board size reads as a number and is then range-checked.
+        let c = Config::load_with(
+            None,
+            env(&[("DISCORD_TOKEN", "t"), ("DISCORD_BOARD_SIZE", "480")]),
+        )
+        .unwrap();
+        assert_eq!(
+            c.discord_adapter(&c.validate().unwrap())
+                .unwrap()
+                .board_size,
+            480
+        );
+        // The environment overrides the file.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fairybot.toml");
+        std::fs::write(&path, "[discord]\nguild = 7\ntoken = \"file\"\n").unwrap();
+        let c = Config::load_with(Some(&path), env(&[("DISCORD_GUILD_ID", "8")])).unwrap();
+        assert_eq!(c.discord.guild, Some(8));
+        assert_eq!(c.discord.token.as_deref(), Some("file"));
+        // The log filter comes from RUST_LOG, checked; a typo is refused, not ignored.
+        let c = Config::load_with(None, env(&[("RUST_LOG", "debug,bot_matrix=trace")])).unwrap();
+        assert_eq!(c.log_filter(), "debug,bot_matrix=trace");
+        assert!(
+            Config::default()
+                .log_filter()
+                .starts_with("warn,fairybot=info")
+        );
+        let e = Config::load_with(None, env(&[("RUST_LOG", "bot_matrix=loud")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("RUST_LOG"), "{e}");
+    }
+
+    #[test]
+    fn the_render_theme_reaches_discord() {
+        let c = parse("[render]\ntheme = \"dark\"\nsize = 400\n[discord]\ntoken = \"t\"");
+        let d = c.discord_adapter(&c.validate().unwrap()).unwrap();
+        assert_eq!(d.theme, render::Theme::dark());
+        assert_eq!(d.board_size, 400);
+        let c = parse("[discord]\ntoken = \"t\"");
+        let d = c.discord_adapter(&c.validate().unwrap()).unwrap();
+        assert_eq!(d.theme, render::Theme::light());
     }
 }

@@ -77,25 +77,15 @@ async fn main() -> ExitCode {
 
 async fn run(stop: Shutdown) -> anyhow::Result<()> {
     let args = args()?;
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            // The default level is quiet for a healthy bot: matrix-sdk's expected conditions
-            // (key backup off on purpose, 404s for account data not written yet) are turned
-            // down by `bot_matrix::QUIET_SDK_LOGS`.
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-                format!(
-                    "warn,fairybot=info,bot_discord=info,bot_matrix=info,{}",
-                    bot_matrix::QUIET_SDK_LOGS
-                )
-                .into()
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    // The configuration first: it is the one reader of the environment, `RUST_LOG` included.
     let mut config = config::Config::load(args.config.as_deref())?;
     if let Some(d) = args.data {
         config.store.data_dir = Some(d);
     }
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_new(config.log_filter())?)
+        .with_writer(std::io::stderr)
+        .init();
     // Every value is checked before anything is opened or connected.
     let settings = config.validate()?;
     let data_dir = config.data_dir();
@@ -113,10 +103,10 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
         SystemClock,
         catalog.clone(),
     ));
-    let (theme, size) = (settings.theme, settings.size);
+    let (theme, size) = (settings.theme.clone(), settings.size);
 
     let matrix = config.matrix_adapter(size)?;
-    let discord = config.discord_adapter(size);
+    let discord = config.discord_adapter(&settings);
     if matrix.is_some() || discord.is_some() {
         let result = run_chat(matrix, discord, service, catalog, theme, stop).await;
         store.close().await;

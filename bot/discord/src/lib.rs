@@ -11,6 +11,7 @@ pub mod moves;
 mod commands;
 mod deliver;
 mod drain;
+mod errors;
 
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ use rules::Catalog;
 pub use bot_core::{CurrentGame, Games};
 pub use convert::ComponentId;
 pub use drain::{Drain, GRACE, serve};
+pub use errors::new_reference;
 
 /// The error type of commands and handlers.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -55,8 +57,9 @@ pub enum Registration {
     None,
 }
 
-/// The adapter's settings.
-#[derive(Debug, Clone)]
+/// The adapter's settings. The application reads them from its configuration file and the
+/// environment (this crate reads no environment variable).
+#[derive(Clone)]
 pub struct DiscordConfig {
     /// The bot token (without the `Bot ` prefix).
     pub token: String,
@@ -66,47 +69,20 @@ pub struct DiscordConfig {
     pub board_size: u32,
     /// Give every challenge made in a server channel its own thread, where the game is played.
     pub thread_per_game: bool,
+    /// The colours of board pictures.
+    pub theme: render::Theme,
 }
 
-impl DiscordConfig {
-    /// From the environment: `DISCORD_TOKEN` (required), `DISCORD_GUILD_ID` (register in
-    /// that server only; otherwise globally), `DISCORD_BOARD_SIZE` (pixels, default 640),
-    /// `DISCORD_THREAD_PER_GAME` (`1`/`true`: a thread per game).
-    ///
-    /// # Errors
-    /// When the token is missing or a number does not read.
-    pub fn from_env() -> Result<Self, DiscordError> {
-        Self::from_vars(|k| std::env::var(k).ok())
-    }
-
-    /// Like [`DiscordConfig::from_env`], from any lookup.
-    ///
-    /// # Errors
-    /// When the token is missing or a number does not read.
-    pub fn from_vars(get: impl Fn(&str) -> Option<String>) -> Result<Self, DiscordError> {
-        let token = get("DISCORD_TOKEN")
-            .filter(|t| !t.trim().is_empty())
-            .ok_or_else(|| DiscordError::Config("DISCORD_TOKEN is not set".into()))?;
-        let registration = match get("DISCORD_GUILD_ID").filter(|g| !g.trim().is_empty()) {
-            Some(g) => Registration::Guild(g.trim().parse().map_err(|_| {
-                DiscordError::Config(format!("DISCORD_GUILD_ID {g:?} is not a server id"))
-            })?),
-            None => Registration::Global,
-        };
-        let board_size = match get("DISCORD_BOARD_SIZE") {
-            Some(s) => s.trim().parse().map_err(|_| {
-                DiscordError::Config(format!("DISCORD_BOARD_SIZE {s:?} is not a number"))
-            })?,
-            None => 640,
-        };
-        let thread_per_game = get("DISCORD_THREAD_PER_GAME")
-            .is_some_and(|v| matches!(v.trim().to_lowercase().as_str(), "1" | "true" | "yes"));
-        Ok(DiscordConfig {
-            token: token.trim().trim_start_matches("Bot ").to_string(),
-            registration,
-            board_size,
-            thread_per_game,
-        })
+/// The token is never printed.
+impl std::fmt::Debug for DiscordConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DiscordConfig")
+            .field("token", &"<redacted>")
+            .field("registration", &self.registration)
+            .field("board_size", &self.board_size)
+            .field("thread_per_game", &self.thread_per_game)
+            .field("theme", &self.theme.name)
+            .finish()
     }
 }
 
@@ -126,6 +102,7 @@ impl std::fmt::Debug for Bot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Bot")
             .field("board_size", &self.board_size)
+            .field("theme", &self.theme.name)
             .finish_non_exhaustive()
     }
 }
@@ -163,6 +140,12 @@ impl Bot {
         self
     }
 
+    /// Draws board pictures in this theme (default: light).
+    pub fn with_theme(mut self, theme: render::Theme) -> Bot {
+        self.theme = theme;
+        self
+    }
+
     /// Plays each game challenged in a server channel in a thread of its own.
     pub fn with_thread_per_game(mut self, on: bool) -> Bot {
         self.threads = on;
@@ -195,6 +178,9 @@ pub async fn client(
         .options(poise::FrameworkOptions {
             commands: commands(),
             event_handler: |fw, event| Box::pin(deliver::on_event(fw, event)),
+            // Every error becomes a clear ephemeral reply and a log line with a reference,
+            // never the default handler's raw error text.
+            on_error: |error| Box::pin(errors::on_error(error)),
             initialize_owners: false,
             ..Default::default()
         })
@@ -233,6 +219,7 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
 ) -> Result<(), DiscordError> {
     let http = serenity::HttpBuilder::new(&config.token).build();
     let bot = Bot::new(service, catalog, renderer, config.board_size)
+        .with_theme(config.theme)
         .with_thread_per_game(config.thread_per_game);
     let drain = bot.drain();
     let client = client(http, config.registration, bot).await?;
@@ -244,34 +231,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn config_from_variables() {
-        let vars = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| v.to_string())
-            }
+    fn the_token_is_absent_from_debug() {
+        let c = DiscordConfig {
+            token: "MTIz.secret-token".into(),
+            registration: Registration::Guild(42),
+            board_size: 480,
+            thread_per_game: true,
+            theme: render::Theme::dark(),
         };
-        assert!(DiscordConfig::from_vars(vars(&[])).is_err());
-        let c = DiscordConfig::from_vars(vars(&[("DISCORD_TOKEN", "Bot abc")])).unwrap();
-        assert_eq!(c.token, "abc");
-        assert_eq!(c.registration, Registration::Global);
-        assert_eq!(c.board_size, 640);
-        assert!(!c.thread_per_game);
-        let c = DiscordConfig::from_vars(vars(&[
-            ("DISCORD_TOKEN", "abc"),
-            ("DISCORD_GUILD_ID", "123"),
-            ("DISCORD_BOARD_SIZE", "480"),
-            ("DISCORD_THREAD_PER_GAME", "true"),
-        ]))
-        .unwrap();
-        assert!(c.thread_per_game);
-        assert_eq!(c.registration, Registration::Guild(123));
-        assert_eq!(c.board_size, 480);
+        let shown = format!("{c:?} {c:#?}");
+        assert!(!shown.contains("secret-token"), "{shown}");
         assert!(
-            DiscordConfig::from_vars(vars(&[("DISCORD_TOKEN", "a"), ("DISCORD_GUILD_ID", "x")]))
-                .is_err()
+            shown.contains("<redacted>") && shown.contains("Guild(42)"),
+            "{shown}"
         );
     }
 }

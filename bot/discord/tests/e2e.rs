@@ -81,6 +81,11 @@ async fn start_with(threads: bool) -> Running {
 }
 
 async fn start_registered(threads: bool, registration: Registration) -> Running {
+    start_bot(registration, |bot| bot.with_thread_per_game(threads)).await
+}
+
+/// A bot over a fresh fake, configured by `configure` (beyond a short defer time).
+async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bot) -> Running {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
     let service = Arc::new(GameService::new(
@@ -94,8 +99,8 @@ async fn start_registered(threads: bool, registration: Registration) -> Running 
         Arc::new(render::Renderer::new()),
         320,
     )
-    .with_thread_per_game(threads)
     .with_defer_after(Duration::from_millis(1000));
+    let bot = configure(bot);
     let mut client = bot_discord::client(fake.serenity_http(), registration, bot)
         .await
         .expect("client builds");
@@ -142,6 +147,17 @@ async fn messages(fake: &FakeDiscord, ix: &InteractionRef, n: usize) -> Vec<Sent
 /// The one message an interaction produced.
 async fn message(fake: &FakeDiscord, ix: &InteractionRef) -> SentMessage {
     messages(fake, ix, 1).await.remove(0)
+}
+
+/// The mean of every colour channel of a PNG (0 black, 255 white).
+fn mean_brightness(bytes: &[u8]) -> f64 {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .expect("valid PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("sized")];
+    let frame = reader.next_frame(&mut buf).expect("a whole frame");
+    let data = &buf[..frame.buffer_size()];
+    data.iter().map(|&b| f64::from(b)).sum::<f64>() / data.len() as f64
 }
 
 fn decode_png(bytes: &[u8]) -> (u32, u32) {
@@ -878,4 +894,124 @@ async fn a_stop_answers_the_interactions_in_flight_and_refuses_new_ones() {
         .expect("answered before serve returned");
     assert_eq!(answered, "Slow but done.");
     assert_eq!(drain.in_flight(), 0);
+}
+
+/// The configured `[render] theme` reaches Discord's board pictures: the same game drawn by a
+/// bot with the dark theme is another, darker picture than with the default (light) one.
+#[tokio::test]
+async fn the_configured_theme_colours_the_discord_boards() {
+    let light = start().await;
+    let dark = start_bot(Registration::Guild(ids::GUILD), |b| {
+        b.with_theme(render::Theme::dark())
+    })
+    .await;
+    let mut pictures = Vec::new();
+    for bot in [&light, &dark] {
+        let game = start_game(&bot.fake).await;
+        let png = game.attachment("board.png").expect("a board picture");
+        assert!(png.is_png());
+        pictures.push(png.bytes.to_vec());
+    }
+    assert_ne!(pictures[0], pictures[1], "the theme changes the picture");
+    assert_eq!(
+        decode_png(&pictures[0]),
+        decode_png(&pictures[1]),
+        "same size"
+    );
+    let (l, d) = (mean_brightness(&pictures[0]), mean_brightness(&pictures[1]));
+    assert!(
+        d + 20.0 < l,
+        "the dark theme is darker: light {l:.0}, dark {d:.0}"
+    );
+}
+
+/// An ephemeral answer to an interaction: its text, with no raw library error in it.
+async fn ephemeral_answer(fake: &FakeDiscord, ix: &InteractionRef) -> String {
+    let cb = fake.wait_callback(ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::CHANNEL_MESSAGE_WITH_SOURCE);
+    assert!(cb.is_ephemeral(), "{:?}", cb.content());
+    let text = cb.content().unwrap().to_string();
+    for raw in [
+        "Internal Server Error",
+        "[Serenity]",
+        "Bot author",
+        "expected User",
+        "out of bounds",
+        "Error",
+    ] {
+        assert!(!text.contains(raw), "{raw:?} shown: {text}");
+    }
+    assert!(text.contains("(Reference "), "{text}");
+    text
+}
+
+/// The reference quoted in a reply (`(Reference 3f9a06c2-17.)`).
+fn reference_of(text: &str) -> String {
+    let start = text.find("(Reference ").expect("a reference") + "(Reference ".len();
+    text[start..].trim_end_matches(".)").to_string()
+}
+
+/// A command whose answer fails (Discord answers 500 once) is told, ephemerally and in plain
+/// words, to check the game and try again, with a reference that is new for each error.
+#[tokio::test]
+async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let mut references = Vec::new();
+    for _ in 0..2 {
+        fake.fail_requests(
+            |method, route| method == "POST" && route.starts_with("interactions/"),
+            discord_fake::DiscordError::internal_server_error(),
+            Some(1),
+        );
+        let ix = fake.slash("variants").send();
+        let text = ephemeral_answer(fake, &ix).await;
+        assert!(
+            text.contains("/variants") && text.contains("try again"),
+            "{text}"
+        );
+        references.push(reference_of(&text));
+    }
+    assert_ne!(
+        references[0], references[1],
+        "each error has its own reference"
+    );
+}
+
+/// Options that do not fit the registered command (a client with an outdated command list)
+/// and commands the bot no longer has are answered, ephemerally, with what to do: reload
+/// Discord. Never silence, never the framework's text.
+#[tokio::test]
+async fn outdated_and_unknown_commands_are_told_to_reload() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    // `opponent` is a user option; an old schema sent text.
+    let ix = fake
+        .slash("challenge")
+        .string("opponent", "bob")
+        .string("variant", "chess")
+        .send();
+    let text = ephemeral_answer(fake, &ix).await;
+    assert!(
+        text.contains("/challenge has changed") && text.contains("Reload"),
+        "{text}"
+    );
+    // An out-of-range choice index, as a stale client could send.
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .integer("colour", 9)
+        .send();
+    let text = ephemeral_answer(fake, &ix).await;
+    assert!(text.contains("Reload"), "{text}");
+    // A command that is not the bot's (any more).
+    let ix = fake.slash("offerdraw").send();
+    let text = ephemeral_answer(fake, &ix).await;
+    assert!(text.contains("/offerdraw has changed"), "{text}");
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
 }

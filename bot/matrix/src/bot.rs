@@ -7,7 +7,7 @@
 //! to commands sent while the bot was offline.
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashSet,
     future::Future,
     sync::Arc,
     time::{Duration, Instant},
@@ -74,9 +74,10 @@ pub struct MatrixBot {
     pub(crate) pictures: bot_core::picture::Painter,
     pub(crate) invocation: Invocation,
     pub(crate) ledger: tokio::sync::Mutex<Ledger>,
-    /// Each player's direct room, once found or created (guarded, so two private replies at
-    /// once never create two rooms).
-    pub(crate) direct: tokio::sync::Mutex<HashMap<OwnedUserId, OwnedRoomId>>,
+    /// Each player's direct room, once found or created. Each player's entry has a lock of its
+    /// own, held while the room is checked or created (so two private replies at once never
+    /// create two rooms), which never makes another player's reply wait.
+    pub(crate) direct: crate::locks::KeyedLocks<OwnedUserId, Option<OwnedRoomId>>,
     /// Senders told, per room, that a message of theirs could not be decrypted.
     pub(crate) told_undecrypted: std::sync::Mutex<HashSet<(OwnedRoomId, OwnedUserId)>>,
 }
@@ -132,7 +133,11 @@ impl MatrixBot {
             .to_owned();
         std::fs::create_dir_all(&config.state_dir)
             .map_err(|e| MatrixError::Config(format!("{}: {e}", config.state_dir.display())))?;
-        let ledger = Ledger::open(&config.state_dir.join("ledger"))?;
+        // Opening compacts the file and fsyncs it: on a blocking thread.
+        let path = config.state_dir.join("ledger");
+        let ledger = tokio::task::spawn_blocking(move || Ledger::open(&path))
+            .await
+            .map_err(|e| MatrixError::Config(format!("cannot open the ledger: {e}")))??;
         let mut names = Vec::new();
         match client.account().get_display_name().await {
             Ok(Some(n)) if !n.trim().is_empty() => names.push(n),
@@ -156,7 +161,7 @@ impl MatrixBot {
                 size: config.board_size,
             },
             ledger: tokio::sync::Mutex::new(ledger),
-            direct: tokio::sync::Mutex::new(HashMap::new()),
+            direct: crate::locks::KeyedLocks::default(),
             told_undecrypted: std::sync::Mutex::new(HashSet::new()),
         })
     }
@@ -224,7 +229,11 @@ impl MatrixBot {
                 Ok(response) => {
                     retry = RETRY_FIRST;
                     undecrypted.extend(self.handle_sync(&response, &token).await?);
-                    self.ledger.lock().await.advance(&response.next_batch)?;
+                    self.ledger
+                        .lock()
+                        .await
+                        .advance(&response.next_batch)
+                        .await?;
                     token = response.next_batch;
                     self.retry_undecrypted(&mut undecrypted).await?;
                 }
@@ -262,7 +271,7 @@ impl MatrixBot {
             .await
             .map_err(|e| MatrixError::Sync(e.to_string()))?;
         tracing::info!("first sync done; earlier messages are history, not commands");
-        self.ledger.lock().await.advance(&first.next_batch)?;
+        self.ledger.lock().await.advance(&first.next_batch).await?;
         Ok(())
     }
 
@@ -508,7 +517,7 @@ impl MatrixBot {
             if ledger.is_handled(event.as_str()) {
                 return Ok(());
             }
-            ledger.mark(event.as_str())?;
+            ledger.mark(event.as_str()).await?;
         }
         let actor = Actor {
             id: PlayerId::new(Platform::Matrix, sender.as_str()),

@@ -22,14 +22,22 @@ impl std::fmt::Debug for Login {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print secrets.
         match self {
-            Login::Password { user, .. } => write!(f, "Password {{ user: {user:?}, .. }}"),
-            Login::AccessToken(_) => f.write_str("AccessToken(..)"),
+            Login::Password { user, .. } => f
+                .debug_struct("Password")
+                .field("user", user)
+                .field("password", &REDACTED)
+                .finish(),
+            Login::AccessToken(_) => f.debug_tuple("AccessToken").field(&REDACTED).finish(),
         }
     }
 }
 
-/// Everything the Matrix adapter needs to run.
-#[derive(Debug, Clone)]
+/// What a secret is shown as.
+const REDACTED: &str = "<redacted>";
+
+/// Everything the Matrix adapter needs to run. Its `Debug` shows no secret (the password,
+/// the access token and the store passphrase are `<redacted>`).
+#[derive(Clone)]
 pub struct MatrixConfig {
     /// The homeserver's client-server API URL (`https://matrix.example.org`).
     pub homeserver: String,
@@ -45,6 +53,23 @@ pub struct MatrixConfig {
     pub board_size: u32,
     /// The name of the bot's device, shown in users' device lists.
     pub device_name: String,
+}
+
+impl std::fmt::Debug for MatrixConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MatrixConfig")
+            .field("homeserver", &self.homeserver)
+            .field("login", &self.login)
+            .field("prefix", &self.prefix)
+            .field("state_dir", &self.state_dir)
+            .field(
+                "store_passphrase",
+                &self.store_passphrase.as_ref().map(|_| REDACTED),
+            )
+            .field("board_size", &self.board_size)
+            .field("device_name", &self.device_name)
+            .finish()
+    }
 }
 
 impl MatrixConfig {
@@ -127,6 +152,36 @@ mod tests {
             password: String::new(),
         };
         assert!(MatrixConfig::new("https://x", empty, "s").is_err());
-        assert_eq!(format!("{pw:?}"), "Password { user: \"@bot:x\", .. }");
+        assert_eq!(
+            format!("{pw:?}"),
+            "Password { user: \"@bot:x\", password: \"<redacted>\" }"
+        );
+    }
+
+    #[test]
+    fn secrets_are_absent_from_debug_and_errors() {
+        let password = Login::Password {
+            user: "@bot:x".into(),
+            password: "hunter2-pw".into(),
+        };
+        let token = Login::AccessToken("syt_s3cret-token".into());
+        for login in [password, token] {
+            let mut c = MatrixConfig::new("https://m.example.org", login.clone(), "s").unwrap();
+            c.store_passphrase = Some("st0re-phrase".into());
+            // A homeserver that is not a URL: the error names it, not the login.
+            let e = MatrixConfig::new("m.example.org", login, "s").unwrap_err();
+            for shown in [
+                format!("{c:?}"),
+                format!("{c:#?}"),
+                e.to_string(),
+                format!("{e:?}"),
+            ] {
+                for secret in ["hunter2-pw", "syt_s3cret-token", "st0re-phrase"] {
+                    assert!(!shown.contains(secret), "{secret} in {shown}");
+                }
+            }
+            assert!(format!("{c:?}").contains("<redacted>"));
+            assert!(format!("{c:?}").contains("m.example.org"));
+        }
     }
 }

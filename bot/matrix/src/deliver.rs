@@ -160,8 +160,10 @@ impl MatrixBot {
     /// nobody but the bot and the player joined or invited (a room the player has since shared
     /// with someone else is left alone, and a new one made).
     async fn direct_room(&self, user: &UserId) -> Result<Room, SendError> {
-        let mut known = self.direct.lock().await;
-        if let Some(id) = known.get(user)
+        // This player's lock only: creating one player's room (several requests to the
+        // homeserver) does not hold up another player's private reply.
+        let mut known = self.direct.lock(&user.to_owned()).await;
+        if let Some(id) = known.as_ref()
             && let Some(room) = self.client.get_room(id)
         {
             if can_carry_secrets_to(&room, user).await {
@@ -171,11 +173,11 @@ impl MatrixBot {
                 "{} is no longer private to {user}: making a new direct room",
                 room.room_id()
             );
-            known.remove(user);
+            *known = None;
         }
         for room in self.client.get_dm_rooms(user) {
             if can_carry_secrets_to(&room, user).await {
-                known.insert(user.to_owned(), room.room_id().to_owned());
+                *known = Some(room.room_id().to_owned());
                 return Ok(room);
             }
         }
@@ -191,7 +193,7 @@ impl MatrixBot {
         }
         let room = self.client.create_dm(user).await?;
         tracing::info!("created the direct room {} for {user}", room.room_id());
-        known.insert(user.to_owned(), room.room_id().to_owned());
+        *known = Some(room.room_id().to_owned());
         Ok(room)
     }
 

@@ -15,19 +15,27 @@
 //! durable before it replies, and an unanswered command was never acknowledged).
 //!
 //! The file is a log of lines `t TOKEN` and `e EVENT_ID`; it is compacted on open.
+//!
+//! Each write and its fsync run on tokio's blocking threads ([`Ledger::mark`] and
+//! [`Ledger::advance`] are async): an fsync takes milliseconds, and on the async threads it
+//! would stall every other player's command meanwhile. The methods return only once the line
+//! is on disk, so the guarantee is unchanged: the entry is durable before the command runs,
+//! and so before its reply.
 
 use std::{
     collections::HashSet,
     fs::{File, OpenOptions},
     io::{self, Write},
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 /// The bot's durable record of handled syncs and commands.
 #[derive(Debug)]
 pub struct Ledger {
     path: PathBuf,
-    file: File,
+    /// Shared with the blocking task that appends to it.
+    file: Arc<File>,
     token: Option<String>,
     handled: HashSet<String>,
 }
@@ -75,7 +83,7 @@ impl Ledger {
         let file = OpenOptions::new().append(true).open(path).map_err(err)?;
         Ok(Ledger {
             path: path.to_path_buf(),
-            file,
+            file: Arc::new(file),
             token,
             handled,
         })
@@ -110,32 +118,40 @@ impl Ledger {
         self.handled.contains(event_id)
     }
 
-    /// Records, durably, that a command is being handled. Call before running it.
+    /// Records, durably, that a command is being handled. Call before running it: it returns
+    /// once the record is fsynced.
     ///
     /// # Errors
     /// When the write or the fsync fails (the command must then not run).
-    pub fn mark(&mut self, event_id: &str) -> Result<(), LedgerError> {
-        self.append(&format!("e {event_id}\n"))?;
+    pub async fn mark(&mut self, event_id: &str) -> Result<(), LedgerError> {
+        self.append(format!("e {event_id}\n")).await?;
         self.handled.insert(event_id.to_string());
         Ok(())
     }
 
-    /// Records, durably, that every event up to `token` is handled.
+    /// Records, durably, that every event up to `token` is handled: it returns once the
+    /// record is fsynced.
     ///
     /// # Errors
     /// When the write or the fsync fails.
-    pub fn advance(&mut self, token: &str) -> Result<(), LedgerError> {
-        self.append(&format!("t {token}\n"))?;
+    pub async fn advance(&mut self, token: &str) -> Result<(), LedgerError> {
+        self.append(format!("t {token}\n")).await?;
         self.token = Some(token.to_string());
         self.handled.clear();
         Ok(())
     }
 
-    fn append(&mut self, line: &str) -> Result<(), LedgerError> {
-        let r = self
-            .file
-            .write_all(line.as_bytes())
-            .and_then(|()| self.file.sync_data());
+    /// Appends a line and fsyncs it on a blocking thread. `&mut self` keeps the appends in
+    /// order (one at a time); if the caller stops waiting, the blocking task still finishes its
+    /// line, so the file never holds half of one that a later line follows.
+    async fn append(&mut self, line: String) -> Result<(), LedgerError> {
+        let file = Arc::clone(&self.file);
+        let r = tokio::task::spawn_blocking(move || {
+            (&*file).write_all(line.as_bytes())?;
+            file.sync_data()
+        })
+        .await
+        .unwrap_or_else(|e| Err(io::Error::other(format!("the ledger write failed: {e}"))));
         r.map_err(|source| LedgerError {
             path: self.path.clone(),
             source,
@@ -147,29 +163,63 @@ impl Ledger {
 mod tests {
     use super::*;
 
-    #[test]
-    fn tokens_and_commands_survive_a_reopen() {
+    #[tokio::test]
+    async fn tokens_and_commands_survive_a_reopen() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("ledger");
         {
             let mut l = Ledger::open(&path).unwrap();
             assert_eq!(l.token(), None);
-            l.mark("$a").unwrap();
-            l.advance("s1").unwrap();
-            l.mark("$b").unwrap();
-            l.mark("$c").unwrap();
+            l.mark("$a").await.unwrap();
+            l.advance("s1").await.unwrap();
+            l.mark("$b").await.unwrap();
+            l.mark("$c").await.unwrap();
             assert!(l.is_handled("$b") && !l.is_handled("$a"));
+            // On disk as soon as the call returns, before the ledger is dropped or closed.
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                "e $a\nt s1\ne $b\ne $c\n"
+            );
         }
         let mut l = Ledger::open(&path).unwrap();
         assert_eq!(l.token(), Some("s1"));
         assert!(l.is_handled("$b") && l.is_handled("$c") && !l.is_handled("$a"));
-        l.advance("s2").unwrap();
+        l.advance("s2").await.unwrap();
         drop(l);
         let l = Ledger::open(&path).unwrap();
         assert_eq!(l.token(), Some("s2"));
         assert!(!l.is_handled("$b"));
         // Compacted: one token line left.
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "t s2\n");
+    }
+
+    /// The fsync runs on a blocking thread: a current-thread runtime (one async thread) keeps
+    /// serving other tasks while a mark is being written.
+    #[tokio::test(flavor = "current_thread")]
+    async fn marking_runs_off_the_async_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut l = Ledger::open(&dir.path().join("ledger")).unwrap();
+        // While marks are written, a ticker on the only async thread keeps running (with the
+        // fsync on that thread it would not run at all until the loop ends).
+        let ticks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let ticker = {
+            let ticks = Arc::clone(&ticks);
+            tokio::spawn(async move {
+                loop {
+                    ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    tokio::task::yield_now().await;
+                }
+            })
+        };
+        for i in 0..20 {
+            l.mark(&format!("$e{i}")).await.unwrap();
+        }
+        ticker.abort();
+        assert!(
+            ticks.load(std::sync::atomic::Ordering::Relaxed) >= 20,
+            "the async thread was free while the ledger fsynced"
+        );
+        assert!(l.is_handled("$e19"));
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod session;
 
 mod bot;
 mod deliver;
+mod locks;
 mod undecrypted;
 
 use std::sync::Arc;

@@ -20,12 +20,24 @@ use serde::{Deserialize, Serialize};
 use crate::{MatrixConfig, MatrixError, config::Login};
 
 /// What `session.json` holds.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 struct Saved {
     homeserver: String,
     user_id: OwnedUserId,
     device_id: OwnedDeviceId,
     access_token: String,
+}
+
+/// The access token is never printed.
+impl std::fmt::Debug for Saved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Saved")
+            .field("homeserver", &self.homeserver)
+            .field("user_id", &self.user_id)
+            .field("device_id", &self.device_id)
+            .field("access_token", &"<redacted>")
+            .finish()
+    }
 }
 
 fn session_path(config: &MatrixConfig) -> PathBuf {
@@ -285,4 +297,25 @@ fn write_saved(path: &Path, s: &Saved) -> Result<(), MatrixError> {
     f.write_all(text.as_bytes()).map_err(err)?;
     f.sync_all().map_err(err)?;
     std::fs::rename(&tmp, path).map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_saved_access_token_is_absent_from_debug() {
+        let s = Saved {
+            homeserver: "https://m.example.org".into(),
+            user_id: "@bot:example.org".try_into().unwrap(),
+            device_id: "DEVICE".into(),
+            access_token: "syt_saved-s3cret".into(),
+        };
+        let shown = format!("{s:?}");
+        assert!(!shown.contains("syt_saved-s3cret"), "{shown}");
+        assert!(
+            shown.contains("DEVICE") && shown.contains("<redacted>"),
+            "{shown}"
+        );
+    }
 }

@@ -97,7 +97,7 @@ impl MatrixBot {
             if ledger.is_handled(u.event.as_str()) {
                 return Ok(());
             }
-            ledger.mark(u.event.as_str())?;
+            ledger.mark(u.event.as_str()).await?;
         }
         let device = self
             .client

@@ -15,6 +15,8 @@
 
 mod codec;
 mod open;
+mod redact;
 mod store;
 
 pub use open::{Backend, OpenError, SqlStore};
+pub use redact::{DbError, REDACTED, redact_url};

@@ -6,6 +6,7 @@ use std::{
     time::Duration,
 };
 
+use crate::redact::{DbError, redact_url};
 use sqlx::{
     AnyConnection, AnyPool, AssertSqlSafe, Connection,
     any::{AnyPoolOptions, install_default_drivers},
@@ -74,13 +75,16 @@ pub enum OpenError {
         /// What the system or SQLite said.
         reason: String,
     },
-    /// Connecting or configuring the connection failed.
-    #[error("cannot open the {backend:?} database: {source}")]
+    /// Connecting or configuring the connection failed. Neither the URL nor the driver's
+    /// message is shown with a password in it.
+    #[error("cannot open the {backend:?} database {url}: {source}")]
     Connect {
         /// The backend being opened.
         backend: Backend,
-        /// Why.
-        source: sqlx::Error,
+        /// The URL, with its password replaced by `<redacted>`.
+        url: String,
+        /// Why (the driver's error, shown without the URL's secrets).
+        source: DbError,
     },
     /// The schema migrations failed (for example a database migrated by a newer fairybot).
     #[error("cannot migrate the database schema: {0}")]
@@ -92,7 +96,7 @@ impl OpenError {
     /// SQLITE_LOCKED): worth another try, unlike every other error here.
     pub fn is_busy(&self) -> bool {
         let source = match self {
-            OpenError::Connect { source, .. } => source,
+            OpenError::Connect { source, .. } => source.inner(),
             OpenError::Migrate(MigrateError::Execute(source)) => source,
             _ => return false,
         };
@@ -406,7 +410,11 @@ fn classify(backend: Backend, url: &str, source: sqlx::Error) -> OpenError {
             _ => {}
         }
     }
-    OpenError::Connect { backend, source }
+    OpenError::Connect {
+        backend,
+        url: redact_url(url),
+        source: DbError::new(source, url),
+    }
 }
 
 /// Percent-encode a file path for a `sqlite://` URL: sqlx decodes the path, so `%`, `?`, `#`

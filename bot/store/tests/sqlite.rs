@@ -97,3 +97,44 @@ async fn unsupported_urls_are_refused_without_echoing_secrets() {
     assert!(matches!(&err, OpenError::UnsupportedUrl(s) if s == "mysql"));
     assert!(!err.to_string().contains("hunter2"));
 }
+
+#[tokio::test]
+async fn connection_errors_never_show_the_database_password() {
+    // Nothing listens on port 1: the connection is refused at once. The password is written
+    // raw, percent-encoded, and as a query parameter.
+    for (url, secrets) in [
+        ("postgres://fb:hunter2@127.0.0.1:1/games", &["hunter2"][..]),
+        (
+            "postgres://fb:s%40cret%3Aword@127.0.0.1:1/games?connect_timeout=2",
+            &["s%40cret%3Aword", "s@cret:word"][..],
+        ),
+        (
+            "postgresql://fb@127.0.0.1:1/games?password=opensesame",
+            &["opensesame"][..],
+        ),
+        // Not even a valid port: the driver's own parse error.
+        (
+            "postgres://fb:hunter2@127.0.0.1:port/games",
+            &["hunter2"][..],
+        ),
+    ] {
+        let err = SqlStore::connect(url).await.unwrap_err();
+        let shown = [err.to_string(), format!("{err:?}"), {
+            let mut chain = String::new();
+            let mut e: Option<&dyn std::error::Error> = Some(&err);
+            while let Some(x) = e {
+                chain.push_str(&format!("{x} / {x:?}\n"));
+                e = x.source();
+            }
+            chain
+        }];
+        for text in &shown {
+            for s in secrets {
+                assert!(!text.contains(s), "{s} shown in {text}");
+            }
+        }
+        assert!(matches!(err, OpenError::Connect { .. }), "{err:?}");
+        assert!(shown[0].contains("127.0.0.1"), "{}", shown[0]);
+        assert!(shown[0].contains(bot_store::REDACTED), "{}", shown[0]);
+    }
+}
