@@ -102,10 +102,12 @@ fn compact_names(v: &Variant) -> bool {
 /// ```
 pub fn coord(pos: &Position, m: Move) -> String {
     let legal = pos.legal_moves();
-    coord_with(pos, m, &legal)
+    coord_among(pos, m, &legal)
 }
 
-fn coord_with(pos: &Position, m: Move, legal: &[Move]) -> String {
+/// [`coord`] with the legal moves of `pos` already at hand (see [`san_among`]). `legal`
+/// must be `pos.legal_moves()`.
+pub fn coord_among(pos: &Position, m: Move, legal: &[Move]) -> String {
     let v = &**pos.variant();
     let g = &v.geometry;
     let compact = compact_names(v);
@@ -155,8 +157,25 @@ fn coord_with(pos: &Position, m: Move, legal: &[Move]) -> String {
 /// assert_eq!(notation::san(&pos, m), "Rh8#");
 /// ```
 pub fn san(pos: &Position, m: Move) -> String {
-    let legal = pos.legal_moves();
-    let mut s = san_plain(pos, m, &legal);
+    san_among(pos, m, &pos.legal_moves())
+}
+
+/// [`san`] with the legal moves of `pos` already at hand. Writing every move of a position
+/// (a move list, autocomplete) with [`san`] would generate them once per move; this
+/// generates them once in all. `legal` must be `pos.legal_moves()`.
+///
+/// # Examples
+///
+/// ```
+/// use rules::{Catalog, Position, notation};
+///
+/// let pos = Position::start(&Catalog::builtin().get("chess").unwrap());
+/// let legal = pos.legal_moves();
+/// let all: Vec<String> = legal.iter().map(|m| notation::san_among(&pos, *m, &legal)).collect();
+/// assert!(all.contains(&"Nf3".to_string()) && all.len() == 20);
+/// ```
+pub fn san_among(pos: &Position, m: Move, legal: &[Move]) -> String {
+    let mut s = san_plain(pos, m, legal);
     let mut after = pos.clone();
     after.play_unchecked(m);
     if after.is_check() {
@@ -317,7 +336,7 @@ fn normalise(text: &str, fold_case: bool) -> String {
 fn spellings(pos: &Position, m: Move, legal: &[Move], fold_case: bool) -> Vec<String> {
     let v = &**pos.variant();
     let g = &v.geometry;
-    let c = coord_with(pos, m, legal);
+    let c = coord_among(pos, m, legal);
     let san = san_plain(pos, m, legal);
     let mut out = vec![c.clone(), san.clone()];
     // Coordinates with an x for captures, and with the King's own destination or the
@@ -404,7 +423,7 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     if let Some(m) = legal
         .iter()
         .copied()
-        .find(|m| coord_with(pos, *m, &legal) == text.trim())
+        .find(|m| coord_among(pos, *m, &legal) == text.trim())
     {
         return Ok(m);
     }
@@ -575,7 +594,7 @@ pub fn parse_coord(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
         .iter()
         .copied()
         .filter(|m| m.from == from && (m.to == to || (m.kind == MoveKind::Castle && m.aux == to)))
-        .find(|m| coord_with(pos, *m, &legal) == text);
+        .find(|m| coord_among(pos, *m, &legal) == text);
     found.ok_or_else(unknown)
 }
 

@@ -14,6 +14,7 @@ pub mod quote;
 pub mod reply;
 pub mod service;
 pub mod store;
+pub mod suggest;
 pub mod text;
 
 pub use chance::{Chance, OsChance, SeededChance};

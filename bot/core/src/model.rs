@@ -567,38 +567,6 @@ pub struct NewChallenge {
     pub created_at: i64,
 }
 
-/// How a player likes moves written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Notation {
-    /// Standard algebraic notation (`Nf3`), extended for fairy pieces.
-    #[default]
-    San,
-    /// Coordinates (`g1f3`).
-    Coordinate,
-}
-
-impl Notation {
-    /// The stable lowercase name used in storage.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Notation::San => "san",
-            Notation::Coordinate => "coordinate",
-        }
-    }
-}
-
-/// A player's display preferences. Small and typed on purpose: each field is a column, so a
-/// new preference is a migration, not a silent schema-less blob.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
-pub struct Preferences {
-    /// The board theme's name, or `None` for the default theme.
-    pub theme: Option<String>,
-    /// How moves are written to this player.
-    pub notation: Notation,
-    /// Whether to add a text board to image boards (for screen readers and bad connections).
-    pub text_board: bool,
-}
-
 /// One player as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlayerRecord {
@@ -606,8 +574,6 @@ pub struct PlayerRecord {
     pub id: PlayerId,
     /// The name last seen on the platform.
     pub display_name: String,
-    /// Display preferences.
-    pub preferences: Preferences,
     /// Unix seconds when the player was first seen.
     pub created_at: i64,
     /// Unix seconds of the last change.

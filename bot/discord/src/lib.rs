@@ -6,7 +6,8 @@
 //! serenity `Http` (for example the one of `discord-fake`).
 
 pub mod convert;
-pub mod moves;
+/// Move suggestions (autocomplete, pickers) live in the core, for every platform.
+pub use bot_core::suggest as moves;
 
 mod commands;
 mod deliver;

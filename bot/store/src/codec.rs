@@ -5,8 +5,7 @@
 use bot_core::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeStatus, EndReason, GameId, GameRecord, GameResult,
-        GameStatus, Notation, Offer, OfferKind, Place, Platform, PlayerId, PlayerRecord,
-        Preferences,
+        GameStatus, Offer, OfferKind, Place, Platform, PlayerId, PlayerRecord,
     },
     store::StoreError,
 };
@@ -217,27 +216,12 @@ pub(crate) fn challenge(row: &AnyRow) -> Result<ChallengeRecord, StoreError> {
 
 /// A player row in the aliases `player_columns!` uses.
 pub(crate) fn player(row: &AnyRow) -> Result<PlayerRecord, StoreError> {
-    let notation = match get::<String>(row, "notation")?.as_str() {
-        "san" => Notation::San,
-        "coordinate" => Notation::Coordinate,
-        other => return Err(corrupt(format_args!("notation {other:?}"))),
-    };
-    let text_board = match get::<i64>(row, "text_board")? {
-        0 => false,
-        1 => true,
-        other => return Err(corrupt(format_args!("text_board flag {other}"))),
-    };
     Ok(PlayerRecord {
         id: PlayerId {
             platform: platform(&get::<String>(row, "platform")?)?,
             user: get(row, "user_id")?,
         },
         display_name: get(row, "display_name")?,
-        preferences: Preferences {
-            theme: get(row, "theme")?,
-            notation,
-            text_board,
-        },
         created_at: get(row, "created_at")?,
         updated_at: get(row, "updated_at")?,
     })

@@ -9,7 +9,7 @@
 use bot_core::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, GameId, GameRecord, GameStatus,
-        GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord, Preferences,
+        GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord,
     },
     store::{
         ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_new_game,
@@ -50,7 +50,7 @@ macro_rules! challenge_columns {
 /// The columns of `players`, as [`codec::player`] reads them.
 macro_rules! player_columns {
     () => {
-        "platform, user_id, display_name, theme, notation, text_board, created_at, updated_at"
+        "platform, user_id, display_name, created_at, updated_at"
     };
 }
 
@@ -686,10 +686,9 @@ impl GameStore for SqlStore {
             return Ok(known);
         }
         let _gate = self.write_gate().await;
-        let defaults = Preferences::default();
         let row = sqlx::query(concat!(
-            "INSERT INTO players (platform, user_id, display_name, theme, notation, text_board, \
-             created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+            "INSERT INTO players (platform, user_id, display_name, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (platform, user_id) DO UPDATE \
              SET display_name = excluded.display_name, updated_at = excluded.updated_at \
              RETURNING ",
@@ -698,9 +697,6 @@ impl GameStore for SqlStore {
         .bind(id.platform.as_str())
         .bind(&id.user)
         .bind(display_name)
-        .bind(defaults.theme.as_deref())
-        .bind(defaults.notation.as_str())
-        .bind(i64::from(defaults.text_board))
         .bind(at)
         .bind(at)
         .fetch_one(&self.pool)
@@ -715,31 +711,6 @@ impl GameStore for SqlStore {
             player_columns!(),
             " FROM players WHERE platform = $1 AND user_id = $2"
         ))
-        .bind(id.platform.as_str())
-        .bind(&id.user)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(backend)?
-        .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
-        codec::player(&row)
-    }
-
-    async fn set_preferences(
-        &self,
-        id: &PlayerId,
-        preferences: &Preferences,
-        at: i64,
-    ) -> Result<PlayerRecord> {
-        let _gate = self.write_gate().await;
-        let row = sqlx::query(concat!(
-            "UPDATE players SET theme = $1, notation = $2, text_board = $3, updated_at = $4 \
-             WHERE platform = $5 AND user_id = $6 RETURNING ",
-            player_columns!()
-        ))
-        .bind(preferences.theme.as_deref())
-        .bind(preferences.notation.as_str())
-        .bind(i64::from(preferences.text_board))
-        .bind(at)
         .bind(id.platform.as_str())
         .bind(&id.user)
         .fetch_optional(&self.pool)

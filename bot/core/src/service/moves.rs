@@ -173,12 +173,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
             None => None,
         };
-        let moves: Vec<String> = g
-            .position
-            .legal_moves()
-            .into_iter()
+        let legal = g.position.legal_moves();
+        let moves: Vec<String> = legal
+            .iter()
             .filter(|m| from_cell.is_none_or(|c| m.from == c))
-            .map(|m| notation::san(&g.position, m))
+            .map(|m| notation::san_among(&g.position, *m, &legal))
             .collect();
         if moves.is_empty() {
             return Ok(vec![Reply::actor(match from {
@@ -226,8 +225,14 @@ fn move_error(pos: &Position, text: &str, e: notation::MoveTextError) -> String 
     match e {
         E::Unknown { .. } => {
             let legal = pos.legal_moves();
-            let sans: Vec<String> = legal.iter().map(|m| notation::san(pos, *m)).collect();
-            let coords: Vec<String> = legal.iter().map(|m| notation::coord(pos, *m)).collect();
+            let sans: Vec<String> = legal
+                .iter()
+                .map(|m| notation::san_among(pos, *m, &legal))
+                .collect();
+            let coords: Vec<String> = legal
+                .iter()
+                .map(|m| notation::coord_among(pos, *m, &legal))
+                .collect();
             let guess = command::closest(
                 text.trim(),
                 sans.iter().chain(coords.iter()).map(String::as_str),

@@ -17,7 +17,7 @@ use tokio::sync::Barrier;
 use super::{ChallengeFilter, GameFilter, GameStore, Missing, StoreError};
 use crate::model::{
     ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate,
-    NewChallenge, NewGame, Notation, Offer, OfferKind, Place, Platform, PlayerId, Preferences,
+    NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId,
 };
 
 /// The name and the function of one check.
@@ -175,41 +175,27 @@ fn ids<T, I: Ord + Copy>(items: &[T], id: impl Fn(&T) -> I) -> Vec<I> {
 // ---------------------------------------------------------------------------------------------
 // Players
 
-/// Upsert creates with default preferences, then renames while keeping `created_at` and the
-/// preferences; the same user id on two platforms is two players.
+/// Upsert creates, then renames while keeping `created_at`; the same name again writes
+/// nothing; the same user id on two platforms is two players.
 pub async fn players_round_trip<S: GameStore>(store: &S) {
     let created = store.upsert_player(&alice(), "Alice", T0).await.unwrap();
     assert_eq!(created.id, alice());
     assert_eq!(created.display_name, "Alice");
-    assert_eq!(created.preferences, Preferences::default());
     assert_eq!((created.created_at, created.updated_at), (T0, T0));
     assert_eq!(store.get_player(&alice()).await.unwrap(), created);
-
-    let prefs = Preferences {
-        theme: Some("walnut ♞".into()),
-        notation: Notation::Coordinate,
-        text_board: true,
-    };
-    let updated = store
-        .set_preferences(&alice(), &prefs, T0 + 5)
-        .await
-        .unwrap();
-    assert_eq!(updated.preferences, prefs);
-    assert_eq!(updated.updated_at, T0 + 5);
 
     // Seen again under the same name: nothing changes (no write on every command).
     let seen = store
         .upsert_player(&alice(), "Alice", T0 + 7)
         .await
         .unwrap();
-    assert_eq!(seen, updated, "an unchanged name is not an update");
+    assert_eq!(seen, created, "an unchanged name is not an update");
 
     let renamed = store
-        .upsert_player(&alice(), "Alice Ł.", T0 + 9)
+        .upsert_player(&alice(), "Alice Ł. ♞", T0 + 9)
         .await
         .unwrap();
-    assert_eq!(renamed.display_name, "Alice Ł.");
-    assert_eq!(renamed.preferences, prefs, "a rename keeps preferences");
+    assert_eq!(renamed.display_name, "Alice Ł. ♞");
     assert_eq!((renamed.created_at, renamed.updated_at), (T0, T0 + 9));
     assert_eq!(store.get_player(&alice()).await.unwrap(), renamed);
 
@@ -219,16 +205,8 @@ pub async fn players_round_trip<S: GameStore>(store: &S) {
         .upsert_player(&twin, "console alice", T0)
         .await
         .unwrap();
-    assert_eq!(other.preferences, Preferences::default());
+    assert_eq!(other.display_name, "console alice");
     assert_eq!(store.get_player(&alice()).await.unwrap(), renamed);
-
-    // Default preferences can be written back too.
-    let reset = store
-        .set_preferences(&alice(), &Preferences::default(), T0 + 10)
-        .await
-        .unwrap();
-    assert_eq!(reset.preferences, Preferences::default());
-    assert_eq!(store.get_player(&alice()).await.unwrap(), reset);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1032,13 +1010,6 @@ pub async fn unknown_ids_are_not_found<S: GameStore>(store: &S) {
     expect_not_found(
         "get_player",
         store.get_player(&dave()).await,
-        Missing::Player(dave()),
-    );
-    expect_not_found(
-        "set_preferences",
-        store
-            .set_preferences(&dave(), &Preferences::default(), T0)
-            .await,
         Missing::Player(dave()),
     );
     assert_eq!(

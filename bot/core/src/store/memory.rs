@@ -14,7 +14,7 @@ use super::{
 };
 use crate::model::{
     ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
-    GameStatus, GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord, Preferences,
+    GameStatus, GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord,
 };
 
 /// The in-memory store. Clones share the same data.
@@ -277,7 +277,6 @@ impl GameStore for MemoryStore {
             .or_insert_with(|| PlayerRecord {
                 id: id.clone(),
                 display_name: display_name.to_owned(),
-                preferences: Preferences::default(),
                 created_at: at,
                 updated_at: at,
             });
@@ -290,22 +289,6 @@ impl GameStore for MemoryStore {
             .get(id)
             .cloned()
             .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))
-    }
-
-    async fn set_preferences(
-        &self,
-        id: &PlayerId,
-        preferences: &Preferences,
-        at: i64,
-    ) -> Result<PlayerRecord> {
-        let mut inner = self.lock()?;
-        let player = inner
-            .players
-            .get_mut(id)
-            .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
-        player.preferences = preferences.clone();
-        player.updated_at = at;
-        Ok(player.clone())
     }
 }
 

@@ -17,7 +17,7 @@ use std::future::Future;
 
 use crate::model::{
     ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
-    GameUpdate, NewChallenge, NewGame, Place, PlayerId, PlayerRecord, Preferences,
+    GameUpdate, NewChallenge, NewGame, Place, PlayerId, PlayerRecord,
 };
 
 #[cfg(any(test, feature = "conformance"))]
@@ -256,10 +256,9 @@ pub trait GameStore: Send + Sync {
         at: i64,
     ) -> impl Future<Output = Result<i64>> + Send;
 
-    /// Record that a player was seen with `display_name`: creates them with default
-    /// preferences, or updates the name (and `updated_at`) if it changed and keeps everything
-    /// else; an unchanged name writes nothing. Returns the stored record, so one call per
-    /// command also yields the player's preferences.
+    /// Record that a player was seen with `display_name`: creates them, or updates the name
+    /// (and `updated_at`) if it changed and keeps everything else; an unchanged name writes
+    /// nothing. Returns the stored record.
     fn upsert_player(
         &self,
         id: &PlayerId,
@@ -269,14 +268,6 @@ pub trait GameStore: Send + Sync {
 
     /// Load a player. [`StoreError::NotFound`] if never seen.
     fn get_player(&self, id: &PlayerId) -> impl Future<Output = Result<PlayerRecord>> + Send;
-
-    /// Replace a known player's preferences. [`StoreError::NotFound`] if never seen.
-    fn set_preferences(
-        &self,
-        id: &PlayerId,
-        preferences: &Preferences,
-        at: i64,
-    ) -> impl Future<Output = Result<PlayerRecord>> + Send;
 }
 
 /// The checks every backend makes on a [`NewGame`] before storing it, shared so that they

@@ -1,4 +1,5 @@
-//! Move input helpers: the staged autocomplete for `/move` and the promotion picker.
+//! Move input helpers: the staged suggestions as a player types a move (Discord's `/move`
+//! autocomplete) and the picker for a move typed ambiguously (a promotion without its piece).
 //!
 //! Discord shows at most 25 autocomplete choices, and a 12x12 board can have far more legal
 //! moves. The choices are staged by what the user has typed so far: all moves when they fit,
@@ -9,7 +10,8 @@
 
 use rules::{Move, Position, notation};
 
-/// Discord's limit on autocomplete choices (and on select menu options).
+/// How many suggestions a platform shows at most (Discord's limit on autocomplete choices and
+/// on select menu options).
 pub const MAX_CHOICES: usize = 25;
 
 /// One autocomplete choice: what the user sees and what is filled in.
@@ -28,13 +30,16 @@ struct Written {
     san: String,
 }
 
+/// Every legal move in both notations. The legal moves are generated once for all of them
+/// (`san_among`), not once per spelling: this runs on every keystroke.
 fn written(pos: &Position) -> Vec<Written> {
     let v = pos.variant();
-    pos.legal_moves()
+    let legal = pos.legal_moves();
+    legal
         .iter()
         .map(|m| {
             let from = v.geometry.name(m.from).to_string();
-            let san = notation::san(pos, *m);
+            let san = notation::san_among(pos, *m, &legal);
             let letter = pos
                 .piece_at(m.from)
                 .map(|p| v.piece(p.kind).letter.to_ascii_uppercase());
@@ -46,7 +51,7 @@ fn written(pos: &Position) -> Vec<Written> {
             Written {
                 from,
                 group_san,
-                coord: notation::coord(pos, *m),
+                coord: notation::coord_among(pos, *m, &legal),
                 san,
             }
         })
@@ -160,14 +165,15 @@ pub fn promotion_choices(pos: &Position, typed: &str) -> Vec<(String, String)> {
             None => s,
         }
     };
-    let found: Vec<Move> = pos
-        .legal_moves()
+    let legal = pos.legal_moves();
+    let found: Vec<Move> = legal
         .iter()
         .copied()
         .filter(|m| m.promotion.is_some())
         .filter(|m| {
-            let c = notation::coord(pos, *m);
-            strip_coord(&c) == t.to_ascii_lowercase() || strip_san(&notation::san(pos, *m)) == t
+            let c = notation::coord_among(pos, *m, &legal);
+            strip_coord(&c) == t.to_ascii_lowercase()
+                || strip_san(&notation::san_among(pos, *m, &legal)) == t
         })
         .collect();
     let same_cells = found
