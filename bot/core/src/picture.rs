@@ -22,6 +22,9 @@ pub enum PictureError {
     /// The renderer failed.
     #[error(transparent)]
     Render(#[from] render::RenderError),
+    /// The drawing task did not finish (it panicked, or the runtime is shutting down).
+    #[error("the drawing task did not finish")]
+    Task(#[from] tokio::task::JoinError),
 }
 
 fn glyph(name: &str, letter: char) -> Glyph {
@@ -428,8 +431,8 @@ impl Painter {
     /// milliseconds of CPU, which must not stall the adapter's event loop.
     ///
     /// # Errors
-    /// As [`png`], or when the drawing task could not run; said as text for the log.
-    pub async fn png(&self, picture: &BoardPicture) -> Result<Vec<u8>, String> {
+    /// As [`png`], or [`PictureError::Task`] when the drawing task could not finish.
+    pub async fn png(&self, picture: &BoardPicture) -> Result<Vec<u8>, PictureError> {
         let (painter, picture) = (self.clone(), picture.clone());
         let made = tokio::task::spawn_blocking(move || {
             png(
@@ -441,10 +444,7 @@ impl Painter {
             )
         })
         .await;
-        match made {
-            Ok(result) => result.map_err(|e| format!("board picture failed: {e}")),
-            Err(e) => Err(format!("board picture task failed: {e}")),
-        }
+        made?
     }
 }
 

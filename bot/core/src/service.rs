@@ -314,7 +314,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     GameKind::Board(v) => (v, false),
                 };
                 Ok(vec![Reply::actor(
-                    text::piece(&v, &piece, is_glass).map_err(Failure::User)?,
+                    text::piece(&v, &piece, is_glass).map_err(|e| Failure::User(e.to_string()))?,
                 )])
             }
             Command::Help(topic) => Ok(vec![Reply::actor(text::help(topic.as_deref()))]),

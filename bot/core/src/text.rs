@@ -119,8 +119,8 @@ pub fn rules(v: &Variant) -> String {
 /// Looking-Glass's (no check; pieces fall between the worlds).
 ///
 /// # Errors
-/// A message naming the variant's pieces when none matches.
-pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, String> {
+/// [`UnknownPiece`], whose text names the variant's pieces, when none matches.
+pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, UnknownPiece> {
     let q = query.trim().to_lowercase();
     let found = v.kinds().find(|k| {
         let p = v.piece(*k);
@@ -142,7 +142,7 @@ pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, String> {
             }
             Ok(s)
         }
-        None => Err(format!(
+        None => Err(UnknownPiece(format!(
             "{} has no piece {}; its pieces are {}.",
             v.display_name,
             crate::quote::quote(query),
@@ -150,9 +150,15 @@ pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, String> {
                 .map(|k| v.piece(k).name.clone())
                 .collect::<Vec<_>>()
                 .join(", ")
-        )),
+        ))),
     }
 }
+
+/// A piece asked about that the variant does not have; its text is the reply, naming the
+/// variant's pieces.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownPiece(String);
 
 /// The board as text, top rank first, with coordinates; `.` empty, ` ` holes.
 pub fn board(pos: &Position) -> String {
