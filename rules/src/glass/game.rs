@@ -81,6 +81,23 @@ impl GlassOutcome {
     }
 }
 
+/// A Looking-Glass text (a state, a view, a recorded action) that does not read. Its message
+/// may quote the text, which can be a secret back rank or order: not for logs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct GlassTextError(String);
+
+/// A record that does not replay: the first action that fails, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("action {} does not replay: {error}", .index + 1)]
+pub struct ReplayError {
+    /// The action's index in the record, from 0.
+    pub index: usize,
+    /// Why (quoting the action: not for logs).
+    #[source]
+    pub error: GlassTextError,
+}
+
 /// An order refused without consequence (nothing changes, no strike).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -173,8 +190,12 @@ impl PlayerView {
     /// Reads [`PlayerView::text`] back.
     ///
     /// # Errors
-    /// What is wrong with the text.
-    pub fn parse(v: &Variant, text: &str) -> Result<PlayerView, String> {
+    /// [`GlassTextError`], saying what is wrong with the text.
+    pub fn parse(v: &Variant, text: &str) -> Result<PlayerView, GlassTextError> {
+        Self::parse_text(v, text).map_err(GlassTextError)
+    }
+
+    fn parse_text(v: &Variant, text: &str) -> Result<PlayerView, String> {
         let f: Vec<&str> = text.split('|').map(str::trim).collect();
         let [side, r, m, strikes, captured, turn] = f.as_slice() else {
             return Err(format!("{text:?}: not a player's view"));
@@ -346,15 +367,16 @@ impl Glass {
     /// Rebuilds a game from its record (the texts of [`Report::action`], in order).
     ///
     /// # Errors
-    /// The first action that does not replay, with its index.
+    /// [`ReplayError`]: the first action that does not replay, with its index.
     pub fn replay(
         variant: Arc<Variant>,
         rules: GlassRules,
         record: &[String],
-    ) -> Result<Glass, (usize, String)> {
+    ) -> Result<Glass, ReplayError> {
         let mut g = Glass::with_variant(variant, rules);
         for (i, a) in record.iter().enumerate() {
-            g.apply_action(a).map_err(|e| (i, e))?;
+            g.apply_action(a)
+                .map_err(|error| ReplayError { index: i, error })?;
         }
         Ok(g)
     }
@@ -362,8 +384,12 @@ impl Glass {
     /// Applies one recorded action.
     ///
     /// # Errors
-    /// When the text is not a valid action here.
-    pub fn apply_action(&mut self, action: &str) -> Result<Report, String> {
+    /// [`GlassTextError`] when the text is not a valid action here.
+    pub fn apply_action(&mut self, action: &str) -> Result<Report, GlassTextError> {
+        self.apply_action_text(action).map_err(GlassTextError)
+    }
+
+    fn apply_action_text(&mut self, action: &str) -> Result<Report, String> {
         let (who, rest) = action
             .split_once(' ')
             .ok_or_else(|| format!("{action:?}: no side"))?;
@@ -503,8 +529,12 @@ impl Glass {
     /// its home world keeps the castling rights listed.
     ///
     /// # Errors
-    /// What is wrong with the text.
-    pub fn from_state(rules: GlassRules, text: &str) -> Result<Glass, String> {
+    /// [`GlassTextError`], saying what is wrong with the text.
+    pub fn from_state(rules: GlassRules, text: &str) -> Result<Glass, GlassTextError> {
+        Self::from_state_text(rules, text).map_err(GlassTextError)
+    }
+
+    fn from_state_text(rules: GlassRules, text: &str) -> Result<Glass, String> {
         let mut g = Glass::new(rules);
         let fields: Vec<&str> = text.split('|').map(str::trim).collect();
         let [r, m, turn, strikes, rest @ ..] = fields.as_slice() else {

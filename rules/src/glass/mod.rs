@@ -35,8 +35,8 @@ mod order;
 pub use back_rank::{BackRank, BackRankError};
 pub use facts::{Fact, Public, describe, describe_public, piece_name};
 pub use game::{
-    Glass, GlassOutcome, GlassRules, MIRROR, Phase, PlayerView, REAL, Refusal, Report,
-    STRIKE_LIMIT, other, world_of,
+    Glass, GlassOutcome, GlassRules, GlassTextError, MIRROR, Phase, PlayerView, REAL, Refusal,
+    ReplayError, Report, STRIKE_LIMIT, other, world_of,
 };
 pub use order::{Order, OrderTextError};
 

@@ -177,9 +177,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             (GameKind::Glass(rules), _) => {
                 let game = Glass::replay(self.glass.clone(), rules, &record.moves)
                     // The referee's reason quotes the secret action: not kept.
-                    .map_err(|(i, _)| ServiceError::GlassReplay {
+                    .map_err(|e| ServiceError::GlassReplay {
                         game: id,
-                        action: i + 1,
+                        action: e.index + 1,
                     })?;
                 Loaded::Glass(GlassGame { record, game })
             }
