@@ -585,6 +585,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn results_and_reasons_round_trip_and_read_their_old_names() {
+        for r in [
+            GameResult::Win(0),
+            GameResult::Win(1),
+            GameResult::Win(3),
+            GameResult::Draw,
+        ] {
+            assert_eq!(GameResult::parse(&r.as_text()), Ok(r));
+        }
+        assert!(GameResult::parse("½-½").is_err());
+        let mut headlines = std::collections::HashSet::new();
+        for r in EndReason::ALL {
+            assert_eq!(EndReason::parse(r.as_str()), Ok(r));
+            // Each reason is announced as itself: no win by captures called a checkmate.
+            assert!(headlines.insert(r.headline()), "{r:?}");
+            assert!(
+                r == EndReason::Checkmate || !r.headline().contains("heckmate"),
+                "{r:?}"
+            );
+        }
+        for (old, r) in [
+            ("the fifty-move rule", EndReason::FiftyMoves),
+            ("insufficient material", EndReason::InsufficientMaterial),
+            ("King captured", EndReason::KingCaptured),
+            ("third strike", EndReason::ThirdStrike),
+        ] {
+            assert_eq!(EndReason::parse(old), Ok(r));
+        }
+        assert!(EndReason::parse("timeout").is_err());
+    }
+
+    #[test]
     fn platform_names_round_trip() {
         for p in Platform::ALL {
             assert_eq!(p.as_str().parse::<Platform>(), Ok(p));
