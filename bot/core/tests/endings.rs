@@ -4,14 +4,11 @@
 //! strikes, resignation, agreement and abort, typed in the game's room, in the player's
 //! direct chat, or in another room with `#ID`.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicI64, Ordering},
-};
+use std::sync::Arc;
 
 use bot_core::{
-    Actor, Clock, GameService, SeededChance,
-    model::{GameRecord, Place, Platform, PlayerId},
+    Actor, GameService, SeededChance,
+    model::{GameRecord, Place, Platform},
     reply::{Audience, Reply},
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
@@ -20,28 +17,8 @@ use rules::{
     glass::{self, Glass, GlassRules},
 };
 
-#[derive(Clone, Default)]
-struct TestClock(Arc<AtomicI64>);
-
-impl Clock for TestClock {
-    fn now(&self) -> i64 {
-        1_800_000_000 + self.0.fetch_add(1, Ordering::Relaxed)
-    }
-}
-
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+mod common;
+use common::*;
 
 /// Where a command is typed.
 #[derive(Debug, Clone, Copy)]
@@ -61,13 +38,6 @@ struct Table {
     other_room: Place,
     dm: [Place; 2],
     players: [Actor; 2],
-}
-
-fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-    }
 }
 
 impl Table {

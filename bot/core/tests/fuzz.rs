@@ -8,27 +8,18 @@
 //! (a terminal escape, a line break inside quoted text) except the line breaks the bot writes
 //! itself; and an oversized line is refused without being looked at.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicI64, Ordering},
-};
+use std::sync::Arc;
 
 use bot_core::{
-    Actor, Clock, GameService, SeededChance, command,
+    Actor, GameService, SeededChance, command,
     model::{Place, Platform, PlayerId},
     quote::{MAX_COMMAND_BYTES, QUOTE_CHARS},
     store::memory::MemoryStore,
 };
 use rules::{Catalog, mutate};
 
-#[derive(Clone, Default)]
-struct TestClock(Arc<AtomicI64>);
-
-impl Clock for TestClock {
-    fn now(&self) -> i64 {
-        1_800_000_000 + self.0.fetch_add(1, Ordering::Relaxed)
-    }
-}
+mod common;
+use common::*;
 
 /// The corpus: every command of the grammar, in the forms people type.
 fn corpus() -> Vec<String> {

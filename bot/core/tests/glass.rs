@@ -2,16 +2,10 @@
 //! channels, reports by private message, a restart, the reveal, and the privacy property:
 //! over many random games no reply tells its audience a fact the engine did not give it.
 
-use std::{
-    collections::HashSet,
-    sync::{
-        Arc,
-        atomic::{AtomicI64, Ordering},
-    },
-};
+use std::{collections::HashSet, sync::Arc};
 
 use bot_core::{
-    Actor, Clock, GameService, SeededChance,
+    Actor, GameService, SeededChance,
     model::{GameRecord, GameStatus, Place, Platform, PlayerId},
     picture,
     reply::{Audience, Reply},
@@ -22,21 +16,8 @@ use rules::{
     glass::{self, Glass, GlassRules},
 };
 
-#[derive(Clone, Default)]
-struct TestClock(Arc<AtomicI64>);
-
-impl Clock for TestClock {
-    fn now(&self) -> i64 {
-        1_800_000_000 + self.0.fetch_add(1, Ordering::Relaxed)
-    }
-}
-
-fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-    }
-}
+mod common;
+use common::*;
 
 struct Table {
     store: MemoryStore,
@@ -493,17 +474,6 @@ fn check(
         }
     }
     bad
-}
-
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
 }
 
 #[tokio::test]

@@ -2,35 +2,19 @@
 //! ranks, Chess960 start positions, piece help, notation forgiveness and the wording of
 //! refusals (issue 13, items 9-12).
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicI64, Ordering},
-};
+use std::sync::Arc;
 
 use bot_core::{
-    Actor, Clock, GameService,
+    Actor, GameService,
     chance::SeededChance,
-    model::{Place, Platform, PlayerId},
+    model::{Place, Platform},
     reply::{Audience, MovedCells, Reply},
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
 use rules::Catalog;
 
-#[derive(Clone, Default)]
-struct TestClock(Arc<AtomicI64>);
-
-impl Clock for TestClock {
-    fn now(&self) -> i64 {
-        1_800_000_000 + self.0.fetch_add(1, Ordering::Relaxed)
-    }
-}
-
-fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-    }
-}
+mod common;
+use common::*;
 
 struct Table {
     svc: GameService<MemoryStore, TestClock>,

@@ -1,40 +1,24 @@
 //! Complete games through the service on the in-memory store: the whole lifecycle, every way a
 //! game ends, and every refusal a player can meet.
 
-use std::sync::{
-    Arc,
-    atomic::{AtomicI64, Ordering},
-};
+use std::sync::Arc;
 
 use bot_core::{
-    Actor, Clock, GameService,
-    model::{EndReason, GameResult, GameStatus, Place, Platform, PlayerId},
+    Actor, GameService,
+    model::{EndReason, GameResult, GameStatus, Place, Platform},
     reply::{Audience, Reply},
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
 use rules::Catalog;
 
-#[derive(Clone, Default)]
-struct TestClock(Arc<AtomicI64>);
-
-impl Clock for TestClock {
-    fn now(&self) -> i64 {
-        1_800_000_000 + self.0.fetch_add(1, Ordering::Relaxed)
-    }
-}
+mod common;
+use common::*;
 
 struct Table {
     svc: GameService<MemoryStore, TestClock>,
     place: Place,
     alice: Actor,
     bob: Actor,
-}
-
-fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-    }
 }
 
 impl Table {

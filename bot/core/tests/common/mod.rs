@@ -1,0 +1,50 @@
+//! What the core's integration tests share: a deterministic clock, players, and a seeded
+//! generator for random games. Each test binary uses part of it.
+#![allow(dead_code)]
+
+use std::sync::{
+    Arc,
+    atomic::{AtomicI64, Ordering},
+};
+
+use bot_core::{
+    Actor, Clock,
+    model::{Platform, PlayerId},
+};
+
+/// A clock that ticks one second per reading, from a fixed start.
+#[derive(Clone, Default)]
+pub struct TestClock(pub Arc<AtomicI64>);
+
+impl Clock for TestClock {
+    fn now(&self) -> i64 {
+        1_800_000_000 + self.0.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// A Matrix player `@name:example.org` called `name`.
+pub fn actor(name: &str) -> Actor {
+    Actor {
+        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+        name: name.to_string(),
+    }
+}
+
+/// A seeded linear congruential generator: the same games on every run.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next 31 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    /// A number in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
