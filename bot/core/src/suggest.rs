@@ -189,25 +189,44 @@ pub fn promotion_choices(pos: &Position, typed: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// When `typed` could be several legal moves (a promotion without its piece, `Nd2` with two
-/// Knights able to go there), the moves to choose from as `(SAN, coordinates)`, at most 25;
-/// empty when it names one move or none.
+/// When `typed` could be several legal moves, the moves to choose from as `(SAN,
+/// coordinates)`, at most 25; empty when it names one move or none. Several moves are: a
+/// promotion without its piece, `Nd2` with two Knights able to go there, and a first-stage
+/// suggestion submitted as it is (`Nb1` or `e2`, offered by [`suggest`] when the moves did not
+/// fit in one list), which stands for that piece's moves.
 pub fn move_choices(pos: &Position, typed: &str) -> Vec<(String, String)> {
     let promotions = promotion_choices(pos, typed);
     if !promotions.is_empty() {
         return promotions;
     }
-    let Err(notation::MoveTextError::Ambiguous { candidates, .. }) =
-        notation::parse_move(pos, typed)
-    else {
-        return Vec::new();
-    };
-    pos.legal_moves()
-        .iter()
-        .map(|m| (notation::san(pos, *m), notation::coord(pos, *m)))
-        .filter(|(san, _)| candidates.contains(san))
-        .take(MAX_CHOICES)
-        .collect()
+    match notation::parse_move(pos, typed) {
+        Ok(_) => Vec::new(),
+        Err(notation::MoveTextError::Ambiguous { candidates, .. }) => {
+            let legal = pos.legal_moves();
+            legal
+                .iter()
+                .map(|m| {
+                    (
+                        notation::san_among(pos, *m, &legal),
+                        notation::coord_among(pos, *m, &legal),
+                    )
+                })
+                .filter(|(san, _)| candidates.contains(san))
+                .take(MAX_CHOICES)
+                .collect()
+        }
+        Err(_) => {
+            // A piece (`Nb1`) or a cell (`e2`): the moves of what stands there.
+            let t = squash(typed.trim());
+            let cell = t.to_ascii_lowercase();
+            written(pos)
+                .into_iter()
+                .filter(|w| w.group_san == t || w.from == cell)
+                .take(MAX_CHOICES)
+                .map(|w| (w.san, w.coord))
+                .collect()
+        }
+    }
 }
 
 #[cfg(test)]
@@ -268,6 +287,41 @@ mod tests {
         assert_eq!(nc3.len(), 1);
         assert_eq!(nc3[0].value, "Nc3");
         assert!(suggest(&pos, "Zz9").is_empty());
+    }
+
+    #[test]
+    fn a_first_stage_choice_submitted_offers_that_pieces_moves() {
+        for (variant, fen) in [("capablanca", None), ("toulousain", None)] {
+            let pos = position(variant, fen);
+            let first = suggest(&pos, "");
+            assert!(
+                first.iter().any(|c| c.name.contains('…')),
+                "{variant}: not staged"
+            );
+            for choice in first.iter().filter(|c| c.name.contains('…')) {
+                let options = move_choices(&pos, &choice.value);
+                assert!(
+                    !options.is_empty(),
+                    "{variant} {}: nothing offered",
+                    choice.value
+                );
+                for (san, coord) in &options {
+                    assert!(legal(&pos, san) && legal(&pos, coord), "{san} {coord}");
+                    // All from the piece that was picked.
+                    let m = notation::parse_move(&pos, coord).unwrap();
+                    let from = pos.variant().geometry.name(m.from);
+                    assert!(
+                        choice.value.ends_with(from),
+                        "{variant}: {} offered {coord}",
+                        choice.value
+                    );
+                }
+            }
+        }
+        // A complete move is no choice, and nonsense offers nothing.
+        let pos = position("capablanca", None);
+        assert!(move_choices(&pos, "Nc3").is_empty());
+        assert!(move_choices(&pos, "Zz9").is_empty());
     }
 
     #[test]
