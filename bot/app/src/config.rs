@@ -14,6 +14,11 @@ use std::{
 use anyhow::bail;
 use serde::Deserialize;
 
+/// At most 60 characters of a configured value, for an error message.
+fn cut(value: &str) -> String {
+    value.chars().take(60).collect()
+}
+
 /// The board picture sizes accepted, in pixels (the longer side). Below 160 px the squares of
 /// the largest boards (16 files) are too small to tell pieces apart; above 2048 px a picture
 /// takes long to draw and exceeds what chat clients show anyway.
@@ -30,6 +35,7 @@ pub const ENV_VARS: &[&str] = &[
     "DISCORD_GUILD_ID",
     "DISCORD_BOARD_SIZE",
     "DISCORD_THREAD_PER_GAME",
+    "DISCORD_API_URL",
     "MATRIX_HOMESERVER",
     "MATRIX_USER",
     "MATRIX_PASSWORD",
@@ -118,6 +124,9 @@ pub struct DiscordConfig {
     pub thread_per_game: bool,
     /// Board picture size on Discord; default: `[render] size`.
     pub board_size: Option<u32>,
+    /// Where Discord's REST API is (`https://discord.com` when unset): for a test stand-in
+    /// or a proxy. The gateway's address is asked of it.
+    pub api_url: Option<String>,
 }
 
 impl std::fmt::Debug for DiscordConfig {
@@ -127,6 +136,7 @@ impl std::fmt::Debug for DiscordConfig {
             .field("guild", &self.guild)
             .field("thread_per_game", &self.thread_per_game)
             .field("board_size", &self.board_size)
+            .field("api_url", &self.api_url)
             .finish()
     }
 }
@@ -250,6 +260,9 @@ impl Config {
                 _ => bail!("DISCORD_THREAD_PER_GAME={v:?} is not a yes/no value: use 1 or 0"),
             };
         }
+        if let Some(v) = get("DISCORD_API_URL") {
+            self.discord.api_url = Some(v);
+        }
         if let Some(v) = get("MATRIX_HOMESERVER") {
             self.matrix.homeserver = Some(v);
         }
@@ -317,6 +330,20 @@ impl Config {
         {
             bail!("[discord] token (or DISCORD_TOKEN) is empty: paste the bot's token");
         }
+        if let Some(url) = &self.discord.api_url {
+            let url = url.trim();
+            let host = url
+                .strip_prefix("https://")
+                .or_else(|| url.strip_prefix("http://"))
+                .unwrap_or_default();
+            if host.is_empty() || host.starts_with('/') || host.contains(char::is_whitespace) {
+                bail!(
+                    "[discord] api_url (or DISCORD_API_URL) = {:?} is not an http(s) address: \
+                     use e.g. http://127.0.0.1:8080, or leave it out for discord.com",
+                    crate::config::cut(url)
+                );
+            }
+        }
         for (key, value) in [
             ("[matrix] homeserver", &self.matrix.homeserver),
             ("[matrix] user", &self.matrix.user),
@@ -353,6 +380,11 @@ impl Config {
             board_size: self.discord.board_size.unwrap_or(settings.size),
             thread_per_game: self.discord.thread_per_game,
             theme: settings.theme.clone(),
+            api_url: self
+                .discord
+                .api_url
+                .as_deref()
+                .map(|u| u.trim().trim_end_matches('/').to_string()),
         })
     }
 
@@ -692,6 +724,29 @@ mod tests {
         .unwrap();
         let d = c.discord_adapter(&c.validate().unwrap()).unwrap();
         assert_eq!(d.registration, bot_discord::Registration::Guild(123));
+    }
+
+    #[test]
+    fn the_discord_api_url_reaches_the_adapter_and_a_bad_one_is_refused() {
+        let c = Config::load_with(
+            None,
+            env(&[
+                ("DISCORD_TOKEN", "t"),
+                ("DISCORD_API_URL", "http://127.0.0.1:4000/"),
+            ]),
+        )
+        .unwrap();
+        let d = c.discord_adapter(&c.validate().unwrap()).unwrap();
+        assert_eq!(d.api_url.as_deref(), Some("http://127.0.0.1:4000"));
+        let c = Config::load_with(None, env(&[("DISCORD_TOKEN", "t")])).unwrap();
+        let d = c.discord_adapter(&c.validate().unwrap()).unwrap();
+        assert_eq!(d.api_url, None);
+        for bad in ["discord.com", "ftp://x", "http://", "https:// spaced"] {
+            let c = Config::load_with(None, |k| (k == "DISCORD_API_URL").then(|| bad.to_string()))
+                .unwrap();
+            let e = c.validate().unwrap_err().to_string();
+            assert!(e.contains("DISCORD_API_URL"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -72,6 +72,8 @@ pub struct DiscordConfig {
     pub thread_per_game: bool,
     /// The colours of board pictures.
     pub theme: render::Theme,
+    /// Discord's REST API address, when not `https://discord.com` (a test stand-in, a proxy).
+    pub api_url: Option<String>,
 }
 
 /// The token is never printed.
@@ -83,6 +85,7 @@ impl std::fmt::Debug for DiscordConfig {
             .field("board_size", &self.board_size)
             .field("thread_per_game", &self.thread_per_game)
             .field("theme", &self.theme.name)
+            .field("api_url", &self.api_url)
             .finish()
     }
 }
@@ -205,6 +208,17 @@ pub async fn client(
         .await?)
 }
 
+/// The REST client for `config`: its token, and its API address when one is set (serenity
+/// then sends every request there, and asks it for the gateway's address too).
+pub fn http(config: &DiscordConfig) -> serenity::Http {
+    let builder = serenity::HttpBuilder::new(&config.token);
+    match &config.api_url {
+        Some(url) => builder.proxy(url.as_str()),
+        None => builder,
+    }
+    .build()
+}
+
 /// Runs fairybot on Discord until `stop` completes or the connection ends for good. On `stop`
 /// new interactions are refused with a short notice, the ones being handled are finished and
 /// answered (waiting at most [`GRACE`]), then the gateway is closed.
@@ -218,7 +232,7 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     renderer: Arc<render::Renderer>,
     stop: impl Future<Output = ()>,
 ) -> Result<(), DiscordError> {
-    let http = serenity::HttpBuilder::new(&config.token).build();
+    let http = http(&config);
     let bot = Bot::new(service, catalog, renderer, config.board_size)
         .with_theme(config.theme)
         .with_thread_per_game(config.thread_per_game);
@@ -232,6 +246,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_api_url_is_where_requests_go() {
+        let mut c = DiscordConfig {
+            token: "t".into(),
+            registration: Registration::None,
+            board_size: 480,
+            thread_per_game: false,
+            theme: render::Theme::light(),
+            api_url: Some("http://127.0.0.1:4000".into()),
+        };
+        assert_eq!(http(&c).proxy.as_deref(), Some("http://127.0.0.1:4000"));
+        c.api_url = None;
+        assert_eq!(http(&c).proxy, None, "discord.com itself");
+    }
+
+    #[test]
     fn the_token_is_absent_from_debug() {
         let c = DiscordConfig {
             token: "MTIz.secret-token".into(),
@@ -239,6 +268,7 @@ mod tests {
             board_size: 480,
             thread_per_game: true,
             theme: render::Theme::dark(),
+            api_url: Some("http://127.0.0.1:9".into()),
         };
         let shown = format!("{c:?} {c:#?}");
         assert!(!shown.contains("secret-token"), "{shown}");
