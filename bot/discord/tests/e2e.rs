@@ -1015,3 +1015,38 @@ async fn outdated_and_unknown_commands_are_told_to_reload() {
         fake.unhandled_requests()
     );
 }
+
+/// The API address of the configuration (`[discord] api_url`, `DISCORD_API_URL`) points the
+/// production client at any stand-in: here the fake, which is asked for the gateway, gets the
+/// connection and sees the commands registered.
+#[tokio::test]
+async fn the_configured_api_url_points_the_bot_at_a_stand_in() {
+    let fake = FakeDiscord::start().await;
+    let config = bot_discord::DiscordConfig {
+        token: discord_fake::TOKEN.into(),
+        registration: Registration::Guild(ids::GUILD),
+        board_size: 320,
+        thread_per_game: false,
+        theme: render::Theme::light(),
+        api_url: Some(fake.rest_url()),
+    };
+    let catalog = Arc::new(Catalog::builtin());
+    let service = Arc::new(GameService::new(
+        MemoryStore::new(),
+        SystemClock,
+        catalog.clone(),
+    ));
+    let bot = Bot::new(service, catalog, Arc::new(render::Renderer::new()), 320);
+    let mut client = bot_discord::client(bot_discord::http(&config), config.registration, bot)
+        .await
+        .expect("client builds");
+    let task = tokio::spawn(async move {
+        if let Err(e) = client.start().await {
+            eprintln!("client stopped: {e}");
+        }
+    });
+    fake.wait_guild_commands(ids::GUILD)
+        .await
+        .expect("the commands reach the configured address");
+    task.abort();
+}
