@@ -586,8 +586,16 @@ async fn plays_encrypted(running: &RunningBot, alice: &mut Player, room: &RoomId
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // Knowing the device is not yet having its one-time keys: a message sent in between is
+    // encrypted without a key for it, and the bot says so and asks for it again, as a person
+    // would be asked. Then it is sent again, once.
     let (cmd, _) = alice.say(room, "!fb variants").await;
-    let reply = alice.reply_to(bot, &cmd).await;
+    let mut reply = alice.reply_to(bot, &cmd).await;
+    if reply.body().contains("never received its key") {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let (cmd, _) = alice.say(room, "!fb variants").await;
+        reply = alice.reply_to(bot, &cmd).await;
+    }
     assert!(reply.encrypted);
     assert!(reply.body().contains("toulousain"), "{}", reply.body());
     let mark = alice.mark();
