@@ -81,11 +81,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// # Errors
     /// When the record no longer replays (a corrupt record, or a variant that changed).
     pub fn engine(&self, record: &GameRecord) -> Result<GameEngine, ServiceError> {
-        match self.rebuild(record.clone()) {
-            Ok(loaded) => Ok(loaded.engine()),
-            Err(Failure::Internal(e)) => Err(e),
-            Err(Failure::User(_)) => unreachable!("rebuilding refuses nothing"),
-        }
+        self.rebuild(record.clone()).map(|loaded| loaded.engine())
     }
 
     /// The actor's active board game here (or the one named) with its position: the game
@@ -101,12 +97,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Some(id) => vec![self.store.get_game(id).await.ok()?],
             None => self
                 .store
-                .list_games(
-                    &GameFilter::default()
-                        .at(place.clone())
-                        .of(actor.id.clone())
-                        .active(),
-                )
+                .list_games(&active_of_here(actor, place))
                 .await
                 .ok()?,
         };
@@ -145,7 +136,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// Rebuilds a record's engine: remembered at the record's version, or replayed.
-    pub(super) fn rebuild(&self, record: GameRecord) -> Result<Loaded, Failure> {
+    pub(super) fn rebuild(&self, record: GameRecord) -> Result<Loaded, ServiceError> {
         tracing::Span::current().record("game", record.id.0);
         let id = record.id;
         let kind = match GameKind::glass(&record.variant) {
@@ -191,7 +182,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     pub(super) async fn load(&self, id: GameId) -> Result<Loaded, Failure> {
         match self.store.get_game(id).await {
-            Ok(r) => self.rebuild(r),
+            Ok(r) => Ok(self.rebuild(r)?),
             Err(StoreError::NotFound(_)) => user(format!("There is no game {id}.")),
             Err(e) => Err(e.into()),
         }
@@ -202,15 +193,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         actor: &Actor,
         place: &Place,
     ) -> Result<Vec<GameRecord>, Failure> {
-        let here = self
-            .store
-            .list_games(
-                &GameFilter::default()
-                    .at(place.clone())
-                    .of(actor.id.clone())
-                    .active(),
-            )
-            .await?;
+        let here = self.store.list_games(&active_of_here(actor, place)).await?;
         if !here.is_empty() {
             return Ok(here);
         }
@@ -261,7 +244,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             } else {
                 "There is no game here. Start one with `challenge @someone VARIANT`."
             }),
-            [one] => self.rebuild(one.clone()),
+            [one] => Ok(self.rebuild(one.clone())?),
             many => user(format!(
                 "Which game? {} — add `#ID`, e.g. `board #{}`.",
                 many.iter()
@@ -289,6 +272,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             players: Vec::new(),
         })
     }
+}
+
+/// The actor's active games in this place.
+fn active_of_here(actor: &Actor, place: &Place) -> GameFilter {
+    GameFilter::default()
+        .at(place.clone())
+        .of(actor.id.clone())
+        .active()
 }
 
 /// A board game's position after every stored move.
