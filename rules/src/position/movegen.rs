@@ -86,6 +86,9 @@ impl Position {
         if self.variant.move_rules {
             self.apply_river_rules(out, 0);
         }
+        if out.is_empty() && self.variant.sides > 2 {
+            self.pass_if_stuck(out);
+        }
     }
 
     /// Pseudo-legal moves (own-King safety not checked). For tests that check the legal
@@ -163,7 +166,60 @@ impl Position {
             self.castling_moves(buf);
             n += buf.iter().filter(|m| ks.allows(m)).count();
         }
+        if n == 0 && v.sides > 2 {
+            buf.clear();
+            self.pass_if_stuck(buf);
+            n = buf.len();
+        }
         n
+    }
+
+    /// Whether the side to move has at least one legal move: [`Position::count_legal`] that
+    /// stops at the first. Games of more than two sides ask it of a side after every move
+    /// (is it checkmated, must it pass), so it must cost little: no list is written, and
+    /// most often the first piece looked at can move.
+    pub(super) fn has_legal_move(&self) -> bool {
+        let us = self.turn;
+        let king = match self.royal[us.index()] {
+            Some(k) if !self.variant.unusual => k,
+            _ => {
+                let mut buf = MoveList::new();
+                self.legal_moves_into(&mut buf);
+                return !buf.is_empty();
+            }
+        };
+        let v = &*self.variant;
+        let t = &v.tables;
+        let board = &self.board[..];
+        let mut ks = KingSafety::new(self, king);
+        let screens = !ks.risky_to.is_empty();
+        for from in self.occupied[us.index()].iter() {
+            let slot = t.slot(
+                Piece::kind_of(board[from.index()]) as usize,
+                us.index(),
+                from.index(),
+            );
+            let (a, b) = t.index[slot];
+            let full = ks.in_check || from == king || ks.risky_from.contains(from);
+            let mut first = FirstLegal {
+                found: false,
+                full,
+                screens,
+                ks: &mut ks,
+            };
+            for p in &t.paths[a as usize..b as usize] {
+                gen_path(t, board, us.0, from.0, p, self.ep, &mut first);
+                if first.found {
+                    return true;
+                }
+            }
+        }
+        if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
+            let mut buf = MoveList::new();
+            self.castling_moves(&mut buf);
+            return buf.iter().any(|m| ks.allows(m));
+        }
+        false
     }
 
     /// Pseudo-legal moves: every move by the rules of movement, ignoring own-King safety
@@ -484,6 +540,31 @@ impl Sink for Counter<'_, '_> {
             m.kind == MoveKind::EnPassant || (self.screens && self.ks.risky_to.contains(m.to));
         if !test || self.ks.allows(&m) {
             self.n += 1;
+        }
+    }
+}
+
+/// Notes whether any generated move is legal, testing only the moves that need it.
+struct FirstLegal<'k, 'p> {
+    found: bool,
+    /// Every move of this piece needs the full test (in check, the King, a pinned piece).
+    full: bool,
+    /// Some cell is in `ks.risky_to`.
+    screens: bool,
+    ks: &'k mut KingSafety<'p>,
+}
+
+impl Sink for FirstLegal<'_, '_> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        if self.found {
+            return;
+        }
+        let test = self.full
+            || m.kind == MoveKind::EnPassant
+            || (self.screens && self.ks.risky_to.contains(m.to));
+        if !test || self.ks.allows(&m) {
+            self.found = true;
         }
     }
 }

@@ -708,6 +708,7 @@ impl Position {
             lost: self.lost,
             out: self.out,
             turnovers: Vec::new(),
+            checked_at_setup: self.checked_at_setup,
         }
     }
 
