@@ -14,7 +14,44 @@ use crate::{
     moves,
 };
 
+/// Commands about challenges: they name an opponent in a server, so they are not offered in
+/// the bot's DM (a challenge made there would live where the opponent cannot see it).
+pub(crate) const SERVER_ONLY: [&str; 4] = ["challenge", "accept", "decline", "cancel"];
+
+/// Every command, with where Discord may offer it set deliberately: installed to servers only
+/// (the bot is not a user app, whose commands would run in other people's DMs without the
+/// bot present), usable in server channels, and all but [`SERVER_ONLY`] in the bot's DM too,
+/// where Looking-Glass players send their setups and orders.
 pub(crate) fn all() -> Vec<poise::Command<crate::Bot, Error>> {
+    let mut cmds = commands();
+    for c in &mut cmds {
+        c.install_context = Some(vec![serenity::InstallationContext::Guild]);
+        c.interaction_context = Some(if SERVER_ONLY.contains(&&*c.name) {
+            vec![serenity::InteractionContext::Guild]
+        } else {
+            vec![
+                serenity::InteractionContext::Guild,
+                serenity::InteractionContext::BotDm,
+            ]
+        });
+    }
+    cmds
+}
+
+/// The commands a player needs in his DM with the bot, offered there only: registered
+/// globally next to a server's own registration ([`crate::Registration::Guild`]), since
+/// Discord never offers a server's commands in DMs, and limited to DMs so the server does not
+/// list each of them twice.
+pub(crate) fn for_dms() -> Vec<poise::Command<crate::Bot, Error>> {
+    let mut cmds = all();
+    cmds.retain(|c| !SERVER_ONLY.contains(&&*c.name));
+    for c in &mut cmds {
+        c.interaction_context = Some(vec![serenity::InteractionContext::BotDm]);
+    }
+    cmds
+}
+
+fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
     vec![
         challenge(),
         accept(),
@@ -557,6 +594,29 @@ mod tests {
         assert_eq!(Answer::from(OfferAnswer::Accept), Answer::Accept);
         assert_eq!(Answer::from(OfferAnswer::Decline), Answer::Decline);
         assert_eq!(game(Some(3)), Some(GameId(3)));
+    }
+
+    #[test]
+    fn contexts_are_set_on_purpose() {
+        use poise::serenity_prelude::InteractionContext::{BotDm, Guild};
+        for c in all() {
+            assert_eq!(
+                c.install_context,
+                Some(vec![serenity::InstallationContext::Guild])
+            );
+            let expected = if SERVER_ONLY.contains(&&*c.name) {
+                vec![Guild]
+            } else {
+                vec![Guild, BotDm]
+            };
+            assert_eq!(c.interaction_context, Some(expected), "{}", c.name);
+        }
+        let dm = for_dms();
+        assert_eq!(dm.len(), all().len() - SERVER_ONLY.len());
+        for name in ["move", "setup", "ask", "board", "resign", "draw", "help"] {
+            let c = dm.iter().find(|c| c.name == name).expect(name);
+            assert_eq!(c.interaction_context, Some(vec![BotDm]));
+        }
     }
 
     #[test]

@@ -50,9 +50,11 @@ impl From<serenity::Error> for DiscordError {
 /// Where slash commands are registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Registration {
-    /// Globally (every server and DMs; Discord may take a while to show changes).
+    /// Globally: every server, and the bot's DM for all but the challenge commands.
     Global,
-    /// In one server only (immediate: for testing).
+    /// Every command in one server (changes show at once: for testing), and, since Discord
+    /// never offers a server's commands in DMs, the commands DMs need globally, offered in
+    /// the bot's DM only (so the server does not list them twice).
     Guild(u64),
     /// Not at all (they are registered already).
     None,
@@ -196,6 +198,7 @@ pub async fn client(
                     Registration::Guild(g) => {
                         poise::builtins::register_in_guild(ctx, cmds, serenity::GuildId::new(g))
                             .await?;
+                        poise::builtins::register_globally(ctx, &commands::for_dms()).await?;
                     }
                     Registration::None => {}
                 }

@@ -114,6 +114,10 @@ async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bo
             fake.wait_guild_commands(g)
                 .await
                 .expect("commands registered");
+            // And what DMs need, globally (registered right after).
+            fake.wait_global_commands()
+                .await
+                .expect("DM commands registered");
         }
         Registration::Global => {
             fake.wait_global_commands()
@@ -705,9 +709,66 @@ async fn slow_work_is_deferred() {
 #[tokio::test]
 async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
-    let global = bot.fake.registered_commands();
+    let fake = &bot.fake;
+    let global = fake.registered_commands();
     assert_eq!(global.len(), 20);
-    assert!(bot.fake.guild_commands(ids::GUILD).is_empty());
+    assert!(fake.guild_commands(ids::GUILD).is_empty());
+    for c in &global {
+        assert_eq!(
+            c.raw["integration_types"],
+            serde_json::json!([0]),
+            "{}",
+            c.name
+        );
+        let contexts = if c.name == "challenge" || c.name == "accept" {
+            serde_json::json!([0])
+        } else if c.name == "move" || c.name == "board" {
+            serde_json::json!([0, 1])
+        } else {
+            continue;
+        };
+        assert_eq!(c.raw["contexts"], contexts, "{}", c.name);
+    }
+    // What a player's Discord offers where.
+    assert!(fake.slash("challenge").in_dm().try_send().is_err());
+    assert!(fake.slash("move").in_dm().try_send().is_ok());
+    assert!(fake.slash("challenge").try_send().is_ok());
+}
+
+/// Issue 18 item 7: with the commands registered in one server, Discord offers none of them
+/// in DMs, so the ones DMs need are also registered globally, for the bot's DM only: a
+/// Looking-Glass player can send his setup and orders there, the server lists each command
+/// once, and challenges stay in servers.
+#[tokio::test]
+async fn guild_registration_still_offers_dm_play() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 20);
+    let global = fake.registered_commands();
+    let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "abort", "ask", "board", "draw", "export", "games", "help", "history", "move", "moves",
+            "piece", "resign", "rules", "setup", "takeback", "variants"
+        ]
+    );
+    assert!(
+        global
+            .iter()
+            .all(|c| c.raw["contexts"] == serde_json::json!([1])),
+        "DM only: the server shows its own copy"
+    );
+    for name in ["setup", "move", "ask", "board", "resign"] {
+        assert!(fake.slash(name).in_dm().try_send().is_ok(), "{name}");
+    }
+    let err = fake.slash("challenge").in_dm().try_send().unwrap_err();
+    assert!(err.in_dm);
+    // And the DM command works.
+    let ix = fake.slash("variants").in_dm().send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("chess"), "{}", m.content);
 }
 
 /// A command given in the bot's DM channel; returns once its interaction is answered.
