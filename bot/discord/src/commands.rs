@@ -88,7 +88,7 @@ fn place(ctx: Ctx<'_>) -> Place {
 async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
-    let mut target = Target::Command(ctx);
+    let mut target = Target::command(ctx);
     let work = ctx.data().games.handle(&actor, &place, cmd);
     let replies = deliver::in_time(ctx.data(), &mut target, work).await?;
     deliver::deliver(ctx.data(), &mut target, replies).await
@@ -246,7 +246,8 @@ async fn challenge_in_thread(
     opponent: &serenity::User,
     variant: &str,
 ) -> Result<(), Error> {
-    ctx.defer().await?;
+    let mut target = Target::command(ctx);
+    target.defer(false).await?;
     let actor = deliver::actor(ctx.author());
     let name = thread_name(&actor.name, &deliver::actor(opponent).name, variant);
     let thread = ctx
@@ -267,7 +268,7 @@ async fn challenge_in_thread(
         if let Err(e) = thread.id.delete(ctx).await {
             tracing::warn!("could not delete the unused thread {}: {e}", thread.id);
         }
-        return deliver::deliver(ctx.data(), &mut Target::Command(ctx), replies).await;
+        return deliver::deliver(ctx.data(), &mut target, replies).await;
     }
     let mut rest = Vec::new();
     for reply in replies {
@@ -277,15 +278,20 @@ async fn challenge_in_thread(
             rest.push(reply);
         }
     }
-    ctx.say(format!(
-        "{} challenges {}: the game is in <#{}>.",
-        convert::mention(&actor.id),
-        convert::mention(&convert::player(opponent.id.get())),
-        thread.id
-    ))
-    .await?;
+    target
+        .send(Outgoing {
+            content: format!(
+                "{} challenges {}: the game is in <#{}>.",
+                convert::mention(&actor.id),
+                convert::mention(&convert::player(opponent.id.get())),
+                thread.id
+            ),
+            mentions: vec![ctx.author().id.get(), opponent.id.get()],
+            ..Outgoing::default()
+        })
+        .await?;
     if !rest.is_empty() {
-        deliver::deliver(ctx.data(), &mut Target::Command(ctx), rest).await?;
+        deliver::deliver(ctx.data(), &mut target, rest).await?;
     }
     Ok(())
 }
@@ -351,7 +357,7 @@ pub async fn move_(
                 },
             )
             .placeholder("Which move?");
-            return Target::Command(ctx)
+            return Target::command(ctx)
                 .send(Outgoing {
                     content: format!(
                         "{} could be several moves: pick one.",
@@ -362,7 +368,8 @@ pub async fn move_(
                     components: vec![serenity::CreateActionRow::SelectMenu(menu)],
                     mentions: Vec::new(),
                 })
-                .await;
+                .await
+                .map_err(Into::into);
         }
     }
     run(
@@ -455,7 +462,7 @@ pub async fn resign(
             .label("Keep playing")
             .style(serenity::ButtonStyle::Secondary),
     ]);
-    Target::Command(ctx)
+    Target::command(ctx)
         .send(Outgoing {
             content: format!("Resign game {id}? This cannot be undone."),
             ephemeral: true,
@@ -464,6 +471,7 @@ pub async fn resign(
             mentions: Vec::new(),
         })
         .await
+        .map_err(Into::into)
 }
 
 /// Offer, accept or decline a draw

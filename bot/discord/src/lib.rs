@@ -13,6 +13,7 @@ mod commands;
 mod deliver;
 mod drain;
 mod errors;
+mod send;
 
 use std::sync::Arc;
 
@@ -24,6 +25,7 @@ pub use bot_core::{CurrentGame, Games};
 pub use convert::ComponentId;
 pub use drain::{Drain, GRACE, serve};
 pub use errors::new_reference;
+pub use send::{MAX_CONTENT, Retry, SendError, fit};
 
 /// The error type of commands and handlers.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -102,6 +104,8 @@ pub struct Bot {
     threads: bool,
     defer_after: std::time::Duration,
     drain: Drain,
+    retry: Retry,
+    kept: deliver::Kept,
 }
 
 impl std::fmt::Debug for Bot {
@@ -130,7 +134,16 @@ impl Bot {
             threads: false,
             defer_after: std::time::Duration::from_secs(2),
             drain: Drain::default(),
+            retry: Retry::default(),
+            kept: deliver::Kept::default(),
         }
+    }
+
+    /// How a send that meets a server error or a rate limit is tried again (default: four
+    /// tries, waiting 0.5, 1 and 2 s).
+    pub fn with_retry(mut self, retry: Retry) -> Bot {
+        self.retry = retry;
+        self
     }
 
     /// The count of interactions being handled by clients made from this bot, for

@@ -16,6 +16,13 @@ use rules::Catalog;
 
 type Service = GameService<MemoryStore, SystemClock>;
 
+/// Retries as in production, but quick: four tries over 140 ms.
+const QUICK: bot_discord::Retry = bot_discord::Retry {
+    attempts: 4,
+    first_delay: Duration::from_millis(20),
+    max_delay: Duration::from_millis(80),
+};
+
 /// The service, plus one extra for DM tests: `/help dm` also sends the actor a private reply
 /// (the built-in variants have no hidden information, so the core sends none by itself).
 struct WithDm(Arc<Service>);
@@ -31,6 +38,13 @@ impl Games for WithDm {
             if cmd == Command::Help(Some("slow".into())) {
                 tokio::time::sleep(Duration::from_millis(1300)).await;
                 return vec![Reply::actor("Slow but done.")];
+            }
+            if cmd == Command::Help(Some("tell carol".into())) {
+                let secret = Reply::private(
+                    bot_discord::convert::player(ids::CAROL),
+                    "Your secret: a rook on h8.",
+                );
+                return vec![Reply::room("Told carol."), secret];
             }
             if cmd == Command::Help(Some("dm".into())) {
                 let mut secret = Reply::room("Your secret hand: {0}, knight and camel.")
@@ -99,7 +113,8 @@ async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bo
         Arc::new(render::Renderer::new()),
         320,
     )
-    .with_defer_after(Duration::from_millis(1000));
+    .with_defer_after(Duration::from_millis(1000))
+    .with_retry(QUICK);
     let bot = configure(bot);
     let mut client = bot_discord::client(fake.serenity_http(), registration, bot)
         .await
@@ -579,6 +594,7 @@ async fn private_reply_by_dm_and_closed_dms() {
     let dm = fake.wait_dm(ids::ALICE, 1).await.unwrap();
     assert!(dm.content.contains("secret hand"), "{}", dm.content);
 
+    // Bob's DMs are closed and he is right here: his secret is shown to him alone.
     fake.close_dms(ids::BOB);
     let ix = fake
         .slash("help")
@@ -586,19 +602,57 @@ async fn private_reply_by_dm_and_closed_dms() {
         .by(ids::BOB)
         .send();
     let msgs = messages(fake, &ix, 2).await;
-    let notice = &msgs[1];
-    assert!(!notice.is_ephemeral());
-    assert_eq!(notice.mentioned_users(), [ids::BOB]);
+    assert!(!msgs[0].is_ephemeral());
+    let own = &msgs[1];
+    assert!(own.is_ephemeral());
+    assert!(own.content.contains("secret hand"), "{}", own.content);
     assert!(
-        notice.content.contains("Direct Messages"),
+        own.content.contains("direct messages are closed"),
         "{}",
-        notice.content
-    );
-    assert!(
-        !notice.content.contains("secret"),
-        "nothing private in the channel"
+        own.content
     );
     assert!(fake.dm_messages_to(ids::BOB).is_empty());
+}
+
+/// Issue 18 item 5: a private message for another player whose DMs are closed (when the DM is
+/// opened, or when it is sent) is kept; the channel is told, mentioning him, without the
+/// private content; his next command shows it to him alone.
+#[tokio::test]
+async fn a_closed_dm_is_announced_in_the_channel_and_kept_for_its_player() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    for close in [FakeDiscord::close_dms_at_open, FakeDiscord::close_dms] {
+        close(fake, ids::CAROL);
+        let ix = fake.slash("help").string("command", "tell carol").send();
+        let msgs = messages(fake, &ix, 2).await;
+        assert_eq!(msgs[0].content, "Told carol.");
+        let notice = &msgs[1];
+        assert!(!notice.is_ephemeral());
+        assert_eq!(notice.mentioned_users(), [ids::CAROL]);
+        assert!(notice.content.contains("/board"), "{}", notice.content);
+        assert!(
+            !notice.content.contains("rook"),
+            "nothing private: {}",
+            notice.content
+        );
+        assert!(fake.dm_messages_to(ids::CAROL).is_empty());
+    }
+    // Carol asks: both kept reports, to her alone.
+    let ix = fake.slash("board").by(ids::CAROL).send();
+    let msgs = messages(fake, &ix, 3).await;
+    let kept: Vec<&SentMessage> = msgs
+        .iter()
+        .filter(|m| m.content.contains("Kept for you"))
+        .collect();
+    assert_eq!(kept.len(), 2, "{msgs:?}");
+    assert!(
+        kept.iter()
+            .all(|m| m.is_ephemeral() && m.content.contains("rook"))
+    );
+    // Taken once.
+    let ix = fake.slash("board").by(ids::CAROL).send();
+    let msgs = messages(fake, &ix, 1).await;
+    assert!(msgs.iter().all(|m| !m.content.contains("Kept")));
 }
 
 #[tokio::test]
@@ -1012,7 +1066,7 @@ fn reference_of(text: &str) -> String {
     text[start..].trim_end_matches(".)").to_string()
 }
 
-/// A command whose answer fails (Discord answers 500 once) is told, ephemerally and in plain
+/// A command whose answer Discord refuses (400 once) is told, ephemerally and in plain
 /// words, to check the game and try again, with a reference that is new for each error.
 #[tokio::test]
 async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference() {
@@ -1022,7 +1076,7 @@ async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference()
     for _ in 0..2 {
         fake.fail_requests(
             |method, route| method == "POST" && route.starts_with("interactions/"),
-            discord_fake::DiscordError::internal_server_error(),
+            discord_fake::DiscordError::new(400, 50035, "Invalid Form Body"),
             Some(1),
         );
         let ix = fake.slash("variants").send();
@@ -1037,6 +1091,126 @@ async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference()
         references[0], references[1],
         "each error has its own reference"
     );
+}
+
+/// Issue 18 item 2: a 5xx or a 429 (header or body form) on an answer, a followup, a channel
+/// post or a DM is tried again and the message arrives once; a server error that does not
+/// stop is answered with what to do, never with Discord's or serenity's text.
+#[tokio::test]
+async fn server_errors_and_rate_limits_are_retried_on_every_kind_of_send() {
+    use discord_fake::{DiscordError, RateLimit, RetryAfterIn};
+    // Patient enough for a 300 ms window: 50 + 100 + 200 + 200 + 200 ms.
+    let bot = start_bot(Registration::Guild(ids::GUILD), |b| {
+        b.with_retry(bot_discord::Retry {
+            attempts: 6,
+            first_delay: Duration::from_millis(50),
+            max_delay: Duration::from_millis(200),
+        })
+    })
+    .await;
+    let fake = &bot.fake;
+    // The interaction's answer: 500, then 502, then it goes through.
+    for e in [
+        DiscordError::internal_server_error(),
+        DiscordError::bad_gateway(),
+    ] {
+        fake.fail_requests(
+            |m, r| m == "POST" && r.starts_with("interactions/"),
+            e,
+            Some(1),
+        );
+    }
+    let ix = fake.slash("variants").send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("chess"), "{}", m.content);
+    let tries = fake.callbacks_for(ix.id).len();
+    assert_eq!(tries, 1, "failed tries are not callbacks");
+    // A DM and a followup, each rate-limited in one form: the test takes the window's only
+    // request itself just before, so the bot's is over the limit and must wait.
+    let http = fake.serenity_http();
+    for (form, route) in [
+        (RetryAfterIn::Body, "channels/"),
+        (RetryAfterIn::Header, "webhooks/"),
+    ] {
+        fake.clear_failures();
+        fake.rate_limit(
+            move |m, r| m == "POST" && r.starts_with(route),
+            RateLimit {
+                bucket: route.into(),
+                limit: 1,
+                window: Duration::from_millis(300),
+                form,
+                global: false,
+            },
+        );
+        let before = fake.requests().iter().filter(|q| q.status == 429).count();
+        if form == RetryAfterIn::Body {
+            let _ = http
+                .send_message(
+                    serenity::all::ChannelId::new(ids::GAMES),
+                    vec![],
+                    &serde_json::json!({"content": "taking the slot"}),
+                )
+                .await;
+            let ix = fake.slash("help").string("command", "dm").send();
+            message(fake, &ix).await;
+            let dm = fake.wait_dm(ids::ALICE, 1).await.unwrap();
+            assert!(dm.content.contains("secret hand"), "{}", dm.content);
+        } else {
+            fake.close_dms(ids::CAROL);
+            let _ = http
+                .create_followup_message(
+                    "no-such-token",
+                    &serde_json::json!({"content": "x"}),
+                    vec![],
+                )
+                .await;
+            let ix = fake.slash("help").string("command", "tell carol").send();
+            let msgs = messages(fake, &ix, 2).await;
+            assert_eq!(
+                msgs[1].mentioned_users(),
+                [ids::CAROL],
+                "the notice, a followup"
+            );
+        }
+        let after = fake.requests().iter().filter(|q| q.status == 429).count();
+        assert!(after > before, "{form:?}: the bot met the limit and waited");
+    }
+    fake.clear_failures();
+    // Discord failing for good on the answer: a public one goes to the channel as a plain
+    // message, one for the actor alone by DM.
+    start_game(fake).await;
+    fake.fail_requests(
+        |m, r| m == "POST" && r.starts_with("interactions/"),
+        DiscordError::service_unavailable(),
+        None,
+    );
+    let ix = fake.slash("board").send();
+    let posted = fake
+        .wait_message(|m| m.channel_id == ids::GENERAL && m.interaction_id().is_none())
+        .await
+        .unwrap();
+    assert!(
+        posted.attachment("board.png").is_some(),
+        "{}",
+        posted.content
+    );
+    assert!(fake.callbacks_for(ix.id).is_empty());
+    let dms = fake.dm_messages_to(ids::ALICE).len();
+    let ix = fake.slash("variants").send();
+    let dm = fake.wait_dm(ids::ALICE, dms + 1).await.unwrap();
+    assert!(dm.content.contains("chess"), "{}", dm.content);
+    assert!(fake.callbacks_for(ix.id).is_empty());
+    for m in fake.messages_in(ids::GENERAL) {
+        for raw in [
+            "Internal Server Error",
+            "[Serenity]",
+            "503",
+            "Service Unavailable",
+        ] {
+            assert!(!m.content.contains(raw), "{raw} shown: {}", m.content);
+        }
+    }
 }
 
 /// Options that do not fit the registered command (a client with an outdated command list)
