@@ -8,7 +8,7 @@ use bot_core::{
 use poise::serenity_prelude as serenity;
 
 use crate::{
-    Ctx, CurrentGame, Error, convert,
+    Ctx, Error, convert,
     convert::ComponentId,
     deliver::{self, Outgoing, Target},
     moves,
@@ -445,10 +445,11 @@ pub async fn resign(
 ) -> Result<(), Error> {
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
-    let Some(CurrentGame { id, .. }) = ctx
+    // Any game of his, a Looking-Glass one given from his DM included: always confirmed.
+    let Some(id) = ctx
         .data()
         .games
-        .current_game(&actor, &place, self::game(game))
+        .game_to_act_on(&actor, &place, self::game(game))
         .await
     else {
         // No game of the actor here: the core says why.

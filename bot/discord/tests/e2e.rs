@@ -39,6 +39,10 @@ impl Games for WithDm {
                 tokio::time::sleep(Duration::from_millis(1300)).await;
                 return vec![Reply::actor("Slow but done.")];
             }
+            if cmd == Command::Help(Some("long".into())) {
+                let line = "A line of a long listing, as a long game's record would be.\n";
+                return vec![Reply::room(line.repeat(90))];
+            }
             if cmd == Command::Help(Some("tell carol".into())) {
                 let secret = Reply::private(
                     bot_discord::convert::player(ids::CAROL),
@@ -63,6 +67,15 @@ impl Games for WithDm {
         game: Option<GameId>,
     ) -> std::pin::Pin<Box<dyn Future<Output = Option<CurrentGame>> + Send + 'a>> {
         Games::current_game(&*self.0, actor, place, game)
+    }
+
+    fn game_to_act_on<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<GameId>> + Send + 'a>> {
+        Games::game_to_act_on(&*self.0, actor, place, game)
     }
 
     fn handle_text<'a>(
@@ -1284,4 +1297,267 @@ async fn the_configured_api_url_points_the_bot_at_a_stand_in() {
         .await
         .expect("the commands reach the configured address");
     task.abort();
+}
+
+/// A Looking-Glass challenge from `white` to `black` in #general, accepted with the button.
+async fn glass_game(fake: &FakeDiscord, white: u64, black: u64) {
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", black)
+        .string("variant", "looking-glass")
+        .integer("colour", 0)
+        .by(white)
+        .send();
+    let msg = message(fake, &ix).await;
+    let accept = msg
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:accept:"))
+        .unwrap();
+    let click = fake.click(msg.id, &accept).by(black).send();
+    message(fake, &click).await;
+}
+
+/// The resign confirmation the bot answered `ix` with: clicks "Resign" as `who`.
+async fn confirm_resignation(fake: &FakeDiscord, ix: &InteractionRef, who: u64) -> InteractionRef {
+    let ask = message(fake, ix).await;
+    assert!(ask.is_ephemeral(), "{}", ask.content);
+    assert!(ask.content.starts_with("Resign game"), "{}", ask.content);
+    let confirm = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:resign:confirm:"))
+        .expect("a confirmation button");
+    let click = fake.click(ask.id, &confirm).by(who).send();
+    message(fake, &click).await;
+    click
+}
+
+/// Issue 18's "must show": a Looking-Glass game on Discord in which the opponent's DMs are
+/// closed, and one resigned from a DM, both ending with the result in the channel and told
+/// to both players. Closed DMs never put a notice in the acting player's DM nor anything
+/// private in the channel; the reports Bob could not receive are shown to him alone when he
+/// asks with /board in the channel.
+#[tokio::test]
+async fn looking_glass_with_closed_dms_and_a_resignation_from_a_dm() {
+    let bot = start().await;
+    let fake = &bot.fake;
+
+    // Game 1: Bob's DMs are closed from the start.
+    fake.close_dms_at_open(ids::BOB);
+    glass_game(fake, ids::ALICE, ids::BOB).await;
+    let notices = |fake: &FakeDiscord| {
+        fake.messages_in(ids::GENERAL)
+            .into_iter()
+            .filter(|m| !m.is_ephemeral() && m.content.contains("direct messages are closed"))
+            .collect::<Vec<_>>()
+    };
+    // Bob accepted, so his invitation is shown to him alone right there.
+    let own = fake
+        .wait_message(|m| m.content.contains("direct messages are closed"))
+        .await
+        .unwrap();
+    assert!(
+        own.is_ephemeral() && own.content.contains("setup 518"),
+        "{}",
+        own.content
+    );
+    // Bob can still give his setup in his DM: its answer is the interaction's own.
+    in_dm(fake, ids::BOB, "setup", Some(("choice", "518"))).await;
+    in_dm(fake, ids::ALICE, "setup", Some(("choice", "518"))).await;
+    in_dm(fake, ids::ALICE, "move", Some(("move", "e2e3"))).await;
+    // Bob's reports (the game begins, the Pawn arriving on R:e3) could not reach him: the
+    // channel says so, mentioning him; Alice's DM never carries a word about it.
+    assert!(notices(fake).len() >= 2, "{}", notices(fake).len());
+    for m in notices(fake) {
+        assert_eq!(m.mentioned_users(), [ids::BOB]);
+        assert!(!rules::glass::names_a_square(&m.content), "{}", m.content);
+    }
+    for m in fake.dm_messages_to(ids::ALICE) {
+        assert!(!m.content.contains("closed"), "{}", m.content);
+        assert!(!m.mentioned_users().contains(&ids::BOB), "{}", m.content);
+    }
+    assert!(
+        fake.dm_channel_of(ids::BOB).is_none()
+            || fake
+                .dm_messages_to(ids::BOB)
+                .iter()
+                .all(|m| m.interaction_id().is_some())
+    );
+    // Bob asks in the channel: what he missed and his world, to him alone.
+    let ix = fake.slash("board").by(ids::BOB).send();
+    let msgs = messages(fake, &ix, 3).await;
+    let private: Vec<&SentMessage> = msgs.iter().filter(|m| m.is_ephemeral()).collect();
+    assert!(
+        private.iter().any(|m| m.content.contains("R:e3")),
+        "the kept report: {:?}",
+        msgs.iter().map(|m| &m.content).collect::<Vec<_>>()
+    );
+    assert!(private.iter().any(|m| m.attachment("board.png").is_some()));
+    for m in msgs.iter().filter(|m| !m.is_ephemeral()) {
+        assert!(!rules::glass::names_a_square(&m.content), "{}", m.content);
+        assert!(m.attachments.is_empty(), "{}", m.content);
+    }
+    // Bob resigns in the channel: the result there, by DM to Alice, and to Bob alone here.
+    let ix = fake.slash("resign").by(ids::BOB).send();
+    let click = confirm_resignation(fake, &ix, ids::BOB).await;
+    let result = fake
+        .wait_message(|m| m.channel_id == ids::GENERAL && m.content.contains("resigns"))
+        .await
+        .unwrap();
+    let mut told = result.mentioned_users();
+    told.sort_unstable();
+    assert_eq!(told, [ids::ALICE, ids::BOB]);
+    let to_alice = fake
+        .wait_until("the result by DM to Alice", Duration::from_secs(5), |r| {
+            r.dm_messages_to(ids::ALICE)
+                .into_iter()
+                .find(|m| m.content.contains("resigns"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(
+        to_alice.content.contains("White wins"),
+        "{}",
+        to_alice.content
+    );
+    let to_bob = messages(fake, &click, 2).await;
+    assert!(
+        to_bob
+            .iter()
+            .any(|m| m.is_ephemeral() && m.content.contains("resigns")),
+        "{:?}",
+        to_bob.iter().map(|m| &m.content).collect::<Vec<_>>()
+    );
+    assert!(
+        fake.messages_in(ids::GENERAL)
+            .iter()
+            .any(|m| m.content.contains("revealed")),
+        "both worlds revealed in the channel"
+    );
+
+    // Game 2: Alice against Carol; Alice resigns from her DM, with a confirmation there.
+    glass_game(fake, ids::ALICE, ids::CAROL).await;
+    in_dm(fake, ids::CAROL, "setup", Some(("choice", "518"))).await;
+    in_dm(fake, ids::ALICE, "setup", Some(("choice", "RNBQKBNR"))).await;
+    let before = fake
+        .messages_in(ids::GENERAL)
+        .iter()
+        .filter(|m| m.content.contains("resigns"))
+        .count();
+    let ix = fake.slash("resign").by(ids::ALICE).in_dm().send();
+    confirm_resignation(fake, &ix, ids::ALICE).await;
+    let result = fake
+        .wait_until(
+            "the second result in the channel",
+            Duration::from_secs(5),
+            |r| {
+                r.messages_in(ids::GENERAL)
+                    .into_iter()
+                    .filter(|m| m.content.contains("resigns"))
+                    .nth(before)
+                    .cloned()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(result.content.contains("Black wins"), "{}", result.content);
+    let mut told = result.mentioned_users();
+    told.sort_unstable();
+    assert_eq!(told, [ids::ALICE, ids::CAROL]);
+    for user in [ids::ALICE, ids::CAROL] {
+        fake.wait_until("the result by DM", Duration::from_secs(5), |r| {
+            r.dm_messages_to(user)
+                .into_iter()
+                .find(|m| m.content.contains("resigns") && m.content.contains("Black wins"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    }
+}
+
+/// Issue 18 item 3: every interaction gets an answer within Discord's 3 seconds, also a
+/// command the bot no longer has, options of an outdated schema, and a button of an older
+/// version: an ephemeral "this command changed, reload" rather than silence.
+#[tokio::test]
+async fn every_interaction_is_answered_in_time_even_when_outdated() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let game = start_game(fake).await;
+    let started = std::time::Instant::now();
+    let mut answered = Vec::new();
+    let gone = fake.slash("offerdraw").send();
+    let stale = fake
+        .slash("move")
+        .integer("move", 5)
+        .string("game", "one")
+        .send();
+    let old_button = fake.click(game.id, "fb:oldstyle:accept").unchecked().send();
+    let empty_menu = fake.click(game.id, "fb:move:1").unchecked().send();
+    for ix in [&gone, &stale, &old_button, &empty_menu] {
+        let cb = fake.wait_callback(ix).await.unwrap();
+        assert!(cb.is_ephemeral(), "{:?}", cb.content());
+        answered.push(cb.content().unwrap_or_default().to_string());
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        answered[0].contains("/offerdraw has changed"),
+        "{}",
+        answered[0]
+    );
+    assert!(answered[1].contains("/move has changed"), "{}", answered[1]);
+    for old in &answered[2..] {
+        assert!(old.contains("older version"), "{old}");
+    }
+    let requests = fake.requests();
+    let callbacks: Vec<_> = requests
+        .iter()
+        .filter(|q| q.matches("POST", "interactions/*/*/callback"))
+        .collect();
+    assert!(callbacks.iter().all(|q| q.status == 204), "{callbacks:?}");
+}
+
+/// Issue 18 item 4: a 5,000-character move is refused with a short quoted prefix, its
+/// autocomplete stays within Discord's limits, and a reply longer than 2,000 characters is
+/// split on purpose into messages that each fit.
+#[tokio::test]
+async fn long_input_and_long_replies_fit_discord() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    let long = format!("e2e4{}", "x".repeat(4996));
+    let ix = fake.slash("move").string("move", &long).send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    let text = cb.content().unwrap_or_default();
+    assert!(cb.is_ephemeral(), "{text}");
+    assert!(text.chars().count() < 300, "{text}");
+    assert!(text.contains("`e2e4xxx"), "a quoted prefix: {text}");
+    assert!(!text.contains("too large"), "{text}");
+    let ix = fake
+        .autocomplete("move")
+        .focused_string("move", &long)
+        .send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    let choices = cb.choices();
+    assert!(choices.len() <= 25);
+    assert!(choices.iter().all(|c| c.name.chars().count() <= 100));
+
+    let ix = fake.slash("help").string("command", "long").send();
+    let parts = messages(fake, &ix, 3).await;
+    assert_eq!(parts.len(), 3);
+    for p in &parts {
+        assert!(p.content.chars().count() <= bot_discord::MAX_CONTENT);
+        assert!(
+            p.content.trim_end().ends_with("record would be."),
+            "cut at a line end"
+        );
+    }
+    let whole: usize = parts.iter().map(|p| p.content.lines().count()).sum();
+    assert_eq!(whole, 90, "nothing lost");
 }
