@@ -114,6 +114,16 @@ impl Position {
     /// [`Position::legal_moves_into`]) and has no promotion or duplicate to sort out are
     /// counted as they are generated, never written to a list.
     pub fn count_legal(&self, buf: &mut MoveList) -> usize {
+        if self.variant.sides > 2 {
+            self.count_legal_with::<true>(buf)
+        } else {
+            self.count_legal_with::<false>(buf)
+        }
+    }
+
+    /// [`Position::count_legal`] for two sides (`MANY` false) or more.
+    #[inline(never)]
+    fn count_legal_with<const MANY: bool>(&self, buf: &mut MoveList) -> usize {
         let us = self.turn;
         let king = match self.royal[us.index()] {
             Some(k) if !self.variant.unusual => k,
@@ -137,7 +147,7 @@ impl Position {
             if full || t.dedupe[slot] || t.promotes[slot] {
                 buf.clear();
                 for p in paths {
-                    gen_path(t, board, us.0, from.0, p, self.ep, buf);
+                    gen_path::<MANY>(t, board, us.0, from.0, p, self.ep, buf);
                 }
                 if t.dedupe[slot] {
                     dedupe(buf, 0);
@@ -156,7 +166,7 @@ impl Position {
                     ks: &mut ks,
                 };
                 for p in paths {
-                    gen_path(t, board, us.0, from.0, p, self.ep, &mut c);
+                    gen_path::<MANY>(t, board, us.0, from.0, p, self.ep, &mut c);
                 }
                 n += c.n;
             }
@@ -208,7 +218,7 @@ impl Position {
                 ks: &mut ks,
             };
             for p in &t.paths[a as usize..b as usize] {
-                gen_path(t, board, us.0, from.0, p, self.ep, &mut first);
+                gen_path::<true>(t, board, us.0, from.0, p, self.ep, &mut first);
                 if first.found {
                     return true;
                 }
@@ -230,6 +240,20 @@ impl Position {
     pub(crate) fn pseudo_moves(
         &self,
         out: &mut MoveList,
+        after_piece: impl FnMut(&mut MoveList, usize, Cell),
+    ) -> usize {
+        if self.variant.sides > 2 {
+            self.pseudo_moves_with::<true>(out, after_piece)
+        } else {
+            self.pseudo_moves_with::<false>(out, after_piece)
+        }
+    }
+
+    /// [`Position::pseudo_moves`] for two sides (`MANY` false) or more.
+    #[inline(always)]
+    fn pseudo_moves_with<const MANY: bool>(
+        &self,
+        out: &mut MoveList,
         mut after_piece: impl FnMut(&mut MoveList, usize, Cell),
     ) -> usize {
         let v = &*self.variant;
@@ -246,7 +270,7 @@ impl Position {
             let paths = &t.paths[a as usize..b as usize];
             let start = out.len();
             for p in paths {
-                gen_path(t, board, us, from as u8, p, ep, out);
+                gen_path::<MANY>(t, board, us, from as u8, p, ep, out);
             }
             if t.dedupe[slot] {
                 dedupe(out, start);
@@ -655,8 +679,12 @@ impl<'p> KingSafety<'p> {
 }
 
 /// Generates the moves along one path.
+///
+/// `MANY` is whether the variant has more than two sides: then Kings are never captured
+/// (`t.uncapturable`). A parameter known when compiling, so two-player generation does not
+/// even test it.
 #[inline(always)]
-pub(super) fn gen_path(
+pub(super) fn gen_path<const MANY: bool>(
     t: &Tables,
     board: &[u8],
     us: u8,
@@ -675,7 +703,9 @@ pub(super) fn gen_path(
     let can_capture = p.flags & F_CAPTURE != 0;
     let from = Cell(from);
     let enemy = |code: u8| {
-        code != 0 && Piece::side_of(code) != us && t.uncapturable >> Piece::kind_of(code) & 1 == 0
+        code != 0
+            && Piece::side_of(code) != us
+            && (!MANY || t.uncapturable >> Piece::kind_of(code) & 1 == 0)
     };
     match p.kind {
         LEAPS => {
