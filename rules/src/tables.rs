@@ -66,6 +66,48 @@ pub(crate) struct AttackOp {
     pub mask: u32,
 }
 
+/// What a walk reads of an attack-trie operation: the same for the per-side tries and the
+/// merged ones ([`CrowdTries`]), which differ only in how an origin's mask names the pieces
+/// that attack from there.
+pub(crate) trait TrieOp: Copy {
+    /// [`OP_ORIGIN`], [`OP_NEED_EMPTY`] or [`OP_NEED_OCCUPIED`].
+    fn tag(self) -> u8;
+    /// The cell tested.
+    fn cell(self) -> u8;
+    /// How many operations to skip when a requirement fails (its subtree).
+    fn skip(self) -> u16;
+}
+
+impl TrieOp for AttackOp {
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        self.tag
+    }
+    #[inline(always)]
+    fn cell(self) -> u8 {
+        self.cell
+    }
+    #[inline(always)]
+    fn skip(self) -> u16 {
+        self.skip
+    }
+}
+
+impl TrieOp for CrowdOp {
+    #[inline(always)]
+    fn tag(self) -> u8 {
+        self.tag
+    }
+    #[inline(always)]
+    fn cell(self) -> u8 {
+        self.cell
+    }
+    #[inline(always)]
+    fn skip(self) -> u16 {
+        self.skip
+    }
+}
+
 /// All precomputed tables of a variant.
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {

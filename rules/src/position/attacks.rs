@@ -3,7 +3,7 @@
 
 use super::{Position, make::apply_to_board};
 use crate::{
-    tables::{CrowdTries, OP_NEED_EMPTY, OP_ORIGIN, Tables},
+    tables::{CrowdTries, OP_NEED_EMPTY, OP_ORIGIN, Tables, TrieOp},
     types::{Cell, CellSet, Move, Piece, Side},
 };
 
@@ -106,49 +106,85 @@ impl Position {
     }
 }
 
-/// Whether `target` is attacked by a piece of side `by` on `board`.
-#[inline]
-pub(crate) fn attacked(t: &Tables, board: &[u8], by: u8, target: usize) -> bool {
-    let ops = t.trie(by as usize, target);
+/// Walks an attack trie: whether some origin holds a piece that `hits` says attacks (the
+/// per-side and the merged tries differ only there).
+#[inline(always)]
+fn any_origin<T: TrieOp>(ops: &[T], board: &[u8], hits: impl Fn(T, u8) -> bool) -> bool {
     let mut i = 0;
     while i < ops.len() {
         let op = ops[i];
-        let p = board[op.cell as usize];
-        if op.tag == OP_ORIGIN {
-            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
+        let p = board[op.cell() as usize];
+        if op.tag() == OP_ORIGIN {
+            if p != 0 && hits(op, p) {
                 return true;
             }
             i += 1;
-        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+        } else if (p != 0) == (op.tag() != OP_NEED_EMPTY) {
             i += 1;
         } else {
-            i += op.skip as usize;
+            i += op.skip() as usize;
         }
     }
     false
+}
+
+/// Walks an attack trie on the King's cell allowing one of `us`'s pieces to be looked
+/// through: an attack with no piece in the way is a check (returned); an attack through
+/// exactly one of our pieces pins that piece (added to `pinned`).
+#[inline(always)]
+fn pins<T: TrieOp>(
+    ops: &[T],
+    board: &[u8],
+    us: u8,
+    hits: impl Fn(T, u8) -> bool,
+    pinned: &mut CellSet,
+) -> bool {
+    let mut check = false;
+    let mut blocker: Option<(u8, usize)> = None;
+    let mut i = 0;
+    while i < ops.len() {
+        if let Some((_, end)) = blocker
+            && i >= end
+        {
+            blocker = None;
+        }
+        let op = ops[i];
+        let p = board[op.cell() as usize];
+        if op.tag() == OP_ORIGIN {
+            if p != 0 && hits(op, p) {
+                match blocker {
+                    None => check = true,
+                    Some((b, _)) => pinned.insert(Cell(b)),
+                }
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag() != OP_NEED_EMPTY) {
+            i += 1;
+        } else if op.tag() == OP_NEED_EMPTY && blocker.is_none() && Piece::side_of(p) == us {
+            blocker = Some((op.cell(), i + op.skip() as usize));
+            i += 1;
+        } else {
+            i += op.skip() as usize;
+        }
+    }
+    check
+}
+
+/// Whether `target` is attacked by a piece of side `by` on `board`.
+#[inline]
+pub(crate) fn attacked(t: &Tables, board: &[u8], by: u8, target: usize) -> bool {
+    any_origin(t.trie(by as usize, target), board, |op, p| {
+        Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0
+    })
 }
 
 /// Whether `target` is attacked by a piece of any side but `us`: one walk of the merged trie
 /// (games of more than two sides), where a piece byte indexes the origin's mask directly.
 #[inline]
 pub(crate) fn attacked_by_others(c: &CrowdTries, board: &[u8], us: u8, target: usize) -> bool {
-    let ops = c.trie(target);
-    let mut i = 0;
-    while i < ops.len() {
-        let op = ops[i];
-        let p = board[op.cell as usize];
-        if op.tag == OP_ORIGIN {
-            if p != 0 && Piece::side_of(p) != us && (op.mask >> p) & 1 != 0 {
-                return true;
-            }
-            i += 1;
-        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
-            i += 1;
-        } else {
-            i += op.skip as usize;
-        }
-    }
-    false
+    any_origin(c.trie(target), board, |op, p| {
+        Piece::side_of(p) != us && (op.mask >> p) & 1 != 0
+    })
 }
 
 /// [`xray`] over the merged trie: whether any side but `us` attacks `target`, and which of
@@ -160,36 +196,13 @@ pub(super) fn xray_others(
     target: usize,
     pinned: &mut CellSet,
 ) -> bool {
-    let ops = c.trie(target);
-    let mut check = false;
-    let mut blocker: Option<(u8, usize)> = None;
-    let mut i = 0;
-    while i < ops.len() {
-        if let Some((_, end)) = blocker
-            && i >= end
-        {
-            blocker = None;
-        }
-        let op = ops[i];
-        let p = board[op.cell as usize];
-        if op.tag == OP_ORIGIN {
-            if p != 0 && Piece::side_of(p) != us && (op.mask >> p) & 1 != 0 {
-                match blocker {
-                    None => check = true,
-                    Some((b, _)) => pinned.insert(Cell(b)),
-                }
-            }
-            i += 1;
-        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
-            i += 1;
-        } else if op.tag == OP_NEED_EMPTY && blocker.is_none() && Piece::side_of(p) == us {
-            blocker = Some((op.cell, i + op.skip as usize));
-            i += 1;
-        } else {
-            i += op.skip as usize;
-        }
-    }
-    check
+    pins(
+        c.trie(target),
+        board,
+        us,
+        |op, p| Piece::side_of(p) != us && (op.mask >> p) & 1 != 0,
+        pinned,
+    )
 }
 
 /// Every origin of `by` that attacks `target`.
@@ -230,36 +243,13 @@ pub(super) fn xray(
     target: usize,
     pinned: &mut CellSet,
 ) -> bool {
-    let ops = t.trie(by as usize, target);
-    let mut check = false;
-    let mut blocker: Option<(u8, usize)> = None;
-    let mut i = 0;
-    while i < ops.len() {
-        if let Some((_, end)) = blocker
-            && i >= end
-        {
-            blocker = None;
-        }
-        let op = ops[i];
-        let p = board[op.cell as usize];
-        if op.tag == OP_ORIGIN {
-            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
-                match blocker {
-                    None => check = true,
-                    Some((b, _)) => pinned.insert(Cell(b)),
-                }
-            }
-            i += 1;
-        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
-            i += 1;
-        } else if op.tag == OP_NEED_EMPTY && blocker.is_none() && Piece::side_of(p) == us {
-            blocker = Some((op.cell, i + op.skip as usize));
-            i += 1;
-        } else {
-            i += op.skip as usize;
-        }
-    }
-    check
+    pins(
+        t.trie(by as usize, target),
+        board,
+        us,
+        |op, p| Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0,
+        pinned,
+    )
 }
 
 /// Where one move of `us` could expose the King on `target` to `by`, found by one traversal
