@@ -93,7 +93,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 record,
                 position: after,
             };
-            let mut reply = self.after_move(&loaded, &san);
+            let mut reply = self.after_move(&loaded, &san, to_move);
             if let Some(b) = reply.board.as_mut() {
                 // The record is at hand: no reload in `name_players`.
                 b.players = self.seat_names(&loaded.record).await;
@@ -104,26 +104,72 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// The announcement of a stored move: who played what, and check, the result, or who is
     /// to move next.
-    pub(super) fn after_move(&self, g: &BoardGame, san: &str) -> Reply {
+    pub(super) fn after_move(&self, g: &BoardGame, san: &str, mover: u8) -> Reply {
         let n = g.record.seats.len();
-        let mover = (g.record.moves.len() + n - 1) % n;
+        let head = if n > 2 {
+            format!(
+                "Game {}: {{0}} ({}) plays {san}.",
+                g.record.id,
+                Side(mover).name(n)
+            )
+        } else {
+            format!("Game {}: {{0}} plays {san}.", g.record.id)
+        };
+        self.announce_after(g, head, mover)
+    }
+
+    /// What follows a stored move or resignation (`head`, whose `{0}` is the seat `mover`):
+    /// the players it put out, then the result, or check and who is to move next; with the
+    /// board, in the game's room, mentioning everyone named.
+    pub(super) fn announce_after(&self, g: &BoardGame, head: String, mover: u8) -> Reply {
+        use crate::seating::EngineSeats;
+        let n = g.record.seats.len();
         let next = g.position.turn().0 as usize;
-        let mut text = format!("Game {}: {{0}} plays {san}.", g.record.id);
-        let mut mentions = vec![g.record.seats[mover].clone()];
+        let mut text = head;
+        let mut mentions = vec![g.record.seats[usize::from(mover)].clone()];
+        // The slot of a seat's player in the text, mentioning him once.
+        let slot = |seat: usize, mentions: &mut Vec<PlayerId>| -> String {
+            let p = &g.record.seats[seat];
+            let i = mentions.iter().position(|m| m == p).unwrap_or_else(|| {
+                mentions.push(p.clone());
+                mentions.len() - 1
+            });
+            format!("{{{i}}}")
+        };
+        if n > 2 {
+            for side in g.position.eliminated_by_last_move() {
+                if side.0 == mover || side.index() >= n {
+                    continue;
+                }
+                let who = slot(side.index(), &mut mentions);
+                text.push_str(&format!(" {who} ({}) is checkmated and out.", side.name(n)));
+            }
+        }
         match &g.record.status {
+            GameStatus::Finished {
+                result: GameResult::Win(winner),
+                reason,
+            } if n > 2 => {
+                let who = slot(usize::from(*winner), &mut mentions);
+                text.push_str(&format!(
+                    " {} — {who} ({}) wins, the last player left.",
+                    reason.headline(),
+                    Side(*winner).name(n)
+                ));
+            }
             GameStatus::Finished {
                 result: GameResult::Win(winner),
                 reason,
             } => {
                 // The mover wins (mate and the capture goal are given by the move itself);
                 // the side now to move is the one beaten. Both are named.
+                let beaten = slot(next, &mut mentions);
                 text.push_str(&format!(
-                    " {} — {{0}} ({}) beats {{1}} ({}).",
+                    " {} — {{0}} ({}) beats {beaten} ({}).",
                     reason.headline(),
                     Side(*winner).name(n),
                     Side(next as u8).name(n)
                 ));
-                mentions.push(g.record.seats[next].clone());
             }
             GameStatus::Finished {
                 result: GameResult::Draw,
@@ -135,8 +181,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 if g.position.is_check() {
                     text.push_str(" Check!");
                 }
-                text.push_str(" {1} to move.");
-                mentions.push(g.record.seats[next].clone());
+                let who = slot(next, &mut mentions);
+                if n > 2 {
+                    text.push_str(&format!(" {who} ({}) to move.", Side(next as u8).name(n)));
+                } else {
+                    text.push_str(&format!(" {who} to move."));
+                }
             }
         }
         let mut r = self
