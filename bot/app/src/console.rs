@@ -49,6 +49,9 @@ pub struct Console<S, C> {
 
 const LOCAL: [&str; 2] = ["white", "black"];
 
+/// The local players of a four-player game at one keyboard, Red, Blue, Yellow and Green.
+const LOCAL_FOUR: [&str; 4] = ["red", "blue", "yellow", "green"];
+
 fn local(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Console, name),
@@ -117,8 +120,17 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             (cmd, g.pending_offer)
             && *a != Answer::Offer
         {
-            // Answering an offer is the other player's business.
-            seat = (offer.by_seat as usize + 1) % n;
+            // Answering an offer is the other players' business: the next one after the
+            // offerer who has not agreed yet (and, for a draw, is still in the game).
+            let in_play = self.service.engine(&g).map(|e| e.seats_in_play()).ok();
+            seat = (1..n)
+                .map(|k| (offer.by_seat as usize + k) % n)
+                .find(|&s| {
+                    !offer.agreed.contains(s as u8)
+                        && (offer.kind == bot_core::model::OfferKind::Takeback
+                            || in_play.as_ref().is_none_or(|p| p.contains(&s)))
+                })
+                .unwrap_or((offer.by_seat as usize + 1) % n);
         }
         let id = &g.seats[seat];
         local(&id.user)
@@ -145,6 +157,14 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         ) && words.len() == 2
             && self.fixed.is_none()
         {
+            let sides = self
+                .service
+                .catalog()
+                .get(&words[1].to_lowercase())
+                .map_or(2, |v| v.sides);
+            if sides == 4 {
+                return self.play_four(words[1]).await;
+            }
             let white = local(LOCAL[0]);
             let black = local(LOCAL[1]);
             let challenged = self
@@ -166,6 +186,29 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let parsed = bot_core::command::parse(text).ok();
         let actor = self.actor_for(parsed.as_ref()).await;
         self.service.handle_text(&actor, &self.place, text).await
+    }
+
+    /// `play VARIANT` for a four-player variant: Red challenges Blue, Yellow and Green, and
+    /// each of them accepts, so the game starts at once with the four local seats.
+    async fn play_four(&self, variant: &str) -> Vec<Reply> {
+        let [red, others @ ..] = LOCAL_FOUR.map(local);
+        let named: Vec<String> = others.iter().map(|a| format!("@{}", a.id.user)).collect();
+        let challenged = self
+            .service
+            .handle_text(
+                &red,
+                &self.place,
+                &format!("challenge {} {variant}", named.join(" ")),
+            )
+            .await;
+        if !challenged.iter().any(|r| r.text.contains("challenges")) {
+            return challenged;
+        }
+        let mut last = Vec::new();
+        for a in &others {
+            last = self.service.handle_text(a, &self.place, "accept").await;
+        }
+        last
     }
 
     /// Where a reply goes. The shared keyboard prints everything; a named console prints
