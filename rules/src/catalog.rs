@@ -120,6 +120,46 @@ const BUILTIN: &[(&str, &str)] = &[
         "dcb-coblache-moebius.toml",
         include_str!("../variants/dcb-coblache-moebius.toml"),
     ),
+    (
+        "dcb-balanced-4p.toml",
+        include_str!("../variants/dcb-balanced-4p.toml"),
+    ),
+    (
+        "dcb-balanced-4p-quadruple.toml",
+        include_str!("../variants/dcb-balanced-4p-quadruple.toml"),
+    ),
+    (
+        "dcb-unbalanced-4p.toml",
+        include_str!("../variants/dcb-unbalanced-4p.toml"),
+    ),
+    (
+        "dcb-unbalanced-4p-quadruple.toml",
+        include_str!("../variants/dcb-unbalanced-4p-quadruple.toml"),
+    ),
+    (
+        "dcb-kamil-4p.toml",
+        include_str!("../variants/dcb-kamil-4p.toml"),
+    ),
+    (
+        "dcb-kamil-4p-quadruple.toml",
+        include_str!("../variants/dcb-kamil-4p-quadruple.toml"),
+    ),
+    (
+        "dcb-wildebeest-4p.toml",
+        include_str!("../variants/dcb-wildebeest-4p.toml"),
+    ),
+    (
+        "dcb-wildebeest-4p-quadruple.toml",
+        include_str!("../variants/dcb-wildebeest-4p-quadruple.toml"),
+    ),
+    (
+        "dcb-knighted-4p.toml",
+        include_str!("../variants/dcb-knighted-4p.toml"),
+    ),
+    (
+        "dcb-knighted-4p-quadruple.toml",
+        include_str!("../variants/dcb-knighted-4p-quadruple.toml"),
+    ),
 ];
 
 /// A set of variant files by name, and the variants resolved from them so far.
@@ -363,7 +403,7 @@ mod tests {
     #[test]
     fn unknown_variant_lists_the_known_ones() {
         let e = Catalog::builtin().get("chesss").unwrap_err();
-        assert!(e.problem.contains("toulousain"), "{e}");
+        assert!(e.problem.contains("chess960"), "{e}");
     }
 
     #[test]

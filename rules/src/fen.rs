@@ -1,7 +1,9 @@
 //! FEN-like state text: `board turn castling ep halfmoves fullmoves`.
 //!
 //! The board lists the top rank first; uppercase letters are the first side, lowercase the
-//! second; digits (several digits for long runs: `12`) count empty cells; `*` marks a hole and
+//! second (four-sided variants write a colour letter before the uppercase piece letter: `rK`
+//! is Red's King, `gP` Green's Pawn; the side to move is `r`, `b`, `y` or `g`, and
+//! `out:bg` lists the sides that are out of the game); digits (several digits for long runs: `12`) count empty cells; `*` marks a hole and
 //! must stand exactly where the board has one. Castling is `KQkq` (the outermost partner on
 //! that wing), Shredder-style file letters (`HAha`), a comma-separated list of partner cells
 //! (`b2,k2,b11,k11`), or `-`. Every field after the board is optional. Variants won by captures
@@ -26,9 +28,9 @@ pub enum FenError {
     /// The board field is malformed.
     #[error("board: {0}")]
     Board(String),
-    /// The side-to-move field is not `w` or `b`.
-    #[error("side to move {0:?}: write w or b")]
-    Turn(String),
+    /// The side-to-move field is not a side's letter (`w`, `b`; or `r`, `b`, `y`, `g`).
+    #[error("side to move {0:?}: write {1}")]
+    Turn(String, &'static str),
     /// The castling field is malformed.
     #[error("castling {0:?}: {1}")]
     Castling(String, String),
@@ -56,6 +58,7 @@ pub enum FenError {
 pub(crate) fn parse_board(
     g: &Geometry,
     pieces: &[PieceType],
+    sides: u8,
     text: &str,
 ) -> Result<Vec<u8>, FenError> {
     let bad = |m: String| FenError::Board(m);
@@ -131,16 +134,30 @@ pub(crate) fn parse_board(
                             shape.file_names[x]
                         ))
                     })?;
-                    let kind = (1..pieces.len())
-                        .find(|k| pieces[*k].letter == c.to_ascii_uppercase())
-                        .ok_or_else(|| {
-                            bad(format!("{c:?} is not a piece letter of this variant"))
+                    let (side, letter) = if sides > 2 {
+                        // A colour letter, then the piece letter in uppercase.
+                        let side = Side::from_letter(c, sides as usize).ok_or_else(|| {
+                            bad(format!(
+                                "rank {rank_name}: {c:?} is not a colour; write r, b, y or g before each piece letter (rK, gP)"
+                            ))
                         })?;
-                    let side = if c.is_ascii_uppercase() {
-                        Side::WHITE
+                        j += 1;
+                        let l = chars.get(j).copied().filter(char::is_ascii_uppercase).ok_or_else(|| {
+                            bad(format!(
+                                "rank {rank_name}: the colour {c:?} is not followed by an uppercase piece letter"
+                            ))
+                        })?;
+                        (side, l)
+                    } else if c.is_ascii_uppercase() {
+                        (Side::WHITE, c)
                     } else {
-                        Side::BLACK
+                        (Side::BLACK, c.to_ascii_uppercase())
                     };
+                    let kind = (1..pieces.len())
+                        .find(|k| pieces[*k].letter == letter)
+                        .ok_or_else(|| {
+                            bad(format!("{letter:?} is not a piece letter of this variant"))
+                        })?;
                     out[cell.index()] = Piece {
                         side,
                         kind: Kind(kind as u8),
@@ -184,12 +201,24 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
     let board_text = fields
         .next()
         .ok_or_else(|| FenError::Board("empty".into()))?;
-    let codes = parse_board(g, &variant.pieces, board_text)?;
+    let sides = variant.sides as usize;
+    let codes = parse_board(g, &variant.pieces, variant.sides, board_text)?;
     let board: Vec<Option<Piece>> = codes.iter().map(|c| Piece::from_code(*c)).collect();
     let turn = match fields.next() {
-        None | Some("w") => Side::WHITE,
-        Some("b") => Side::BLACK,
-        Some(other) => return Err(FenError::Turn(other.to_string())),
+        None => Side::WHITE,
+        Some(t) => {
+            let mut chars = t.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => Side::from_letter(c, sides),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                FenError::Turn(
+                    t.to_string(),
+                    if sides > 2 { "r, b, y or g" } else { "w or b" },
+                )
+            })?
+        }
     };
     let castling = match fields.next() {
         None | Some("-") => Vec::new(),
@@ -217,7 +246,25 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
     let mut unmoved = Vec::new();
     let mut freezes = Vec::new();
     let mut captured = Vec::new();
+    let mut out = Vec::new();
     for rest in fields {
+        if let Some(list) = rest.strip_prefix("out:")
+            && sides > 2
+        {
+            for c in list.chars() {
+                let side = Side::from_letter(c, sides).ok_or_else(|| {
+                    FenError::Special(
+                        "out",
+                        c.to_string(),
+                        "not a colour letter (r, b, y or g)".into(),
+                    )
+                })?;
+                if !out.contains(&side) {
+                    out.push(side);
+                }
+            }
+            continue;
+        }
         if let Some(list) = rest.strip_prefix("captured:") {
             for c in list.chars() {
                 let kind = variant.kind_by_letter(c).ok_or_else(|| {
@@ -282,6 +329,7 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
         unmoved,
         freezes,
         captured,
+        out,
     })
 }
 
@@ -410,7 +458,7 @@ pub(crate) fn write_board(variant: &Variant, piece_at: impl Fn(Cell) -> Option<P
                     run = 0;
                 }
                 match piece {
-                    Some(p) => s.push(variant.letter(p.side, p.kind)),
+                    Some(p) => s.push_str(&variant.token(p.side, p.kind)),
                     None => s.push('*'),
                 }
             }
@@ -442,7 +490,7 @@ pub fn write(pos: &Position) -> String {
     let v = &**pos.variant();
     let g = &v.geometry;
     let board = write_board(v, |c| pos.piece_at(c));
-    let turn = if pos.turn() == Side::WHITE { "w" } else { "b" };
+    let turn = pos.turn().letter(v.sides as usize);
     let castling = write_castling(pos);
     let ep = pos
         .ep_target()
@@ -468,6 +516,14 @@ pub fn write(pos: &Position) -> String {
             text.push_str(&format!(" captured:{captured}"));
         }
     }
+    let out: String = v
+        .all_sides()
+        .filter(|s| pos.is_out(*s))
+        .map(|s| s.letter(v.sides as usize))
+        .collect();
+    if !out.is_empty() {
+        text.push_str(&format!(" out:{out}"));
+    }
     let freezes = pos.freezes();
     if !freezes.is_empty() {
         let pairs: Vec<String> = freezes
@@ -485,6 +541,14 @@ fn write_castling(pos: &Position) -> String {
     let cells = pos.castling_cells();
     if cells.is_empty() {
         return "-".into();
+    }
+    if v.sides > 2 {
+        // KQkq letters name two sides only: four-sided games list the partner cells.
+        return cells
+            .iter()
+            .map(|c| g.name(*c).to_string())
+            .collect::<Vec<_>>()
+            .join(",");
     }
     let setup_board: Vec<Option<Piece>> = g.cells().map(|c| pos.piece_at(c)).collect();
     let mut letters = String::new();

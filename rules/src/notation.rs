@@ -10,7 +10,7 @@
 use crate::{
     explain::IllegalMove,
     position::Position,
-    types::{Move, MoveKind},
+    types::{Move, MoveKind, Side},
     variant::Variant,
 };
 
@@ -110,6 +110,9 @@ pub fn coord(pos: &Position, m: Move) -> String {
 pub fn coord_among(pos: &Position, m: Move, legal: &[Move]) -> String {
     let v = &**pos.variant();
     let g = &v.geometry;
+    if m.kind == MoveKind::Resign {
+        return resignation_text(pos, m);
+    }
     let compact = compact_names(v);
     let sep = if compact { "" } else { "-" };
     let mut to = m.to;
@@ -175,9 +178,28 @@ pub fn san(pos: &Position, m: Move) -> String {
 /// assert!(all.contains(&"Nf3".to_string()) && all.len() == 20);
 /// ```
 pub fn san_among(pos: &Position, m: Move, legal: &[Move]) -> String {
+    if m.kind == MoveKind::Resign {
+        let side = Position::resigner(m);
+        return format!("{} resigns", side.name(pos.variant().sides as usize));
+    }
     let mut s = san_plain(pos, m, legal);
     let mut after = pos.clone();
     after.play_unchecked(m);
+    if pos.variant().sides > 2 {
+        // `#` when the move checkmates somebody (who is then out), `+` when it leaves
+        // another side in check.
+        let mover = pos.turn();
+        if !after.eliminated_by_last_move().is_empty() {
+            s.push('#');
+        } else if after
+            .remaining()
+            .into_iter()
+            .any(|side| side != mover && after.in_check(side))
+        {
+            s.push('+');
+        }
+        return s;
+    }
     if after.is_check() {
         s.push(if after.legal_moves().is_empty() {
             '#'
@@ -415,6 +437,9 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
     if normalise(text.trim(), true).is_empty() {
         return Err(MoveTextError::Empty);
     }
+    if let Some(m) = parse_resignation(pos, text) {
+        return Ok(m);
+    }
     let legal = pos.legal_moves();
     // The canonical coordinates name one move by construction. On boards with letter ranks a
     // Pawn capture's SAN can read like another piece's coordinates with the dash left out
@@ -426,6 +451,24 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
         .find(|m| coord_among(pos, *m, &legal) == text.trim())
     {
         return Ok(m);
+    }
+    // Exact canonical coordinates of a move the rules refuse name that move, not another
+    // move whose forgiving spelling happens to read the same (`cx-dw`, a pinned Pawn's
+    // capture, against `cxdw`, another Pawn's SAN; found in four-player Double Cross).
+    let pseudo = pos.pseudo_legal_moves();
+    // Likewise the exact SAN of a refused move, unless a legal move has that SAN: on boards
+    // with letter ranks `dxeu` is both a Pawn's capture and the Gnu's `dx-eu` without its
+    // dash, and a player who wrote proper SAN must not see the other move played.
+    let exact_san = |m: &Move, among: &[Move]| san_plain(pos, *m, among) == text.trim();
+    if let Some(m) = pseudo.iter().copied().find(|m| {
+        !legal.contains(m)
+            && (coord_among(pos, *m, &pseudo) == text.trim()
+                || (exact_san(m, &pseudo) && !legal.iter().any(|l| exact_san(l, &legal))))
+    }) {
+        return Err(MoveTextError::Illegal {
+            text: text.trim().to_string(),
+            reason: crate::explain::explain(pos, m),
+        });
     }
     let matching = |fold_case: bool| -> Vec<Move> {
         let wanted = normalise(text.trim(), fold_case);
@@ -585,10 +628,13 @@ fn refused(pos: &Position, legal: &[Move], text: &str) -> Option<IllegalMove> {
 /// # Errors
 /// [`MoveTextError::Unknown`] when no legal move has that text.
 pub fn parse_coord(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
-    let legal = pos.legal_moves();
     let unknown = || MoveTextError::Unknown {
         text: text.to_string(),
     };
+    if let Some(m) = parse_resignation(pos, text) {
+        return Ok(m);
+    }
+    let legal = pos.legal_moves();
     let (from, to) = split_cells(pos, text).ok_or_else(unknown)?;
     let found = legal
         .iter()
@@ -596,6 +642,31 @@ pub fn parse_coord(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
         .filter(|m| m.from == from && (m.to == to || (m.kind == MoveKind::Castle && m.aux == to)))
         .find(|m| coord_among(pos, *m, &legal) == text);
     found.ok_or_else(unknown)
+}
+
+/// How a resignation is stored (`resign:blue`): a colour rather than cells, since nothing
+/// moves.
+fn resignation_text(pos: &Position, m: Move) -> String {
+    let side = Position::resigner(m);
+    format!(
+        "resign:{}",
+        side.name(pos.variant().sides as usize).to_ascii_lowercase()
+    )
+}
+
+/// A resignation written as stored (`resign:blue`) or as read (`Blue resigns`), if it is one
+/// that `pos` allows.
+fn parse_resignation(pos: &Position, text: &str) -> Option<Move> {
+    let sides = pos.variant().sides as usize;
+    if sides <= 2 {
+        return None;
+    }
+    let text = text.trim();
+    let name = text.strip_prefix("resign:").or_else(|| {
+        let (name, verb) = text.split_once(' ')?;
+        verb.trim().eq_ignore_ascii_case("resigns").then_some(name)
+    })?;
+    pos.resignation(Side::from_name(name.trim(), sides)?)
 }
 
 /// Splits coordinate-looking text into two cells, if it can.

@@ -79,7 +79,9 @@ pub struct Orientation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OrientationError {
     /// The side name is not one of the variant's sides.
-    #[error("{0:?} is not a side of this variant: use white or black")]
+    #[error(
+        "{0:?} is not a side of this variant: use white or black (red, blue, yellow or green with four sides)"
+    )]
     UnknownSide(String),
     /// The entry is not `FIRST-LAST DIRECTION` or `CELL:CELL outward|inward`.
     #[error(

@@ -10,6 +10,7 @@ mod attacks;
 mod make;
 mod movegen;
 mod outcome;
+mod players;
 mod setup;
 mod special;
 
@@ -66,6 +67,10 @@ pub struct Position {
     special_history: Vec<(CellSet, Vec<(u8, u8)>)>,
     /// Pieces each side has lost by capture over the game (`[side][kind]`).
     lost: [[u8; MAX_KINDS + 1]; MAX_SIDES],
+    /// Sides out of the game (bit per side; games of more than two sides only).
+    out: u8,
+    /// Per move, who went out and whose turn it was (games of more than two sides only).
+    turnovers: Vec<players::Turnover>,
 }
 
 impl PartialEq for Position {
@@ -79,6 +84,7 @@ impl PartialEq for Position {
             && self.unmoved == other.unmoved
             && self.freeze_set() == other.freeze_set()
             && self.lost == other.lost
+            && self.out == other.out
     }
 }
 

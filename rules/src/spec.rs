@@ -26,8 +26,8 @@ pub struct VariantSpec {
     pub description: Option<String>,
     /// What is reconstructed or decided by us rather than given by the source.
     pub reconstructed: Option<String>,
-    /// The number of sides. Default 2, and 2 is the only value accepted so far: the schema
-    /// keeps the key so that four-sided variants can be added without a new file format.
+    /// The number of sides: 2 (the default) or 4. Four sides are Red, Blue, Yellow and Green,
+    /// moving in that order; their pieces are written with a colour letter (`rK`, `bQ`).
     pub sides: Option<u8>,
     /// The board.
     pub board: Option<BoardSpec>,
@@ -153,6 +153,10 @@ pub struct PieceSpec {
     /// The only files it may ever stand on (Double Cross pawns: `["c", "d", "e", "f"]`); it
     /// neither moves nor captures onto another file, and rides stop before one.
     pub files: Option<Vec<String>>,
+    /// Per side (by name), cells this piece may never enter: rank names or rectangles such as
+    /// `"am:bp"` (four-player Double Cross: a Pawn stays out of the camps of the colours
+    /// next to it in turn order). Like `files`, it neither moves nor captures there.
+    pub keep_out: Option<BTreeMap<String, Vec<String>>>,
     /// Promotion on a one-rank step across one of these rivers (CoBlaChe: a Pawn crossing an
     /// outer river becomes a Wazir; a Wazir crossing the middle one may become a captured piece).
     pub crossing: Option<CrossingSpec>,

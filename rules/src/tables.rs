@@ -94,6 +94,10 @@ pub(crate) struct Tables {
     pub nkinds: usize,
     /// Whether some capture hops (so a move *to* a cell can create an attack).
     pub has_hoppers: bool,
+    /// Kinds that are never captured (bit per kind): with more than two sides, the royal
+    /// ones, since a King in check answers it on its own turn (rulebook 4.6; with two sides
+    /// the side to move never finds the enemy King attacked, so nothing is needed).
+    pub uncapturable: u32,
     /// For each rank direction (+1, -1) and cell: the cells along the rank, in order, used by
     /// castling (wraps on cylinders).
     pub rank_rays: [Vec<Vec<u8>>; 2],
@@ -154,6 +158,15 @@ impl Tables {
             reach_kind: vec![CellSet::EMPTY; sides * ncells * pieces.len()],
             nkinds: pieces.len(),
             has_hoppers: false,
+            uncapturable: if sides > 2 {
+                pieces
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.royal)
+                    .fold(0, |m, (k, _)| m | 1 << k)
+            } else {
+                0
+            },
             rank_rays: [Vec::new(), Vec::new()],
         };
         for (k, piece) in pieces.iter().enumerate().skip(1) {
@@ -166,7 +179,7 @@ impl Tables {
                             continue;
                         }
                         let facing = orientation.facing(Side(side as u8), cell.index());
-                        let allowed = confined[k];
+                        let allowed = confined[k * sides + side];
                         t.add_atom(geometry, piece, facing, allowed, cell, atom);
                     }
                     let slot = t.slot(k, side, cell.index());

@@ -43,6 +43,30 @@ impl Side {
             ["Red", "Blue", "Yellow", "Green"][self.index().min(3)]
         }
     }
+
+    /// The side's one-letter name in state text: `w`, `b` with two sides; `r`, `b`, `y`, `g`
+    /// with four.
+    pub fn letter(self, sides: usize) -> char {
+        if sides <= 2 {
+            ['w', 'b'][self.index().min(1)]
+        } else {
+            ['r', 'b', 'y', 'g'][self.index().min(3)]
+        }
+    }
+
+    /// The side written `letter` in state text (see [`Side::letter`]).
+    pub fn from_letter(letter: char, sides: usize) -> Option<Side> {
+        (0..sides.min(MAX_SIDES) as u8)
+            .map(Side)
+            .find(|s| s.letter(sides) == letter)
+    }
+
+    /// The side called `name` (any case), as [`Side::name`] spells it.
+    pub fn from_name(name: &str, sides: usize) -> Option<Side> {
+        (0..sides.min(MAX_SIDES) as u8)
+            .map(Side)
+            .find(|s| s.name(sides).eq_ignore_ascii_case(name))
+    }
 }
 
 /// A piece kind: an index (1..=31) into the variant's piece table. Zero is never a kind, so a
@@ -143,6 +167,10 @@ pub enum MoveKind {
     Freeze = 7,
     /// A kill in place: the enemy on `to` is removed; the killer stays on `from`.
     Kill = 8,
+    /// A resignation in a game of more than two sides (the others play on): `aux` holds the
+    /// resigning side's number; `from` and `to` mean nothing. Never generated: see
+    /// [`crate::Position::resignation`].
+    Resign = 9,
 }
 
 /// One move. Small and `Copy` (6 bytes) because move lists are the engine's hottest data.

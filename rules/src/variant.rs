@@ -50,6 +50,9 @@ pub struct PieceType {
     pub shuns: u32,
     /// The only files it may stand on, by name (Double Cross Pawns); empty: every file.
     pub files: Vec<String>,
+    /// Per side, the zones (rank names or rectangles, as written) it may never enter; empty:
+    /// none (four-player Double Cross Pawns stay out of adjacent colours' camps).
+    pub keep_out: Vec<Vec<String>>,
 }
 
 /// Promotion on crossing a river: a one-rank step between rank `y` and `y + 1` for a listed
@@ -270,13 +273,26 @@ impl Variant {
         (0..self.sides).map(Side)
     }
 
-    /// The letter of a piece as written in FEN (uppercase for the first side).
+    /// The letter of a piece as written in FEN (uppercase for the first side). Four-sided
+    /// variants write a colour letter too: see [`Variant::token`].
     pub fn letter(&self, side: Side, kind: Kind) -> char {
         let l = self.pieces[kind.index()].letter;
         if side == Side::WHITE {
             l
         } else {
             l.to_ascii_lowercase()
+        }
+    }
+
+    /// A piece as written in state text: its [`Variant::letter`] with two sides; with four,
+    /// the side's colour letter and the uppercase piece letter (`rK`, `bP`), since case can
+    /// tell only two sides apart.
+    pub fn token(&self, side: Side, kind: Kind) -> String {
+        if self.sides <= 2 {
+            self.letter(side, kind).to_string()
+        } else {
+            let l = self.pieces[kind.index()].letter;
+            format!("{}{l}", side.letter(self.sides as usize))
         }
     }
 
@@ -341,11 +357,18 @@ impl Variant {
                 .map(|(side, list)| (side.as_str(), list.as_slice())),
         )
         .map_err(|e| SpecError::new(file, "forward", e.to_string()))?;
-        let confined = pieces::confinement(file, piece_specs, &mut pieces, &geometry)?;
+        let confined = pieces::confinement(file, piece_specs, &mut pieces, &geometry, sides)?;
         pieces::river_rules(file, piece_specs, &mut pieces, &geometry)?;
         let sections = board::sections(&geometry);
         let capture_goal = end::capture_goal(file, spec.victory.as_ref(), &pieces)?;
         let move_rules = pieces.iter().any(|p| p.crossing.is_some() || p.shuns != 0);
+        if sides > 2 && (special_on || move_rules || !capture_goal.is_empty()) {
+            return Err(SpecError::new(
+                file,
+                "sides",
+                "four sides play with ordinary pieces only: special powers, river rules and capture goals are two-player rules so far",
+            ));
+        }
         if move_rules && special_on {
             return Err(SpecError::new(
                 file,
@@ -414,14 +437,15 @@ fn resolve_name(file: &str, name: Option<&str>) -> Result<String, SpecError> {
     Ok(name.to_string())
 }
 
-/// The number of sides: 2 (the default) is the only one the engine plays so far.
+/// The number of sides: 2 (the default) or 4 (Red, Blue, Yellow, Green). Three would need
+/// names, colours and a seat order nobody has asked for yet.
 fn resolve_sides(file: &str, sides: Option<u8>) -> Result<u8, SpecError> {
     let sides = sides.unwrap_or(2);
-    if sides != 2 {
+    if sides != 2 && sides != 4 {
         return Err(SpecError::new(
             file,
             "sides",
-            format!("{sides}: only 2-sided variants are supported so far"),
+            format!("{sides}: a variant has 2 or 4 sides"),
         ));
     }
     Ok(sides)

@@ -184,6 +184,7 @@ fn flipped(p: &Position, mirror_files: bool) -> Position {
                 kind: p.kind,
             })
             .collect(),
+        out: s.out.iter().map(|x| side(*x)).collect(),
     };
     Position::from_setup(v, setup).unwrap()
 }

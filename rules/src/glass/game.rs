@@ -211,8 +211,8 @@ impl PlayerView {
             r.strip_prefix("R:").ok_or("R:<board>")?,
             m.strip_prefix("M:").ok_or("M:<board>")?
         );
-        let codes =
-            crate::fen::parse_board(&v.geometry, &v.pieces, &boards).map_err(|e| e.to_string())?;
+        let codes = crate::fen::parse_board(&v.geometry, &v.pieces, v.sides, &boards)
+            .map_err(|e| e.to_string())?;
         let mut world = Vec::new();
         let mut elsewhere = Vec::new();
         for (i, code) in codes.into_iter().enumerate() {
@@ -550,8 +550,8 @@ impl Glass {
                 .ok_or("the second board starts with M:")?
         );
         let v = g.variant.clone();
-        let codes =
-            crate::fen::parse_board(&v.geometry, &v.pieces, &boards).map_err(|e| e.to_string())?;
+        let codes = crate::fen::parse_board(&v.geometry, &v.pieces, v.sides, &boards)
+            .map_err(|e| e.to_string())?;
         g.board = codes.into_iter().map(Piece::from_code).collect();
         g.turn = match *turn {
             "w" => Side::WHITE,

@@ -38,6 +38,15 @@ impl Position {
         }
     }
 
+    /// Whether `side`'s royal piece is attacked by any other side (whoever is to move: with
+    /// more than two sides, a side may be in check while another moves).
+    pub fn in_check(&self, side: Side) -> bool {
+        match self.royal.get(side.index()).copied().flatten() {
+            Some(k) => self.attacked_by_any_enemy(&self.board, side, k),
+            None => false,
+        }
+    }
+
     /// Whether `cell` is attacked by `by` in this position.
     pub fn is_attacked(&self, cell: Cell, by: Side) -> bool {
         self.attacked_on(&self.board, by.0, cell.index())

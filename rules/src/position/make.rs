@@ -19,6 +19,22 @@ pub(super) struct Undo {
     pub(super) hash: u64,
 }
 
+impl Undo {
+    /// The record of a resignation: nothing moves, so only the state around the board is
+    /// kept (the pieces removed are in the turnover record).
+    pub(super) fn resignation(mv: Move, pos: &Position) -> Undo {
+        Undo {
+            mv,
+            moved: 0,
+            captured: 0,
+            rights: pos.rights,
+            ep: pos.ep,
+            halfmoves: pos.halfmoves,
+            hash: pos.hash,
+        }
+    }
+}
+
 impl Position {
     /// Plays a move that must come from [`Position::legal_moves`] of this position.
     /// Cheap, unchecked: use [`Position::play`] for moves from outside. An illegal move may
@@ -214,6 +230,9 @@ impl Position {
         }
         self.hash = h;
         self.history.push(undo);
+        if sides > 2 {
+            self.after_move(us);
+        }
     }
 
     /// Takes back the last move played. Returns it, or `None` if nothing was played since the
@@ -235,11 +254,23 @@ impl Position {
         let u = self.history.pop()?;
         let m = u.mv;
         let sides = self.variant.sides;
-        self.turn = Side((self.turn.0 + sides - 1) % sides);
-        let us = self.turn;
-        if us.0 == sides - 1 {
-            self.fullmoves -= 1;
+        if sides > 2 {
+            // Puts back who went out, the turn and the move number.
+            self.undo_turnover();
+            if m.kind == MoveKind::Resign {
+                self.rights = u.rights;
+                self.ep = u.ep;
+                self.halfmoves = u.halfmoves;
+                self.hash = u.hash;
+                return Some(m);
+            }
+        } else {
+            self.turn = Side((self.turn.0 + sides - 1) % sides);
+            if self.turn.0 == sides - 1 {
+                self.fullmoves -= 1;
+            }
         }
+        let us = self.turn;
         if let Some((unmoved, freezes)) = self.special_history.pop() {
             self.unmoved = unmoved;
             self.freezes = freezes;
@@ -353,6 +384,14 @@ impl Position {
     /// # Errors
     /// [`crate::IllegalMove`] with the reason the move is refused.
     pub fn play(&mut self, m: Move) -> Result<(), crate::IllegalMove> {
+        if m.kind == MoveKind::Resign {
+            return if self.resignation(Position::resigner(m)) == Some(m) {
+                self.play_resignation(m);
+                Ok(())
+            } else {
+                Err(crate::explain::explain(self, m))
+            };
+        }
         if self.legal_moves().contains(&m) {
             self.play_unchecked(m);
             Ok(())

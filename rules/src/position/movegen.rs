@@ -593,7 +593,9 @@ pub(super) fn gen_path(
     let can_move = p.flags & F_MOVE != 0;
     let can_capture = p.flags & F_CAPTURE != 0;
     let from = Cell(from);
-    let enemy = |code: u8| code != 0 && Piece::side_of(code) != us;
+    let enemy = |code: u8| {
+        code != 0 && Piece::side_of(code) != us && t.uncapturable >> Piece::kind_of(code) & 1 == 0
+    };
     match p.kind {
         LEAPS => {
             for &c in land {

@@ -25,6 +25,9 @@ pub enum WinReason {
     Checkmate,
     /// The winner has captured every kind the variant's victory rule lists (CoBlaChe).
     Captures,
+    /// The last other side left the game by resigning (games of more than two sides; with
+    /// two, resignation is no move and the caller records it).
+    Resignation,
 }
 
 /// Why the game is drawn.
@@ -46,6 +49,7 @@ impl std::fmt::Display for Outcome {
             Outcome::Win { reason, .. } => match reason {
                 WinReason::Checkmate => write!(f, "checkmate"),
                 WinReason::Captures => write!(f, "the capture of the pieces that win"),
+                WinReason::Resignation => write!(f, "resignation"),
             },
             Outcome::Draw(r) => match r {
                 DrawReason::Stalemate => write!(f, "stalemate"),
@@ -95,6 +99,9 @@ impl Position {
     /// ```
     pub fn outcome(&self) -> Option<Outcome> {
         let v = &*self.variant;
+        if v.sides > 2 {
+            return self.outcome_of_many();
+        }
         if let Some(winner) = self.capture_winner() {
             return Some(Outcome::Win {
                 winner,

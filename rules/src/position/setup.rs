@@ -34,6 +34,8 @@ pub struct Setup {
     /// Pieces captured so far in the game, by their owner and kind (only kept for variants won
     /// by captures: CoBlaChe).
     pub captured: Vec<Piece>,
+    /// Sides out of the game (games of more than two sides): they have no pieces and no turn.
+    pub out: Vec<Side>,
 }
 
 /// Why a setup is not a legal position.
@@ -84,6 +86,15 @@ pub enum PositionError {
         field: &'static str,
         /// The entry as written.
         entry: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A side marked out of the game that still has pieces or the turn, or an out mark in a
+    /// two-sided game.
+    #[error("{side} is out of the game: {problem}")]
+    Out {
+        /// The side's name.
+        side: String,
         /// What is wrong.
         problem: String,
     },
@@ -249,12 +260,41 @@ impl Position {
             freezes: Vec::new(),
             special_history: Vec::new(),
             lost: [[0; MAX_KINDS + 1]; MAX_SIDES],
+            out: 0,
+            turnovers: Vec::new(),
         };
+        let sides = variant.sides as usize;
+        for side in &setup.out {
+            let bad = |problem: &str| PositionError::Out {
+                side: side.name(sides).to_string(),
+                problem: problem.to_string(),
+            };
+            if sides <= 2 {
+                return Err(bad(
+                    "only a game of more than two sides goes on without a side",
+                ));
+            }
+            if side.index() >= sides {
+                return Err(bad("not a side of this variant"));
+            }
+            if setup.board.iter().flatten().any(|p| p.side == *side) {
+                return Err(bad("it still has pieces on the board"));
+            }
+            if setup.turn == *side {
+                return Err(bad("it cannot have the turn"));
+            }
+            pos.out |= 1 << side.0;
+        }
+        if setup.turn.index() >= sides {
+            return Err(PositionError::Out {
+                side: format!("side {}", setup.turn.0 + 1),
+                problem: "the turn belongs to no side of this variant".into(),
+            });
+        }
         for p in &setup.captured {
             let n = &mut pos.lost[p.side.index().min(MAX_SIDES - 1)][p.kind.index().min(MAX_KINDS)];
             *n = n.saturating_add(1);
         }
-        let sides = variant.sides as usize;
         let mut royals = vec![0usize; sides];
         for (i, p) in setup.board.iter().enumerate() {
             if let Some(p) = p {
@@ -277,7 +317,7 @@ impl Position {
         }
         if variant.pieces.iter().any(|p| p.royal) {
             for (s, count) in royals.iter().enumerate() {
-                if *count != 1 {
+                if *count != 1 && !pos.is_out(Side(s as u8)) {
                     return Err(PositionError::Royals {
                         side: Side(s as u8).name(sides).to_string(),
                         count: *count,
@@ -290,9 +330,11 @@ impl Position {
         if let Some(ep) = setup.ep {
             pos.ep = Some((ep, pos.ep_victim(ep)?));
         }
-        // The side that just moved may not have left its royal piece attacked.
+        // The side that just moved may not have left its royal piece attacked. (With more
+        // than two sides, a side not to move may be in check: it answers on its turn.)
         let prev = Side(((setup.turn.0 as usize + sides - 1) % sides) as u8);
-        if let Some(k) = pos.royal[prev.index()]
+        if sides <= 2
+            && let Some(k) = pos.royal[prev.index()]
             && pos.attacked_by_any_enemy(&pos.board, prev, k)
         {
             return Err(PositionError::OppositeCheck {
@@ -358,21 +400,27 @@ impl Position {
         if self.board[target.index()] != 0 {
             return Err(bad("it is occupied"));
         }
-        let sides = self.variant.sides as usize;
-        let mover = Side(((self.turn.0 as usize + sides - 1) % sides) as u8);
-        let (fwd, _) = self
-            .variant
-            .orientation
-            .facing(mover, target.index())
-            .frame();
         let i = g.info(target);
-        let victim = g
-            .canon(i.board, i.file as i32 + fwd.0, i.rank as i32 + fwd.1)
-            .ok_or_else(|| bad("there is no cell beyond it"))?;
-        match Piece::from_code(self.board[victim.index()]) {
-            Some(p) if p.side == mover && self.variant.piece(p.kind).pawn => Ok(victim),
-            _ => Err(bad("no pawn of the side that just moved stands beyond it")),
+        // The pawn that just stepped twice: with two sides the other side's; with more, any
+        // side's but the one to move (passes may have come between).
+        for mover in self.variant.all_sides().filter(|s| *s != self.turn) {
+            let (fwd, _) = self
+                .variant
+                .orientation
+                .facing(mover, target.index())
+                .frame();
+            let Some(victim) = g.canon(i.board, i.file as i32 + fwd.0, i.rank as i32 + fwd.1)
+            else {
+                continue;
+            };
+            if let Some(p) = Piece::from_code(self.board[victim.index()])
+                && p.side == mover
+                && self.variant.piece(p.kind).pawn
+            {
+                return Ok(victim);
+            }
         }
+        Err(bad("no pawn of the side that just moved stands beyond it"))
     }
 
     /// The hash key of a set of castling rights: one key per partner cell.
@@ -415,6 +463,11 @@ impl Position {
                 .map(|(a, b)| (Cell(a), Cell(b)))
                 .collect(),
             captured: self.captured_pieces(),
+            out: self
+                .variant
+                .all_sides()
+                .filter(|s| self.is_out(*s))
+                .collect(),
         }
     }
 }

@@ -706,6 +706,8 @@ impl Position {
             freezes: self.freezes.clone(),
             special_history: Vec::with_capacity(1),
             lost: self.lost,
+            out: self.out,
+            turnovers: Vec::new(),
         }
     }
 

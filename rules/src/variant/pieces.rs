@@ -12,7 +12,7 @@ use crate::{
     betza,
     geometry::Geometry,
     spec::{PieceSpec, SpecError},
-    types::{CellSet, Kind, MAX_KINDS},
+    types::{CellSet, Kind, MAX_KINDS, Side},
 };
 
 /// The piece specs of a variant, keyed by letter (the file's `[pieces]` table).
@@ -95,6 +95,7 @@ pub(super) fn kinds(file: &str, specs: &Specs) -> Result<Vec<PieceType>, SpecErr
         crossing: None,
         shuns: 0,
         files: Vec::new(),
+        keep_out: Vec::new(),
     }];
     for (letter, p) in specs {
         let key = format!("pieces.{letter}");
@@ -135,6 +136,7 @@ pub(super) fn kinds(file: &str, specs: &Specs) -> Result<Vec<PieceType>, SpecErr
             crossing: None,
             shuns: 0,
             files: Vec::new(),
+            keep_out: Vec::new(),
         });
     }
     Ok(pieces)
@@ -207,43 +209,86 @@ pub(super) fn powers(
     Ok(special_on)
 }
 
-/// The cells each kind may land on (`pieces.X.files`: Double Cross Pawns keep to their
-/// files; every other kind may go anywhere), indexed by kind; records the files on the piece.
+/// The cells each kind may land on, per side (`kind * sides + side`): `pieces.X.files` keeps
+/// a kind on some files (Double Cross Pawns), `pieces.X.keep_out` keeps one side's pieces of
+/// a kind out of some zones (four-player Double Cross Pawns and the camps next to them);
+/// every other kind may go anywhere. Records both on the piece for the rules help.
 ///
 /// # Errors
-/// A file name that is not a file of the board.
+/// A file name that is not a file of the board, a side that is not one of the variant's, or a
+/// zone that is neither a rank name nor a rectangle of cells.
 pub(super) fn confinement(
     file: &str,
     specs: &Specs,
     pieces: &mut [PieceType],
     geometry: &Geometry,
+    sides: u8,
 ) -> Result<Vec<CellSet>, SpecError> {
+    let n = sides as usize;
     let mut everywhere = CellSet::EMPTY;
     for c in geometry.cells() {
         everywhere.insert(c);
     }
-    let mut confined = vec![everywhere; pieces.len()];
+    let mut confined = vec![everywhere; pieces.len() * n];
     for (i, p) in specs.values().enumerate() {
-        let Some(files) = &p.files else { continue };
-        let key = format!("pieces.{}.files", pieces[i + 1].letter);
-        let mut keep = CellSet::EMPTY;
-        for f in files {
-            let x = geometry
-                .shape()
-                .file_names
-                .iter()
-                .position(|n| n == f)
-                .ok_or_else(|| {
-                    SpecError::new(file, &key, format!("{f:?} is not a file of the board"))
-                })?;
-            for c in geometry.cells() {
-                if geometry.info(c).file as usize == x {
-                    keep.insert(c);
+        let k = i + 1;
+        if let Some(files) = &p.files {
+            let key = format!("pieces.{}.files", pieces[k].letter);
+            let mut keep = CellSet::EMPTY;
+            for f in files {
+                let x = geometry
+                    .shape()
+                    .file_names
+                    .iter()
+                    .position(|n| n == f)
+                    .ok_or_else(|| {
+                        SpecError::new(file, &key, format!("{f:?} is not a file of the board"))
+                    })?;
+                for c in geometry.cells() {
+                    if geometry.info(c).file as usize == x {
+                        keep.insert(c);
+                    }
                 }
             }
+            for s in 0..n {
+                confined[k * n + s] = keep;
+            }
+            pieces[k].files = files.clone();
         }
-        confined[i + 1] = keep;
-        pieces[i + 1].files = files.clone();
+        if let Some(by_side) = &p.keep_out {
+            let key = format!("pieces.{}.keep_out", pieces[k].letter);
+            pieces[k].keep_out = vec![Vec::new(); n];
+            for (side_name, zones) in by_side {
+                let side = Side::from_name(side_name, n).ok_or_else(|| {
+                    SpecError::new(
+                        file,
+                        &key,
+                        format!(
+                            "{side_name:?} is not a side of this variant: use {}",
+                            (0..sides)
+                                .map(|s| Side(s).name(n).to_ascii_lowercase())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                })?;
+                for z in zones {
+                    let cells = super::promotion::zone(geometry, z).ok_or_else(|| {
+                        SpecError::new(
+                            file,
+                            &key,
+                            format!(
+                                "{z:?} is neither a rank name nor a rectangle of cells such as \"am:bp\""
+                            ),
+                        )
+                    })?;
+                    for c in cells {
+                        confined[k * n + side.index()].remove(c);
+                    }
+                }
+                pieces[k].keep_out[side.index()] = zones.clone();
+            }
+        }
     }
     Ok(confined)
 }

@@ -110,7 +110,7 @@ pub(super) fn promotion(
 
 /// The cells of a promotion zone entry: a whole rank by name (`"8"`, `"s"`), or a rectangle
 /// between two cells of one board (`"k3:n6"`, Quadruple Besiege's enemy piece block).
-fn zone(g: &Geometry, entry: &str) -> Option<Vec<Cell>> {
+pub(super) fn zone(g: &Geometry, entry: &str) -> Option<Vec<Cell>> {
     if let Some((a, b)) = entry.split_once(':') {
         let (a, b) = (g.info(g.parse(a)?), g.info(g.parse(b)?));
         if a.board != b.board {

@@ -37,8 +37,8 @@ pub(super) fn start(
         .cloned()
         .ok_or_else(|| err("start", "missing; give the start position FEN-like".into()))?;
     let board_field = text.split_whitespace().next().unwrap_or("");
-    let start_board =
-        fen::parse_board(geometry, pieces, board_field).map_err(|e| err("start", e.to_string()))?;
+    let start_board = fen::parse_board(geometry, pieces, sides, board_field)
+        .map_err(|e| err("start", e.to_string()))?;
     let mut counts = vec![[0u8; MAX_KINDS + 1]; MAX_SIDES];
     let mut initial = vec![CellSet::EMPTY; pieces.len() * sides as usize];
     for (i, code) in start_board.iter().enumerate() {

@@ -254,6 +254,7 @@ pub(super) fn finished(o: Outcome) -> GameStatus {
             match reason {
                 WinReason::Checkmate => EndReason::Checkmate,
                 WinReason::Captures => EndReason::Captures,
+                WinReason::Resignation => EndReason::Resignation,
             },
         ),
         Outcome::Draw(r) => (
