@@ -117,7 +117,6 @@ impl GameEngine {
     /// (checkmated or resigned in a four-player game). A console at one keyboard asks this to
     /// know who may still answer a draw offer.
     pub fn seats_in_play(&self) -> Vec<usize> {
-        use crate::seating::EngineSeats;
         match self {
             GameEngine::Board(p) => p.remaining().into_iter().map(|s| s.index()).collect(),
             GameEngine::Glass(_) => vec![0, 1],

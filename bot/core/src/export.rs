@@ -98,7 +98,7 @@ fn sans(
         if let Some(r) = rounds.last_mut() {
             r.push(text);
         }
-        p.play_unchecked(mv);
+        crate::seating::apply(&mut p, mv);
     }
     Ok(rounds)
 }
@@ -124,6 +124,14 @@ pub fn pgn(
     let sans = sans(v, &g.start_state, &g.moves)?;
     let (result, reason) = match &g.status {
         GameStatus::Active => ("*".to_string(), ""),
+        // PGN's `1-0` names two players; beyond two the winner is named by colour.
+        GameStatus::Finished {
+            result: crate::model::GameResult::Win(seat),
+            reason,
+        } if v.sides > 2 => (
+            format!("{} wins", rules::Side(*seat).name(usize::from(v.sides))),
+            reason.describe(),
+        ),
         GameStatus::Finished { result, reason } => (result.as_text(), reason.describe()),
         GameStatus::Aborted => ("*".to_string(), "aborted"),
     };
@@ -216,7 +224,7 @@ pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, ImportEr
             source: Box::new(source),
         })?;
         moves.push(notation::coord(&p, m));
-        p.play_unchecked(m);
+        crate::seating::apply(&mut p, m);
     }
     Ok(Imported {
         variant: v.name.clone(),

@@ -228,7 +228,6 @@ pub fn view(
     view.rotation = rotation_for(viewer_side, v.sides);
     view.players = (0..v.sides)
         .map(|s| {
-            use crate::seating::EngineSeats;
             let a = army_of(rules::Side(s), v.sides);
             let mut info = PlayerInfo::new(
                 a,

@@ -4,39 +4,21 @@
 //! command counts plies modulo the number of seats (a player who is out, or resigns out of
 //! turn, breaks that arithmetic).
 
-use rules::{Position, Side};
+use rules::Position;
 
 use crate::{chance::Chance, model::PlayerId};
 
-/// Bridge to the engine's N-side API (issue 14) until it lands on this branch: the same names
-/// as `Position`'s inherent methods, which take precedence once they exist, so this trait
-/// and its two-player defaults can then simply be deleted.
-pub(crate) trait EngineSeats {
-    /// Whether `side` is out of the game (checkmated or resigned).
-    fn is_out(&self, side: Side) -> bool;
-    /// The sides still playing, in turn order.
-    fn remaining(&self) -> Vec<Side>;
-    /// The sides checkmated and removed by the last move played.
-    fn eliminated_by_last_move(&self) -> Vec<Side>;
-    /// The move by which `side` resigns, in a game of more than two sides.
-    fn resignation(&self, side: Side) -> Option<rules::Move>;
-}
-
-impl EngineSeats for Position {
-    fn is_out(&self, _side: Side) -> bool {
-        false
-    }
-
-    fn remaining(&self) -> Vec<Side> {
-        self.variant().all_sides().collect()
-    }
-
-    fn eliminated_by_last_move(&self) -> Vec<Side> {
-        Vec::new()
-    }
-
-    fn resignation(&self, _side: Side) -> Option<rules::Move> {
-        None
+/// Plays a move the bot has already checked or stored. A four-player resignation is a move
+/// of its own kind that only [`Position::play`] carries out (the unchecked path knows nothing
+/// of it and would move a piece from the first cell), so it goes there; every other move
+/// takes the fast path. Replays, exports and the service all go through here.
+pub fn apply(pos: &mut Position, m: rules::Move) {
+    if m.kind == rules::MoveKind::Resign {
+        // A stored resignation is one the engine offered; should the record be corrupt, the
+        // position simply stays as it was and the next stored move shows it.
+        let _ = pos.play(m);
+    } else {
+        pos.play_unchecked(m);
     }
 }
 

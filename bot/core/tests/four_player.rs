@@ -14,7 +14,7 @@ use bot_core::{
     reply::{Audience, Reply},
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
-use rules::{Catalog, Position, Side, notation};
+use rules::{Catalog, Position, notation};
 
 mod common;
 use common::*;
@@ -256,7 +256,11 @@ async fn random_four_player_games_keep_service_and_engine_in_step() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(6);
-    let variants = ["dcb-balanced-4p", "dcb-wildebeest-4p-quadruple", "dcb-kamil-4p"];
+    let variants = [
+        "dcb-balanced-4p",
+        "dcb-wildebeest-4p-quadruple",
+        "dcb-kamil-4p",
+    ];
     for seed in 0..games {
         let variant = variants[seed as usize % variants.len()];
         random_game(seed, variant).await;
@@ -268,7 +272,10 @@ async fn random_game(seed: u64, variant: &str) {
     let mut rng = Lcg(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) + 1);
     let ctx = format!("seed {seed}, {variant}");
     let r = t
-        .say(NAMES[0], &format!("challenge @ben @cy @dee {variant} random"))
+        .say(
+            NAMES[0],
+            &format!("challenge @ben @cy @dee {variant} random"),
+        )
         .await;
     assert_eq!(r[0].audience, Audience::Room, "{ctx}: {}", rendered(&r[0]));
     for name in &NAMES[1..] {
@@ -278,7 +285,9 @@ async fn random_game(seed: u64, variant: &str) {
     let seats: Vec<String> = record.seats.iter().map(|p| p.user.clone()).collect();
     let v = t.catalog.get(variant).unwrap();
     let mut pos = Position::start(&v);
-    for ply in 0..400 {
+    let mut plies = 0;
+    for ply in 0..600 {
+        plies = ply;
         let g = t.game().await.unwrap();
         if !g.status.is_active() {
             break;
@@ -290,9 +299,7 @@ async fn random_game(seed: u64, variant: &str) {
             let other = (to_move + 1 + rng.below(3)) % 4;
             let legal = pos.legal_moves();
             let m = legal[rng.below(legal.len())];
-            let r = t
-                .say(&seats[other], &notation::coord(&pos, m))
-                .await;
+            let r = t.say(&seats[other], &notation::coord(&pos, m)).await;
             assert!(
                 r.iter().all(|r| r.audience == Audience::Actor),
                 "{ctx} ply {ply}: {} moved out of turn: {}",
@@ -300,7 +307,7 @@ async fn random_game(seed: u64, variant: &str) {
                 rendered(&r[0])
             );
         }
-        let roll = rng.below(40);
+        let roll = rng.below(250);
         let (who, text, mv) = if roll == 0 {
             // A random player still in resigns.
             let remaining = pos.remaining();
@@ -365,7 +372,10 @@ async fn random_game(seed: u64, variant: &str) {
             );
             assert!(text.contains(&format!("{next} ({}) to move", pos.turn().name(4))));
         } else {
-            assert!(pos.outcome().is_some(), "{ctx}: finished without an outcome");
+            assert!(
+                pos.outcome().is_some(),
+                "{ctx}: finished without an outcome"
+            );
             for s in &seats {
                 assert!(
                     room.mentions.iter().any(|p| &p.user == s),
@@ -381,6 +391,139 @@ async fn random_game(seed: u64, variant: &str) {
         );
         let picture = room.board.as_ref().expect("a move shows the board");
         assert_eq!(picture.state, rules::fen::write(&pos), "{ctx} ply {ply}");
-        let _ = Side(0);
     }
+    let g = t.game().await.unwrap();
+    // Export names the four colours and reads back to the same moves.
+    let exported = t.say(&seats[0], &format!("export #{}", g.id)).await;
+    let text = &exported[0].text;
+    for colour in ["Red", "Blue", "Yellow", "Green"] {
+        assert!(text.contains(&format!("[{colour} \"")), "{ctx}: {text}");
+    }
+    let back = bot_core::export::import(&t.catalog, text)
+        .unwrap_or_else(|e| panic!("{ctx}: the export does not import: {e}\n{text}"));
+    assert_eq!(back.moves, g.moves, "{ctx}: moves after export and import");
+    println!(
+        "{ctx}: {plies} commands, {} moves, {:?}, out: {:?}",
+        g.moves.len(),
+        g.status,
+        pos.variant()
+            .all_sides()
+            .filter(|s| pos.is_out(*s))
+            .map(|s| s.name(4))
+            .collect::<Vec<_>>()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pictures
+
+/// Each player's picture is turned so that his camp on the lower board is at the bottom and
+/// his pawns there advance up the picture, checked on the drawn cells (the renderer's own
+/// layout) and on the pixels (the pawn's colour is found in the lower half, where the layout
+/// says it is): Red as drawn, Blue a quarter turn clockwise (his camp is the right edge),
+/// Yellow upside down, Green anticlockwise.
+#[test]
+fn each_player_sees_his_lower_camp_at_the_bottom() {
+    let catalog = Catalog::builtin();
+    let names: Vec<String> = NAMES.iter().map(|s| s.to_string()).collect();
+    for variant in ["dcb-balanced-4p", "dcb-knighted-4p-quadruple"] {
+        let v = catalog.get(variant).unwrap();
+        let start = rules::fen::write(&Position::start(&v));
+        for seat in 0..4u8 {
+            let side = rules::Side(seat);
+            // The same start with this side to move, so his pawns' moves are listed.
+            let mut fields: Vec<String> = start.split(' ').map(String::from).collect();
+            fields[1] = side.name(4)[..1].to_lowercase();
+            let pos = rules::fen::position(&v, &fields.join(" "))
+                .unwrap_or_else(|e| panic!("{variant} {}: {e}", fields.join(" ")));
+            assert_eq!(pos.turn(), side);
+            let view = bot_core::picture::view(&pos, None, Some(seat), &names);
+            let square = |c: rules::Cell| {
+                let i = v.geometry.info(c);
+                render::Square {
+                    board: i.board,
+                    x: i.file,
+                    y: i.rank,
+                }
+            };
+            let pawn_steps: Vec<rules::Move> = pos
+                .legal_moves()
+                .iter()
+                .copied()
+                .filter(|m| {
+                    let (f, t) = (v.geometry.info(m.from), v.geometry.info(m.to));
+                    let piece = pos.piece_at(m.from).unwrap();
+                    v.piece(piece.kind).glyph == "pawn"
+                        && pos.piece_at(m.to).is_none()
+                        && f.rank < 8
+                        && (i32::from(f.file) - i32::from(t.file)).abs()
+                            + (i32::from(f.rank) - i32::from(t.rank)).abs()
+                            == 1
+                })
+                .collect();
+            assert!(
+                pawn_steps.len() >= 4,
+                "{variant}: {} has {} pawn steps on the lower board",
+                side.name(4),
+                pawn_steps.len()
+            );
+            let (_, canvas_h) = render::canvas_size(&view);
+            let renderer = render::Renderer::new();
+            let theme = render::Theme::light();
+            let size = 640u32;
+            let pixmap = renderer.pixmap(&view, &theme, size).unwrap();
+            let (cw, ch) = render::canvas_size(&view);
+            let scale = size as f32 / cw.max(ch);
+            let fill = theme
+                .army(view.players[usize::from(seat)].army)
+                .fill
+                .clone();
+            let want = hex(&fill);
+            for m in pawn_steps {
+                let from = render::cell_bounds(&view, square(m.from)).unwrap();
+                let to = render::cell_bounds(&view, square(m.to)).unwrap();
+                assert!(
+                    to[1] < from[1] && (to[0] - from[0]).abs() < 0.5,
+                    "{variant}, {} viewing: the pawn step {} is drawn from {from:?} to {to:?}, not up",
+                    side.name(4),
+                    notation::coord(&pos, m)
+                );
+                // Yellow's lower camp faces Red's across the middle of the board: turned
+                // over, it stays by the middle (just above it), its pawns still going up.
+                let lowest = if seat == 2 { 0.3 } else { 0.5 };
+                assert!(
+                    from[1] > canvas_h * lowest,
+                    "{variant}, {} viewing: his pawn on {} is drawn too high",
+                    side.name(4),
+                    v.geometry.name(m.from)
+                );
+                // The pixels: the pawn's army colour is inside the cell the layout gives.
+                let found = (1..10).any(|i| {
+                    (1..10).any(|j| {
+                        let x = ((from[0] + from[2] * i as f32 / 10.0) * scale) as u32;
+                        let y = ((from[1] + from[3] * j as f32 / 10.0) * scale) as u32;
+                        pixmap.pixel(x, y).is_some_and(|p| {
+                            let got = [p.red(), p.green(), p.blue()];
+                            got.iter()
+                                .zip(want)
+                                .all(|(a, b)| (i32::from(*a) - i32::from(b)).abs() < 24)
+                        })
+                    })
+                });
+                assert!(
+                    found,
+                    "{variant}, {} viewing: no {fill} pixel where his pawn on {} is drawn",
+                    side.name(4),
+                    v.geometry.name(m.from)
+                );
+            }
+        }
+    }
+}
+
+/// `#rrggbb` as bytes.
+fn hex(colour: &str) -> [u8; 3] {
+    let c = colour.trim_start_matches('#');
+    let byte = |i: usize| u8::from_str_radix(&c[i..i + 2], 16).unwrap();
+    [byte(0), byte(2), byte(4)]
 }

@@ -292,7 +292,7 @@ fn replay(variant: &Arc<Variant>, record: &GameRecord) -> Result<Position, expor
                 text: m.clone(),
                 source: Box::new(source),
             })?;
-        position.play_unchecked(mv);
+        crate::seating::apply(&mut position, mv);
     }
     Ok(position)
 }

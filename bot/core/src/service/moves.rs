@@ -49,10 +49,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Ok(m) => m,
                 Err(e) => return user(move_error(&g.position, text, e)),
             };
+            if mv.kind == rules::MoveKind::Resign {
+                // A resignation typed as a move (`Blue resigns`, `resign:blue`): one's own
+                // is `resign`; nobody resigns for another.
+                if g.position.resignation(Side(to_move)) == Some(mv) {
+                    return self.resign_seat(&g, to_move).await;
+                }
+                return user("You can resign only for yourself: type `resign`.");
+            }
             let coord = notation::coord(&g.position, mv);
             let san = notation::san(&g.position, mv);
             let mut after = g.position.clone();
-            after.play_unchecked(mv);
+            crate::seating::apply(&mut after, mv);
             let status = after.outcome().map_or(GameStatus::Active, finished);
             let update = GameUpdate {
                 status: status.clone(),
@@ -122,7 +130,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// the players it put out, then the result, or check and who is to move next; with the
     /// board, in the game's room, mentioning everyone named.
     pub(super) fn announce_after(&self, g: &BoardGame, head: String, mover: u8) -> Reply {
-        use crate::seating::EngineSeats;
         let n = g.record.seats.len();
         let next = g.position.turn().0 as usize;
         let mut text = head;
@@ -136,13 +143,20 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             });
             format!("{{{i}}}")
         };
+        // The players this move put out, each with his colour.
+        let mut mated = Vec::new();
         if n > 2 {
             for side in g.position.eliminated_by_last_move() {
                 if side.0 == mover || side.index() >= n {
                     continue;
                 }
                 let who = slot(side.index(), &mut mentions);
-                text.push_str(&format!(" {who} ({}) is checkmated and out.", side.name(n)));
+                mated.push(format!("{who} ({})", side.name(n)));
+            }
+        }
+        if g.record.status.is_active() {
+            for m in &mated {
+                text.push_str(&format!(" {m} is checkmated and out."));
             }
         }
         match &g.record.status {
@@ -150,9 +164,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 result: GameResult::Win(winner),
                 reason,
             } if n > 2 => {
+                // The last checkmate (or the last opponent's resignation) ends the game.
                 let who = slot(usize::from(*winner), &mut mentions);
+                let beaten = if mated.is_empty() {
+                    String::new()
+                } else {
+                    format!(" checkmates {} and", mated.join(" and "))
+                };
                 text.push_str(&format!(
-                    " {} — {who} ({}) wins, the last player left.",
+                    " {} — {who} ({}){beaten} wins, the last player left.",
                     reason.headline(),
                     Side(*winner).name(n)
                 ));
@@ -254,6 +274,7 @@ pub(super) fn finished(o: Outcome) -> GameStatus {
             match reason {
                 WinReason::Checkmate => EndReason::Checkmate,
                 WinReason::Captures => EndReason::Captures,
+                // The last opponent of a four-player game resigned (his resignation move).
                 WinReason::Resignation => EndReason::Resignation,
             },
         ),

@@ -41,8 +41,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// the player out (his pieces leave the board) and the others play on, unless he was the
     /// last opponent, which the engine's outcome says. A move like any other, so it is
     /// stored, replayed, exported and taken back like one.
-    async fn resign_seat(&self, g: &BoardGame, seat: u8) -> Outcomes {
-        use crate::seating::EngineSeats;
+    pub(super) async fn resign_seat(&self, g: &BoardGame, seat: u8) -> Outcomes {
         let n = g.record.seats.len();
         let side = Side(seat);
         if g.position.is_out(side) {
@@ -60,7 +59,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         };
         let coord = notation::coord(&g.position, mv);
         let mut after = g.position.clone();
-        after.play_unchecked(mv);
+        crate::seating::apply(&mut after, mv);
         let status = after.outcome().map_or(GameStatus::Active, finished);
         let update = GameUpdate {
             status: status.clone(),
