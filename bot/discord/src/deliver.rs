@@ -248,13 +248,30 @@ pub(crate) async fn deliver(
         }
         match &reply.audience {
             Audience::Room | Audience::Actor => {
+                // Discord takes at most 2000 characters a message (serenity refuses more
+                // before sending): a longer text, such as the list of variants, goes as
+                // several messages, the board and the buttons with the last.
+                let mut parts = convert::split_content(&content, convert::MAX_CONTENT);
+                let last = parts.pop().unwrap_or_default();
+                let mentions: Vec<u64> =
+                    reply.mentions.iter().filter_map(convert::user_id).collect();
+                for part in parts {
+                    target
+                        .send(Outgoing {
+                            content: part,
+                            ephemeral: reply.audience == Audience::Actor,
+                            mentions: mentions.clone(),
+                            ..Outgoing::default()
+                        })
+                        .await?;
+                }
                 target
                     .send(Outgoing {
-                        content,
+                        content: last,
                         ephemeral: reply.audience == Audience::Actor,
                         png,
                         components: action_rows(reply),
-                        mentions: reply.mentions.iter().filter_map(convert::user_id).collect(),
+                        mentions,
                     })
                     .await?;
                 sent = true;
