@@ -324,7 +324,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             ),
             None => "fairybot console — two local players, white and black, share this keyboard.\n\
                      Start with `play chess` or `play toulousain` (`variants` lists them), then type moves \
-                     such as `e4` or `e2e4`. `help` lists every command; Ctrl-D or Ctrl-C quits.\n"
+                     such as `e4` or `e2e4` (`play dcb-balanced-4p` seats four: red, blue, yellow, green). \
+                     `help` lists every command; Ctrl-D or Ctrl-C quits.\n"
                 .to_string(),
         };
         if let Some(name) = &self.fixed {
@@ -400,6 +401,35 @@ mod tests {
             render::Theme::light(),
             320,
         )
+    }
+
+    /// `play` with a four-player variant seats red, blue, yellow and green at the one
+    /// keyboard; each command is given by the player whose turn it is, a draw offer is
+    /// answered by each of the others in turn, and resigning takes the player to move out.
+    #[tokio::test]
+    async fn hot_seat_four_player_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = console(dir.path(), None, MemoryStore::new());
+        let out = c.line("play dcb-balanced-4p").await;
+        assert!(out.contains("Game 1 starts"), "{out}");
+        assert!(
+            out.contains("red (Red), blue (Blue), yellow (Yellow), green (Green)"),
+            "{out}"
+        );
+        assert!(out.contains("rK") && out.contains("yQ"), "{out}");
+        for (m, next) in [("Ncx", "blue"), ("cw", "yellow"), ("cp", "green")] {
+            let out = c.line(m).await;
+            assert!(out.contains(&format!("{next} (")), "{m}: {out}");
+        }
+        // Green offers a draw; the three others answer in turn, the last declines.
+        assert!(c.line("draw").await.contains("green offers a draw"));
+        assert!(c.line("draw accept").await.contains("red agrees"));
+        assert!(c.line("draw accept").await.contains("blue agrees"));
+        assert!(c.line("draw decline").await.contains("yellow declines"));
+        let out = c.line("resign").await;
+        assert!(out.contains("green (Green) resigns and is out"), "{out}");
+        assert!(out.contains("Out: Green."), "{out}");
+        assert!(dir.path().join("boards/game-1.png").exists());
     }
 
     #[tokio::test]
