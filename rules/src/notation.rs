@@ -113,6 +113,9 @@ pub fn coord_among(pos: &Position, m: Move, legal: &[Move]) -> String {
     if m.kind == MoveKind::Resign {
         return resignation_text(pos, m);
     }
+    if m.kind == MoveKind::Pass {
+        return "pass".to_string();
+    }
     let compact = compact_names(v);
     let sep = if compact { "" } else { "-" };
     let mut to = m.to;
@@ -181,6 +184,9 @@ pub fn san_among(pos: &Position, m: Move, legal: &[Move]) -> String {
     if m.kind == MoveKind::Resign {
         let side = Position::resigner(m);
         return format!("{} resigns", side.name(pos.variant().sides as usize));
+    }
+    if m.kind == MoveKind::Pass {
+        return format!("{} passes", pos.turn().name(pos.variant().sides as usize));
     }
     let mut s = san_plain(pos, m, legal);
     let mut after = pos.clone();
@@ -654,14 +660,22 @@ fn resignation_text(pos: &Position, m: Move) -> String {
     )
 }
 
-/// A resignation written as stored (`resign:blue`) or as read (`Blue resigns`), if it is one
-/// that `pos` allows.
+/// A resignation written as stored (`resign:blue`) or as read (`Blue resigns`), or a pass
+/// (`pass`, `Blue passes`), if it is one that `pos` allows.
 fn parse_resignation(pos: &Position, text: &str) -> Option<Move> {
     let sides = pos.variant().sides as usize;
     if sides <= 2 {
         return None;
     }
     let text = text.trim();
+    if text.eq_ignore_ascii_case("pass")
+        || text
+            .split_once(' ')
+            .is_some_and(|(_, verb)| verb.trim().eq_ignore_ascii_case("passes"))
+    {
+        let pass = Move::new(crate::Cell(0), crate::Cell(0), MoveKind::Pass);
+        return pos.legal_moves().contains(&pass).then_some(pass);
+    }
     let name = text.strip_prefix("resign:").or_else(|| {
         let (name, verb) = text.split_once(' ')?;
         verb.trim().eq_ignore_ascii_case("resigns").then_some(name)

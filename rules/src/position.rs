@@ -71,6 +71,8 @@ pub struct Position {
     out: u8,
     /// Per move, who went out and whose turn it was (games of more than two sides only).
     turnovers: Vec<players::Turnover>,
+    /// The sides in check when the position was set up (bit per side; more than two sides).
+    checked_at_setup: u8,
 }
 
 impl PartialEq for Position {

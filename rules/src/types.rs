@@ -171,6 +171,9 @@ pub enum MoveKind {
     /// resigning side's number; `from` and `to` mean nothing. Never generated: see
     /// [`crate::Position::resignation`].
     Resign = 9,
+    /// A pass in a game of more than two sides: the only move of a side that has no other
+    /// (our reading of rulebook 4.6); nothing moves. `from` and `to` mean nothing.
+    Pass = 10,
 }
 
 /// One move. Small and `Copy` (6 bytes) because move lists are the engine's hottest data.

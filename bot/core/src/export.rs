@@ -98,7 +98,7 @@ fn sans(
         if let Some(r) = rounds.last_mut() {
             r.push(text);
         }
-        crate::seating::apply(&mut p, mv);
+        p.play_unchecked(mv);
     }
     Ok(rounds)
 }
@@ -224,7 +224,7 @@ pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, ImportEr
             source: Box::new(source),
         })?;
         moves.push(notation::coord(&p, m));
-        crate::seating::apply(&mut p, m);
+        p.play_unchecked(m);
     }
     Ok(Imported {
         variant: v.name.clone(),

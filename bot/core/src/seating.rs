@@ -8,18 +8,23 @@ use rules::Position;
 
 use crate::{chance::Chance, model::PlayerId};
 
-/// Plays a move the bot has already checked or stored. A four-player resignation is a move
-/// of its own kind that only [`Position::play`] carries out (the unchecked path knows nothing
-/// of it and would move a piece from the first cell), so it goes there; every other move
-/// takes the fast path. Replays, exports and the service all go through here.
-pub fn apply(pos: &mut Position, m: rules::Move) {
-    if m.kind == rules::MoveKind::Resign {
-        // A stored resignation is one the engine offered; should the record be corrupt, the
-        // position simply stays as it was and the next stored move shows it.
-        let _ = pos.play(m);
-    } else {
-        pos.play_unchecked(m);
+/// Plays the passes of the players who have no move, for them, until a player who can
+/// move is to move (or the game is over): in a game of more than two players a player with
+/// no legal move, not in check, passes (rulebook 4.6), and that is nobody's decision. Returns
+/// the sides that passed, in order; the position has played their passes.
+pub(crate) fn auto_passes(pos: &mut Position) -> Vec<rules::Side> {
+    let mut passed = Vec::new();
+    while is_multi(pos) && pos.outcome().is_none() && passed.len() < 8 {
+        let legal = pos.legal_moves();
+        match legal.as_slice() {
+            [only] if only.kind == rules::MoveKind::Pass => {
+                passed.push(pos.turn());
+                pos.play_unchecked(*only);
+            }
+            _ => break,
+        }
     }
+    passed
 }
 
 /// Whether a position's game has more than two seats (the rules of agreement differ).

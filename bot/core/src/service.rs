@@ -353,6 +353,19 @@ pub trait Games: Send + Sync + 'static {
         place: &'a Place,
         game: Option<GameId>,
     ) -> BoxFuture<'a, Option<CurrentGame>>;
+
+    /// The active game a command of the actor here would act on: the one named, or his only
+    /// one here (in his direct chat, his Looking-Glass game elsewhere). For an adapter that
+    /// asks for confirmation before acting (Discord's resign button) and must name the game.
+    /// The default knows only [`Games::current_game`]'s board games.
+    fn game_to_act_on<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> BoxFuture<'a, Option<GameId>> {
+        Box::pin(async move { self.current_game(actor, place, game).await.map(|g| g.id) })
+    }
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
@@ -381,6 +394,19 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
         game: Option<GameId>,
     ) -> BoxFuture<'a, Option<CurrentGame>> {
         Box::pin(GameService::current_game(self, actor, place, game))
+    }
+
+    fn game_to_act_on<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> BoxFuture<'a, Option<GameId>> {
+        Box::pin(async move {
+            let g = self.pick_game(actor, place, game, true).await.ok()?;
+            let r = g.record();
+            r.status.is_active().then_some(r.id)
+        })
     }
 }
 

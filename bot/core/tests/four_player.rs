@@ -255,7 +255,7 @@ async fn random_four_player_games_keep_service_and_engine_in_step() {
     let games: u64 = std::env::var("FOUR_PLAYER_GAMES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(6);
+        .unwrap_or(12);
     let variants = [
         "dcb-balanced-4p",
         "dcb-wildebeest-4p-quadruple",
@@ -286,6 +286,8 @@ async fn random_game(seed: u64, variant: &str) {
     let v = t.catalog.get(variant).unwrap();
     let mut pos = Position::start(&v);
     let mut plies = 0;
+    let mut passes = 0;
+    let mut eliminations = 0;
     for ply in 0..600 {
         plies = ply;
         let g = t.game().await.unwrap();
@@ -317,8 +319,27 @@ async fn random_game(seed: u64, variant: &str) {
         } else if roll == 1 {
             (to_move, "draw".to_string(), None)
         } else {
+            // Random, but a mate is never missed and checks are liked: games then reach
+            // eliminations and last checkmates, not only resignations and draws.
             let legal = pos.legal_moves();
-            let m = legal[rng.below(legal.len())];
+            let sans: Vec<String> = legal
+                .iter()
+                .map(|m| notation::san_among(&pos, *m, &legal))
+                .collect();
+            let mates: Vec<usize> = (0..legal.len())
+                .filter(|&i| sans[i].ends_with('#'))
+                .collect();
+            let checks: Vec<usize> = (0..legal.len())
+                .filter(|&i| sans[i].ends_with('+'))
+                .collect();
+            let pick = if !mates.is_empty() {
+                mates[rng.below(mates.len())]
+            } else if !checks.is_empty() && rng.below(3) == 0 {
+                checks[rng.below(checks.len())]
+            } else {
+                rng.below(legal.len())
+            };
+            let m = legal[pick];
             let text = if rng.below(2) == 0 {
                 notation::san(&pos, m)
             } else {
@@ -350,10 +371,35 @@ async fn random_game(seed: u64, variant: &str) {
             continue;
         };
         pos.play(m).unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+        let mated = pos.eliminated_by_last_move();
         let text = rendered(room);
-        for side in pos.eliminated_by_last_move() {
+        // Players left without a move pass; the bot plays it for them and says so.
+        while pos.outcome().is_none() {
+            let legal = pos.legal_moves();
+            let [only] = legal.as_slice() else { break };
+            if only.kind != rules::MoveKind::Pass {
+                break;
+            }
+            let passer = pos.turn();
             assert!(
-                text.contains(&format!("({}) is checkmated and out", side.name(4))),
+                text.contains(&format!("({}) has no move and passes", passer.name(4))),
+                "{ctx} ply {ply}: the pass of {} not announced: {text}",
+                passer.name(4)
+            );
+            passes += 1;
+            pos.play(*only).unwrap();
+        }
+        eliminations += mated.len();
+        let over = pos.outcome().is_some();
+        for side in mated {
+            // While the game goes on the player is out; the last one is named in the result.
+            let said = if over {
+                format!("checkmates {} ({})", seats[side.index()], side.name(4))
+            } else {
+                format!("({}) is checkmated and out", side.name(4))
+            };
+            assert!(
+                text.contains(&said),
                 "{ctx} ply {ply}: elimination of {} not announced: {text}",
                 side.name(4)
             );
@@ -403,7 +449,7 @@ async fn random_game(seed: u64, variant: &str) {
         .unwrap_or_else(|e| panic!("{ctx}: the export does not import: {e}\n{text}"));
     assert_eq!(back.moves, g.moves, "{ctx}: moves after export and import");
     println!(
-        "{ctx}: {plies} commands, {} moves, {:?}, out: {:?}",
+        "{ctx}: {plies} commands, {} moves ({passes} passes, {eliminations} checkmated), {:?}, out: {:?}",
         g.moves.len(),
         g.status,
         pos.variant()

@@ -192,7 +192,37 @@ pub struct SlashBuilder<'a> {
     sub: Option<(Option<String>, String, OptionsBuilder)>,
     user: u64,
     at: Where,
+    checked: bool,
 }
+
+/// A command a Discord client would not offer where the test tried to use it (see
+/// [`Recorded::offers`]): a guild command in a DM, or a command whose `contexts` leave out
+/// the place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotOffered {
+    /// The command's name.
+    pub command: String,
+    /// Whether it was tried in a DM.
+    pub in_dm: bool,
+}
+
+impl std::fmt::Display for NotOffered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "discord-fake: /{} is not offered {} (registered commands decide where a client \
+             shows them; use .unchecked() to send it anyway)",
+            self.command,
+            if self.in_dm {
+                "in DMs"
+            } else {
+                "in this guild"
+            }
+        )
+    }
+}
+
+impl std::error::Error for NotOffered {}
 
 impl<'a> SlashBuilder<'a> {
     pub(crate) fn new(fake: &'a FakeDiscord, kind: u64, name: &str) -> Self {
@@ -204,7 +234,14 @@ impl<'a> SlashBuilder<'a> {
             sub: None,
             user: ids::ALICE,
             at: Where::Channel(ids::GENERAL),
+            checked: true,
         }
+    }
+
+    /// Sends it even where no client would offer it (a stale command list).
+    pub fn unchecked(mut self) -> Self {
+        self.checked = false;
+        self
     }
 
     fn map(mut self, f: impl FnOnce(OptionsBuilder) -> OptionsBuilder) -> Self {
@@ -283,12 +320,32 @@ impl<'a> SlashBuilder<'a> {
         self
     }
 
-    /// Dispatches the interaction.
+    /// Dispatches the interaction. Panics where a Discord client would not offer the command
+    /// (see [`try_send`](Self::try_send)).
     pub fn send(self) -> InteractionRef {
-        let in_guild = match self.at {
-            Where::Dm => false,
-            Where::Channel(c) => self.fake.inspect(|r| r.channel_guild(c).is_some()),
+        self.try_send().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Dispatches the interaction, unless (when checked) a Discord client would not offer the
+    /// command there: a guild command in a DM, a global one whose `contexts` leave the place
+    /// out. Commands registered nowhere are sent (a client with a stale list).
+    ///
+    /// # Errors
+    /// [`NotOffered`] when the command is registered but not offered there.
+    pub fn try_send(self) -> Result<InteractionRef, NotOffered> {
+        let guild_of_place = match self.at {
+            Where::Dm => None,
+            Where::Channel(c) => self.fake.inspect(|r| r.channel_guild(c)),
         };
+        let in_guild = guild_of_place.is_some();
+        if self.checked
+            && self.fake.inspect(|r| r.offers(&self.name, guild_of_place)) == Some(false)
+        {
+            return Err(NotOffered {
+                command: self.name,
+                in_dm: self.at == Where::Dm,
+            });
+        }
         let (mut options, mut users) = (self.options.options, self.options.users);
         if let Some((group, sub, o)) = self.sub {
             users.extend(o.users);
@@ -313,16 +370,17 @@ impl<'a> SlashBuilder<'a> {
                 "options": options,
                 "resolved": resolved(&st, &users, in_guild),
             });
-            if let Some(g) = st
-                .guild_commands
-                .iter()
-                .find_map(|(g, cmds)| cmds.iter().any(|c| c["name"] == self.name).then_some(*g))
-            {
+            // `data.guild_id` is the guild the invoked command is registered in.
+            if let Some(g) = guild.filter(|g| {
+                st.guild_commands
+                    .get(g)
+                    .is_some_and(|cmds| cmds.iter().any(|c| c["name"] == self.name))
+            }) {
                 d["guild_id"] = Value::from(g.to_string());
             }
             d
         };
-        inject(self.fake, self.kind, data, self.user, self.at, None)
+        Ok(inject(self.fake, self.kind, data, self.user, self.at, None))
     }
 }
 

@@ -32,8 +32,8 @@ use tokio::sync::{Notify, oneshot};
 use tokio::task::JoinHandle;
 
 pub use interactions::{
-    ComponentBuilder, InteractionRef, MessageBuilder, ModalSubmitBuilder, OptionsBuilder,
-    SlashBuilder,
+    ComponentBuilder, InteractionRef, MessageBuilder, ModalSubmitBuilder, NotOffered,
+    OptionsBuilder, SlashBuilder,
 };
 pub use state::Recorded;
 pub use view::{
@@ -174,6 +174,57 @@ impl DiscordError {
     /// 500.
     pub fn internal_server_error() -> Self {
         Self::new(500, 0, "500: Internal Server Error")
+    }
+    /// 502, as Discord's edge answers when the API behind it is down.
+    pub fn bad_gateway() -> Self {
+        Self::new(502, 0, "502: Bad Gateway")
+    }
+    /// 503.
+    pub fn service_unavailable() -> Self {
+        Self::new(503, 0, "503: Service Unavailable")
+    }
+}
+
+/// Where a 429 says how long to wait. Discord documents both: the `Retry-After` header
+/// (with the `X-RateLimit-*` headers of the bucket) and the JSON body's `retry_after`; proxies
+/// and the global limit may give only the body, which is what serenity's own limiter misses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryAfterIn {
+    /// `Retry-After` and `X-RateLimit-*` headers, and Discord's body.
+    Header,
+    /// Only the JSON body: `{"message", "retry_after", "global"}`, no rate-limit header.
+    Body,
+}
+
+/// A rate limit on the routes a matcher selects: at most `limit` requests per `window`
+/// (a fixed window from the first request in it), counted per bucket as Discord does. Every
+/// answer in the bucket carries `X-RateLimit-Limit/Remaining/Reset/Reset-After/Bucket`; a
+/// request over the limit gets 429 with the time left in the window, in the chosen form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RateLimit {
+    /// The bucket's name (`X-RateLimit-Bucket`).
+    pub bucket: String,
+    pub limit: u32,
+    pub window: Duration,
+    pub form: RetryAfterIn,
+    /// The 429 says `"global": true` (and `X-RateLimit-Global` in the header form).
+    pub global: bool,
+}
+
+/// A rate limit and its current window.
+pub(crate) struct RateLimitRule {
+    pub matcher: Matcher,
+    pub limit: RateLimit,
+    pub window_start: Option<std::time::Instant>,
+    pub used: u32,
+}
+
+impl fmt::Debug for RateLimitRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RateLimitRule")
+            .field("limit", &self.limit)
+            .field("used", &self.used)
+            .finish()
     }
 }
 
@@ -711,9 +762,28 @@ impl FakeDiscord {
         });
     }
 
-    /// Removes every rule added with [`fail_requests`](Self::fail_requests).
+    /// Removes every rule added with [`fail_requests`](Self::fail_requests) and
+    /// [`rate_limit`](Self::rate_limit).
     pub fn clear_failures(&self) {
-        self.inner.lock().failures.clear();
+        let mut st = self.inner.lock();
+        st.failures.clear();
+        st.rate_limits.clear();
+    }
+
+    /// Rate-limits the requests for which `matcher(method, route)` is true: see [`RateLimit`].
+    /// A request answered 429 is recorded (status 429) and does nothing; it does not count
+    /// against the window, as on Discord.
+    pub fn rate_limit(
+        &self,
+        matcher: impl Fn(&str, &str) -> bool + Send + Sync + 'static,
+        limit: RateLimit,
+    ) {
+        self.inner.lock().rate_limits.push(RateLimitRule {
+            matcher: Box::new(matcher),
+            limit,
+            window_start: None,
+            used: 0,
+        });
     }
 
     // ----- gateway control -----

@@ -130,11 +130,22 @@ async fn handle(
         .to_owned();
     let query = uri.query().map(str::to_owned);
 
-    let reply = {
+    let (reply, extra_headers) = {
         let mut st = inner.lock();
-        let reply = match st.take_failure(method.as_str(), &route) {
-            Some(e) => Reply::error(&e),
-            None => answer(
+        // Discord checks the rate limit first: a 429 did nothing.
+        let (limited, extra_headers) = match st.rate_limited(method.as_str(), &route) {
+            None => (None, Vec::new()),
+            Some(Ok(h)) => (None, h),
+            Some(Err((body, h))) => (Some(Reply::Json(429, body)), h),
+        };
+        let failure = match limited {
+            Some(_) => None,
+            None => st.take_failure(method.as_str(), &route),
+        };
+        let reply = match (limited, failure) {
+            (Some(r), _) => r,
+            (None, Some(e)) => Reply::error(&e),
+            (None, None) => answer(
                 &inner,
                 &mut st,
                 method.as_str(),
@@ -172,11 +183,11 @@ async fn handle(
         {
             cb.request_index = index;
         }
-        reply
+        (reply, extra_headers)
     };
     inner.changed.notify_waiters();
 
-    match reply {
+    let mut response = match reply {
         Reply::Json(status, v) => (
             StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             [(header::CONTENT_TYPE, "application/json")],
@@ -191,7 +202,16 @@ async fn handle(
             .header(header::CONTENT_TYPE, ct)
             .body(Body::from(b))
             .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response()),
+    };
+    for (k, v) in extra_headers {
+        if let (Ok(k), Ok(v)) = (
+            header::HeaderName::try_from(k),
+            header::HeaderValue::try_from(v),
+        ) {
+            response.headers_mut().insert(k, v);
+        }
     }
+    response
 }
 
 fn id_of(s: &str) -> Option<u64> {

@@ -11,7 +11,10 @@ use crate::view::{
     Attachment, Callback, FilePart, GatewayStats, Origin, RecordedRequest, RegisteredCommand,
     SentMessage, Thread,
 };
-use crate::{DiscordError, FailureRule, FakeUser};
+use crate::{DiscordError, FailureRule, FakeUser, RateLimitRule, RetryAfterIn};
+
+/// Extra response headers (lower-case names).
+pub(crate) type Headers = Vec<(String, String)>;
 
 /// A frame or action for the live websocket connection.
 #[derive(Debug)]
@@ -96,6 +99,7 @@ pub struct Recorded {
     pub(crate) gateway: GatewayStats,
     pub(crate) session: Session,
     pub(crate) failures: Vec<FailureRule>,
+    pub(crate) rate_limits: Vec<RateLimitRule>,
     pub(crate) closed_dms: HashMap<u64, DmFailure>,
     pub(crate) resumable: bool,
     pub(crate) next_id: u64,
@@ -190,6 +194,37 @@ impl Recorded {
             .get(&guild_id)
             .map(|v| v.iter().map(RegisteredCommand::from_json).collect())
             .unwrap_or_default()
+    }
+
+    /// Whether a Discord client would offer the command `name` to a user in guild `guild`
+    /// (`None`: in the bot's DM): in a guild, that guild's commands and the global commands
+    /// whose `contexts` include 0 (GUILD) or are unset; in a DM, only global commands whose
+    /// `contexts` include 1 (BOT_DM), or are unset with `dm_permission` not `false`. Guild
+    /// commands are never offered in DMs. `None` when no such command is registered at all
+    /// (a test injecting commands without a bot, or a client with a stale list).
+    pub fn offers(&self, name: &str, guild: Option<u64>) -> Option<bool> {
+        let in_context = |c: &Value, context: u64| match c["contexts"].as_array() {
+            Some(list) => list.iter().any(|x| x.as_u64() == Some(context)),
+            None => context == 0 || c["dm_permission"] != Value::Bool(false),
+        };
+        let global = self.global_commands.iter().find(|c| c["name"] == name);
+        let in_guild = guild.and_then(|g| {
+            self.guild_commands
+                .get(&g)
+                .and_then(|l| l.iter().find(|c| c["name"] == name))
+        });
+        let anywhere = global.is_some()
+            || self
+                .guild_commands
+                .values()
+                .any(|l| l.iter().any(|c| c["name"] == name));
+        if !anywhere {
+            return None;
+        }
+        Some(match guild {
+            Some(_) => in_guild.is_some() || global.is_some_and(|c| in_context(c, 0)),
+            None => global.is_some_and(|c| in_context(c, 1)),
+        })
     }
 
     /// The DM channel the bot opened with a user.
@@ -472,6 +507,75 @@ impl Recorded {
             None => {}
         }
         Some(err)
+    }
+
+    /// Counts a request against the first rate limit matching it. `None`: no limit applies.
+    /// `Some(Ok(headers))`: allowed, with the bucket's headers; `Some(Err((body, headers)))`:
+    /// over the limit, answered 429.
+    pub(crate) fn rate_limited(
+        &mut self,
+        method: &str,
+        route: &str,
+    ) -> Option<Result<Headers, (Value, Headers)>> {
+        let rule = self
+            .rate_limits
+            .iter_mut()
+            .find(|r| (r.matcher)(method, route))?;
+        let now = std::time::Instant::now();
+        let window = rule.limit.window;
+        let start = match rule.window_start {
+            Some(s) if now.duration_since(s) < window => s,
+            _ => {
+                rule.used = 0;
+                rule.window_start = Some(now);
+                now
+            }
+        };
+        let left = window.saturating_sub(now.duration_since(start));
+        let reset_after = format!("{:.3}", left.as_secs_f64());
+        let reset_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            + left;
+        let over = rule.used >= rule.limit.limit;
+        if !over {
+            rule.used += 1;
+        }
+        let mut headers: Headers = vec![
+            ("x-ratelimit-limit".into(), rule.limit.limit.to_string()),
+            (
+                "x-ratelimit-remaining".into(),
+                (rule.limit.limit - rule.used).to_string(),
+            ),
+            (
+                "x-ratelimit-reset".into(),
+                format!("{:.3}", reset_at.as_secs_f64()),
+            ),
+            ("x-ratelimit-reset-after".into(), reset_after.clone()),
+            ("x-ratelimit-bucket".into(), rule.limit.bucket.clone()),
+        ];
+        if !over {
+            return Some(Ok(headers));
+        }
+        let body = json!({
+            "message": "You are being rate limited.",
+            "retry_after": left.as_secs_f64(),
+            "global": rule.limit.global,
+        });
+        match rule.limit.form {
+            RetryAfterIn::Header => {
+                headers.push(("retry-after".into(), reset_after));
+                headers.push((
+                    "x-ratelimit-scope".into(),
+                    if rule.limit.global { "global" } else { "user" }.into(),
+                ));
+                if rule.limit.global {
+                    headers.push(("x-ratelimit-global".into(), "true".into()));
+                }
+            }
+            RetryAfterIn::Body => headers.clear(),
+        }
+        Some(Err((body, headers)))
     }
 
     // ----- gateway -----

@@ -2,7 +2,9 @@
 //! serenity's model types): interaction rules, messages, edits, threads, reactions, commands,
 //! injected failures.
 
-use discord_fake::{DiscordError, FakeDiscord, Origin, ids};
+use std::time::Duration;
+
+use discord_fake::{DiscordError, FakeDiscord, Origin, RateLimit, RetryAfterIn, ids};
 use serde_json::json;
 use serenity::all::{ChannelId, CommandId, CreateAttachment, GuildId, InteractionId, ReactionType};
 
@@ -262,4 +264,202 @@ async fn expired_interactions_are_unknown() {
         .create_interaction_response(InteractionId::new(ix.id), &ix.token, &reply, vec![])
         .await;
     assert_eq!(discord_error(r), (404, 10062));
+}
+
+/// A raw POST of a channel message, to read the fake's status, headers and body as Discord
+/// would send them (serenity's error keeps neither the headers nor an undecodable body).
+async fn raw_post(fake: &FakeDiscord, route: &str) -> reqwest::Response {
+    reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .post(format!("{}/api/v10/{route}", fake.rest_url()))
+        .header("Authorization", format!("Bot {}", discord_fake::TOKEN))
+        .header("Content-Type", "application/json")
+        .body(json!({"content": "hello"}).to_string())
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The rate limiter: answers in the bucket carry its headers, the request over the limit is
+/// refused with 429 and does nothing, and the window's end lets requests through again; the
+/// header form sends `Retry-After`, the body form only the JSON `retry_after`.
+#[tokio::test]
+async fn rate_limits_in_header_and_body_form() {
+    for form in [RetryAfterIn::Header, RetryAfterIn::Body] {
+        let fake = FakeDiscord::start().await;
+        let route = format!("channels/{}/messages", ids::GENERAL);
+        let limited = route.clone();
+        fake.rate_limit(
+            move |m, r| m == "POST" && r == limited,
+            RateLimit {
+                bucket: "general-messages".into(),
+                limit: 2,
+                window: Duration::from_millis(300),
+                form,
+                global: false,
+            },
+        );
+        let first = raw_post(&fake, &route).await;
+        assert_eq!(first.status(), 200);
+        assert_eq!(first.headers()["x-ratelimit-remaining"], "1");
+        assert_eq!(first.headers()["x-ratelimit-bucket"], "general-messages");
+        assert_eq!(raw_post(&fake, &route).await.status(), 200);
+        let refused = raw_post(&fake, &route).await;
+        assert_eq!(refused.status(), 429);
+        let retry_header = refused
+            .headers()
+            .get("retry-after")
+            .map(|v| v.to_str().unwrap().parse::<f64>().unwrap());
+        let body: serde_json::Value =
+            serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
+        let retry_after = body["retry_after"].as_f64().unwrap();
+        assert!(retry_after > 0.0 && retry_after <= 0.3, "{body}");
+        assert_eq!(body["global"], false);
+        match form {
+            RetryAfterIn::Header => assert!(retry_header.is_some_and(|s| s > 0.0 && s <= 0.3)),
+            RetryAfterIn::Body => assert_eq!(retry_header, None, "only the body says when"),
+        }
+        assert_eq!(
+            fake.messages_in(ids::GENERAL).len(),
+            2,
+            "the 429 did nothing"
+        );
+        // Through serenity: status 429, and Discord's body (no `code`) does not decode.
+        let http = fake.serenity_http();
+        let r = http
+            .send_message(
+                ChannelId::new(ids::GENERAL),
+                vec![],
+                &json!({"content": "x"}),
+            )
+            .await;
+        assert_eq!(discord_error(r), (429, -1));
+        tokio::time::sleep(Duration::from_millis(320)).await;
+        assert_eq!(raw_post(&fake, &route).await.status(), 200, "a new window");
+        assert_eq!(
+            fake.requests_matching("POST", "channels/*/messages")
+                .iter()
+                .filter(|q| q.status == 429)
+                .count(),
+            2
+        );
+    }
+}
+
+/// Any route can be made to answer a server error, a given number of times.
+#[tokio::test]
+async fn server_errors_on_any_route() {
+    let fake = FakeDiscord::start().await;
+    let http = fake.serenity_http();
+    fake.fail_requests(|_, _| true, DiscordError::bad_gateway(), Some(3));
+    assert_eq!(discord_error(http.get_current_user().await), (502, 0));
+    let dm = http
+        .create_private_channel(&json!({"recipient_id": ids::BOB.to_string()}))
+        .await;
+    assert_eq!(discord_error(dm), (502, 0));
+    fake.fail_requests(
+        |m, _| m == "POST",
+        DiscordError::service_unavailable(),
+        None,
+    );
+    let r = http
+        .send_message(
+            ChannelId::new(ids::GENERAL),
+            vec![],
+            &json!({"content": "x"}),
+        )
+        .await;
+    assert_eq!(discord_error(r), (502, 0), "the first rule first");
+    let r = http
+        .send_message(
+            ChannelId::new(ids::GENERAL),
+            vec![],
+            &json!({"content": "x"}),
+        )
+        .await;
+    assert_eq!(discord_error(r), (503, 0));
+    assert!(http.get_current_user().await.is_ok(), "GET is not matched");
+    fake.clear_failures();
+    assert!(
+        http.send_message(
+            ChannelId::new(ids::GENERAL),
+            vec![],
+            &json!({"content": "x"})
+        )
+        .await
+        .is_ok()
+    );
+}
+
+/// Closed DMs: 403 / 50007 when the DM channel is opened, or when a message is sent to it.
+#[tokio::test]
+async fn closed_dms_at_open_and_at_send() {
+    let fake = FakeDiscord::start().await;
+    let http = fake.serenity_http();
+    let open = |user: u64| json!({"recipient_id": user.to_string()});
+    fake.close_dms_at_open(ids::BOB);
+    assert_eq!(
+        discord_error(http.create_private_channel(&open(ids::BOB)).await),
+        (403, 50007)
+    );
+    fake.close_dms(ids::CAROL);
+    let dm = http
+        .create_private_channel(&open(ids::CAROL))
+        .await
+        .unwrap();
+    let r = http
+        .send_message(dm.id, vec![], &json!({"content": "secret"}))
+        .await;
+    assert_eq!(discord_error(r), (403, 50007));
+    assert!(fake.dm_messages_to(ids::CAROL).is_empty());
+    fake.open_dms(ids::CAROL);
+    http.send_message(dm.id, vec![], &json!({"content": "now"}))
+        .await
+        .unwrap();
+    assert_eq!(fake.dm_messages_to(ids::CAROL).len(), 1);
+}
+
+/// A guild command is not offered in DMs, nor a global one whose `contexts` leave DMs out;
+/// a global one for BOT_DM (or without `contexts`) is.
+#[tokio::test]
+async fn guild_commands_are_hidden_in_dms() {
+    let fake = FakeDiscord::start().await;
+    let http = fake.serenity_http();
+    http.create_guild_command(
+        GuildId::new(ids::GUILD),
+        &json!({"name": "move", "description": "m"}),
+    )
+    .await
+    .unwrap();
+    let err = fake.slash("move").in_dm().try_send().unwrap_err();
+    assert!(err.in_dm && err.to_string().contains("/move"), "{err}");
+    assert!(
+        fake.slash("move").try_send().is_ok(),
+        "offered in its guild"
+    );
+    assert!(fake.slash("move").in_dm().unchecked().try_send().is_ok());
+    assert!(
+        fake.slash("never-registered").in_dm().try_send().is_ok(),
+        "a stale client's command is sent"
+    );
+
+    http.create_global_command(&json!({"name": "challenge", "description": "c", "contexts": [0]}))
+        .await
+        .unwrap();
+    assert!(fake.autocomplete("challenge").in_dm().try_send().is_err());
+    assert!(fake.slash("challenge").try_send().is_ok());
+    http.create_global_command(&json!({"name": "board", "description": "b", "contexts": [1]}))
+        .await
+        .unwrap();
+    assert!(fake.slash("board").in_dm().try_send().is_ok());
+    assert!(fake.slash("board").try_send().is_err(), "DM only");
+    http.create_global_command(&json!({"name": "help", "description": "h"}))
+        .await
+        .unwrap();
+    assert!(
+        fake.slash("help").in_dm().try_send().is_ok(),
+        "every context"
+    );
 }

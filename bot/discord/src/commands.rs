@@ -8,13 +8,50 @@ use bot_core::{
 use poise::serenity_prelude as serenity;
 
 use crate::{
-    Ctx, CurrentGame, Error, convert,
+    Ctx, Error, convert,
     convert::ComponentId,
     deliver::{self, Outgoing, Target},
     moves,
 };
 
+/// Commands about challenges: they name an opponent in a server, so they are not offered in
+/// the bot's DM (a challenge made there would live where the opponent cannot see it).
+pub(crate) const SERVER_ONLY: [&str; 4] = ["challenge", "accept", "decline", "cancel"];
+
+/// Every command, with where Discord may offer it set deliberately: installed to servers only
+/// (the bot is not a user app, whose commands would run in other people's DMs without the
+/// bot present), usable in server channels, and all but [`SERVER_ONLY`] in the bot's DM too,
+/// where Looking-Glass players send their setups and orders.
 pub(crate) fn all() -> Vec<poise::Command<crate::Bot, Error>> {
+    let mut cmds = commands();
+    for c in &mut cmds {
+        c.install_context = Some(vec![serenity::InstallationContext::Guild]);
+        c.interaction_context = Some(if SERVER_ONLY.contains(&&*c.name) {
+            vec![serenity::InteractionContext::Guild]
+        } else {
+            vec![
+                serenity::InteractionContext::Guild,
+                serenity::InteractionContext::BotDm,
+            ]
+        });
+    }
+    cmds
+}
+
+/// The commands a player needs in his DM with the bot, offered there only: registered
+/// globally next to a server's own registration ([`crate::Registration::Guild`]), since
+/// Discord never offers a server's commands in DMs, and limited to DMs so the server does not
+/// list each of them twice.
+pub(crate) fn for_dms() -> Vec<poise::Command<crate::Bot, Error>> {
+    let mut cmds = all();
+    cmds.retain(|c| !SERVER_ONLY.contains(&&*c.name));
+    for c in &mut cmds {
+        c.interaction_context = Some(vec![serenity::InteractionContext::BotDm]);
+    }
+    cmds
+}
+
+fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
     vec![
         challenge(),
         accept(),
@@ -51,7 +88,7 @@ fn place(ctx: Ctx<'_>) -> Place {
 async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
-    let mut target = Target::Command(ctx);
+    let mut target = Target::command(ctx);
     let work = ctx.data().games.handle(&actor, &place, cmd);
     let replies = deliver::in_time(ctx.data(), &mut target, work).await?;
     deliver::deliver(ctx.data(), &mut target, replies).await
@@ -231,7 +268,8 @@ async fn challenge_in_thread(
     opponents: &[serenity::User],
     variant: &str,
 ) -> Result<(), Error> {
-    ctx.defer().await?;
+    let mut target = Target::command(ctx);
+    target.defer(false).await?;
     let actor = deliver::actor(ctx.author());
     let names: Vec<String> = opponents.iter().map(|o| deliver::actor(o).name).collect();
     let name = thread_name(&actor.name, &names, variant);
@@ -253,7 +291,7 @@ async fn challenge_in_thread(
         if let Err(e) = thread.id.delete(ctx).await {
             tracing::warn!("could not delete the unused thread {}: {e}", thread.id);
         }
-        return deliver::deliver(ctx.data(), &mut Target::Command(ctx), replies).await;
+        return deliver::deliver(ctx.data(), &mut target, replies).await;
     }
     let mut rest = Vec::new();
     for reply in replies {
@@ -263,19 +301,26 @@ async fn challenge_in_thread(
             rest.push(reply);
         }
     }
-    ctx.say(format!(
-        "{} challenges {}: the game is in <#{}>.",
-        convert::mention(&actor.id),
-        opponents
-            .iter()
-            .map(|o| convert::mention(&convert::player(o.id.get())))
-            .collect::<Vec<_>>()
-            .join(", "),
-        thread.id
-    ))
-    .await?;
+    target
+        .send(Outgoing {
+            content: format!(
+                "{} challenges {}: the game is in <#{}>.",
+                convert::mention(&actor.id),
+                opponents
+                    .iter()
+                    .map(|o| convert::mention(&convert::player(o.id.get())))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                thread.id
+            ),
+            mentions: std::iter::once(ctx.author().id.get())
+                .chain(opponents.iter().map(|o| o.id.get()))
+                .collect(),
+            ..Outgoing::default()
+        })
+        .await?;
     if !rest.is_empty() {
-        deliver::deliver(ctx.data(), &mut Target::Command(ctx), rest).await?;
+        deliver::deliver(ctx.data(), &mut target, rest).await?;
     }
     Ok(())
 }
@@ -341,7 +386,7 @@ pub async fn move_(
                 },
             )
             .placeholder("Which move?");
-            return Target::Command(ctx)
+            return Target::command(ctx)
                 .send(Outgoing {
                     content: format!(
                         "{} could be several moves: pick one.",
@@ -352,7 +397,8 @@ pub async fn move_(
                     components: vec![serenity::CreateActionRow::SelectMenu(menu)],
                     mentions: Vec::new(),
                 })
-                .await;
+                .await
+                .map_err(Into::into);
         }
     }
     run(
@@ -428,10 +474,11 @@ pub async fn resign(
 ) -> Result<(), Error> {
     let actor = deliver::actor(ctx.author());
     let place = place(ctx);
-    let Some(CurrentGame { id, .. }) = ctx
+    // Any game of his, a Looking-Glass one given from his DM included: always confirmed.
+    let Some(id) = ctx
         .data()
         .games
-        .current_game(&actor, &place, self::game(game))
+        .game_to_act_on(&actor, &place, self::game(game))
         .await
     else {
         // No game of the actor here: the core says why.
@@ -445,7 +492,7 @@ pub async fn resign(
             .label("Keep playing")
             .style(serenity::ButtonStyle::Secondary),
     ]);
-    Target::Command(ctx)
+    Target::command(ctx)
         .send(Outgoing {
             content: format!("Resign game {id}? This cannot be undone."),
             ephemeral: true,
@@ -454,6 +501,7 @@ pub async fn resign(
             mentions: Vec::new(),
         })
         .await
+        .map_err(Into::into)
 }
 
 /// Offer, accept or decline a draw
@@ -590,6 +638,29 @@ mod tests {
         assert_eq!(Answer::from(OfferAnswer::Accept), Answer::Accept);
         assert_eq!(Answer::from(OfferAnswer::Decline), Answer::Decline);
         assert_eq!(game(Some(3)), Some(GameId(3)));
+    }
+
+    #[test]
+    fn contexts_are_set_on_purpose() {
+        use poise::serenity_prelude::InteractionContext::{BotDm, Guild};
+        for c in all() {
+            assert_eq!(
+                c.install_context,
+                Some(vec![serenity::InstallationContext::Guild])
+            );
+            let expected = if SERVER_ONLY.contains(&&*c.name) {
+                vec![Guild]
+            } else {
+                vec![Guild, BotDm]
+            };
+            assert_eq!(c.interaction_context, Some(expected), "{}", c.name);
+        }
+        let dm = for_dms();
+        assert_eq!(dm.len(), all().len() - SERVER_ONLY.len());
+        for name in ["move", "setup", "ask", "board", "resign", "draw", "help"] {
+            let c = dm.iter().find(|c| c.name == name).expect(name);
+            assert_eq!(c.interaction_context, Some(vec![BotDm]));
+        }
     }
 
     #[test]

@@ -41,34 +41,6 @@ pub fn text(reply: &Reply) -> String {
     escaped.render_text(mention)
 }
 
-/// The most characters Discord takes in one message's content.
-pub const MAX_CONTENT: usize = 2000;
-
-/// Cuts `text` into pieces of at most `max` characters, at line ends where it can (inside a
-/// line only when the line alone is longer), so each piece is a message Discord takes.
-pub fn split_content(text: &str, max: usize) -> Vec<String> {
-    let max = max.max(1);
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    for line in text.split_inclusive('\n') {
-        if current.chars().count() + line.chars().count() > max && !current.is_empty() {
-            parts.push(std::mem::take(&mut current));
-        }
-        if line.chars().count() > max {
-            let chars: Vec<char> = line.chars().collect();
-            for chunk in chars.chunks(max) {
-                parts.push(chunk.iter().collect());
-            }
-            continue;
-        }
-        current.push_str(line);
-    }
-    if !current.is_empty() || parts.is_empty() {
-        parts.push(current);
-    }
-    parts
-}
-
 /// Only the players a reply mentions may be notified by it: no `@everyone`, no role, no user
 /// whose id happens to be in the text.
 pub fn allowed_mentions(reply: &Reply) -> serenity::all::CreateAllowedMentions {
@@ -251,26 +223,6 @@ impl ComponentId {
 mod tests {
     use super::*;
     use serenity::all::ChannelId;
-
-    #[test]
-    fn long_texts_are_cut_at_line_ends_into_messages_discord_takes() {
-        assert_eq!(split_content("short", 2000), vec!["short"]);
-        assert_eq!(split_content("", 2000), vec![""]);
-        let lines: String = (0..300)
-            .map(|i| format!("- `variant-{i}`: a game\n"))
-            .collect();
-        let parts = split_content(&lines, MAX_CONTENT);
-        assert!(parts.len() > 1);
-        assert!(parts.iter().all(|p| p.chars().count() <= MAX_CONTENT));
-        assert!(parts.iter().all(|p| p.ends_with('\n')), "cut at line ends");
-        assert_eq!(parts.concat(), lines, "nothing lost");
-        let long = "é".repeat(4500);
-        let parts = split_content(&long, MAX_CONTENT);
-        assert_eq!(
-            parts.iter().map(|p| p.chars().count()).collect::<Vec<_>>(),
-            [2000, 2000, 500]
-        );
-    }
 
     #[test]
     fn markdown_outside_code_spans_is_escaped() {

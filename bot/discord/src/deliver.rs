@@ -5,6 +5,11 @@
 //! DM to `p`. When a DM is refused (50007, closed DMs), the channel is told how to fix it,
 //! without the private content.
 
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::Mutex,
+};
+
 use bot_core::{
     Actor,
     command::Command,
@@ -13,24 +18,16 @@ use bot_core::{
 };
 use poise::serenity_prelude as serenity;
 
-use crate::{Bot, Ctx, Error, convert, convert::ComponentId};
-
-/// Discord's error code for "Cannot send messages to this user".
-pub const CANNOT_DM: isize = 50007;
-
-/// One message to send, platform-shaped.
-#[derive(Debug, Default)]
-pub(crate) struct Outgoing {
-    pub content: String,
-    pub ephemeral: bool,
-    pub png: Option<Vec<u8>>,
-    pub components: Vec<serenity::CreateActionRow>,
-    /// The users this message may notify (nobody else: no `@everyone`, no roles).
-    pub mentions: Vec<u64>,
-}
+pub(crate) use crate::send::Outgoing;
+use crate::{
+    Bot, Ctx, Error, convert,
+    convert::ComponentId,
+    errors::new_reference,
+    send::{self, Retry, SendError},
+};
 
 /// Where replies go: a slash command (through poise) or a component interaction.
-pub(crate) enum Target<'a> {
+pub(crate) enum Via<'a> {
     Command(Ctx<'a>),
     Component {
         ctx: &'a serenity::Context,
@@ -39,87 +36,224 @@ pub(crate) enum Target<'a> {
     },
 }
 
-impl Target<'_> {
+/// An interaction being answered, and what Discord will do with the next message: after a
+/// public deferral the next message replaces the public "thinking…" and shows to everyone
+/// whatever its flags, so nothing private may be sent first.
+pub(crate) struct Target<'a> {
+    via: Via<'a>,
+    retry: Retry,
+    public_pending: bool,
+}
+
+impl<'a> Target<'a> {
+    /// A slash command's answers.
+    pub(crate) fn command(ctx: Ctx<'a>) -> Target<'a> {
+        Target {
+            via: Via::Command(ctx),
+            retry: ctx.data().retry,
+            public_pending: false,
+        }
+    }
+
+    /// A button's or select menu's answers.
+    pub(crate) fn component(
+        bot: &Bot,
+        ctx: &'a serenity::Context,
+        ix: &'a serenity::ComponentInteraction,
+    ) -> Target<'a> {
+        Target {
+            via: Via::Component {
+                ctx,
+                ix,
+                responded: false,
+            },
+            retry: bot.retry,
+            public_pending: false,
+        }
+    }
+
+    /// Marks the interaction answered (its message updated by the caller).
+    pub(crate) fn responded(&mut self) {
+        if let Via::Component { responded, .. } = &mut self.via {
+            *responded = true;
+        }
+    }
+
+    fn has_responded(&self) -> bool {
+        match &self.via {
+            Via::Command(poise::Context::Application(a)) => a
+                .has_sent_initial_response
+                .load(std::sync::atomic::Ordering::SeqCst),
+            Via::Command(poise::Context::Prefix(_)) => true,
+            Via::Component { responded, .. } => *responded,
+        }
+    }
+
     fn http(&self) -> &serenity::Http {
-        match self {
-            Target::Command(c) => c.http(),
-            Target::Component { ctx, .. } => &ctx.http,
+        match &self.via {
+            Via::Command(c) => c.http(),
+            Via::Component { ctx, .. } => &ctx.http,
         }
     }
 
     /// The channel the interaction came from.
     fn channel(&self) -> u64 {
-        match self {
-            Target::Command(c) => c.channel_id().get(),
-            Target::Component { ix, .. } => ix.channel_id.get(),
+        match &self.via {
+            Via::Command(c) => c.channel_id().get(),
+            Via::Component { ix, .. } => ix.channel_id.get(),
         }
     }
 
-    async fn defer(&mut self, ephemeral: bool) -> Result<(), Error> {
-        match self {
-            Target::Command(c) => {
-                if ephemeral {
-                    c.defer_ephemeral().await?;
-                } else {
-                    c.defer().await?;
-                }
+    /// The user who acted.
+    fn user(&self) -> u64 {
+        match &self.via {
+            Via::Command(c) => c.author().id.get(),
+            Via::Component { ix, .. } => ix.user.id.get(),
+        }
+    }
+
+    /// Whether the interaction came from a DM (no server, so no channel others read).
+    fn in_dm(&self) -> bool {
+        match &self.via {
+            Via::Command(c) => c.guild_id().is_none(),
+            Via::Component { ix, .. } => ix.guild_id.is_none(),
+        }
+    }
+
+    pub(crate) async fn defer(&mut self, ephemeral: bool) -> Result<(), SendError> {
+        if self.has_responded() {
+            return Ok(());
+        }
+        let policy = self.retry;
+        match &mut self.via {
+            Via::Command(c) => {
+                let c = *c;
+                send::retrying(policy, "deferring", || async move {
+                    if ephemeral {
+                        c.defer_ephemeral().await
+                    } else {
+                        c.defer().await
+                    }
+                })
+                .await?;
             }
-            Target::Component { ctx, ix, responded } => {
-                if !*responded {
+            Via::Component { ctx, ix, responded } => {
+                let (ctx, ix) = (*ctx, *ix);
+                send::retrying(policy, "deferring", || {
                     let msg =
                         serenity::CreateInteractionResponseMessage::new().ephemeral(ephemeral);
-                    ix.create_response(*ctx, serenity::CreateInteractionResponse::Defer(msg))
+                    ix.create_response(ctx, serenity::CreateInteractionResponse::Defer(msg))
+                })
+                .await?;
+                *responded = true;
+            }
+        }
+        self.public_pending = !ephemeral;
+        Ok(())
+    }
+
+    /// Sends private content (a player's own secrets) to him alone. After a public deferral
+    /// Discord shows the next message to everyone whatever its flags, so a neutral line takes
+    /// that place first. (Errors and lists, which hold no secret, may take it.)
+    pub(crate) async fn send_private(&mut self, mut out: Outgoing) -> Result<(), SendError> {
+        if self.public_pending {
+            self.send(Outgoing {
+                content: "The answer follows, visible to you only.".into(),
+                ..Outgoing::default()
+            })
+            .await?;
+        }
+        out.ephemeral = true;
+        self.send(out).await
+    }
+
+    /// Sends a message as the interaction's answer or a followup: fitted to Discord's limits,
+    /// each part retried.
+    pub(crate) async fn send(&mut self, out: Outgoing) -> Result<(), SendError> {
+        self.public_pending = false;
+        let policy = self.retry;
+        for part in out.parts() {
+            let mentions = || convert::users_allowed(out.mentions.clone());
+            let file = || {
+                part.png
+                    .clone()
+                    .map(|b| serenity::CreateAttachment::bytes(b, "board.png"))
+            };
+            match &mut self.via {
+                Via::Command(c) => {
+                    let c = *c;
+                    send::retrying(policy, "an answer", || {
+                        let mut r = poise::CreateReply::default()
+                            .allowed_mentions(mentions())
+                            .content(part.content.clone())
+                            .ephemeral(out.ephemeral)
+                            .components(part.components.clone());
+                        if let Some(f) = file() {
+                            r = r.attachment(f);
+                        }
+                        async move { c.send(r).await.map(|_| ()) }
+                    })
+                    .await?;
+                }
+                Via::Component { ctx, ix, responded } => {
+                    let (ctx, ix) = (*ctx, *ix);
+                    if *responded {
+                        send::retrying(policy, "a followup", || {
+                            let mut m = serenity::CreateInteractionResponseFollowup::new()
+                                .allowed_mentions(mentions())
+                                .content(part.content.clone())
+                                .ephemeral(out.ephemeral)
+                                .components(part.components.clone());
+                            if let Some(f) = file() {
+                                m = m.add_file(f);
+                            }
+                            async move { ix.create_followup(ctx, m).await.map(|_| ()) }
+                        })
                         .await?;
-                    *responded = true;
+                    } else {
+                        send::retrying(policy, "an answer", || {
+                            let mut m = serenity::CreateInteractionResponseMessage::new()
+                                .allowed_mentions(mentions())
+                                .content(part.content.clone())
+                                .ephemeral(out.ephemeral)
+                                .components(part.components.clone());
+                            if let Some(f) = file() {
+                                m = m.add_file(f);
+                            }
+                            ix.create_response(ctx, serenity::CreateInteractionResponse::Message(m))
+                        })
+                        .await?;
+                        *responded = true;
+                    }
                 }
             }
         }
         Ok(())
     }
+}
 
-    pub(crate) async fn send(&mut self, out: Outgoing) -> Result<(), Error> {
-        let file = out
-            .png
-            .map(|b| serenity::CreateAttachment::bytes(b, "board.png"));
-        match self {
-            Target::Command(c) => {
-                let mut r = poise::CreateReply::default()
-                    .allowed_mentions(convert::users_allowed(out.mentions))
-                    .content(out.content)
-                    .ephemeral(out.ephemeral)
-                    .components(out.components);
-                if let Some(f) = file {
-                    r = r.attachment(f);
-                }
-                c.send(r).await?;
-            }
-            Target::Component { ctx, ix, responded } => {
-                if *responded {
-                    let mut m = serenity::CreateInteractionResponseFollowup::new()
-                        .allowed_mentions(convert::users_allowed(out.mentions))
-                        .content(out.content)
-                        .ephemeral(out.ephemeral)
-                        .components(out.components);
-                    if let Some(f) = file {
-                        m = m.add_file(f);
-                    }
-                    ix.create_followup(*ctx, m).await?;
-                } else {
-                    let mut m = serenity::CreateInteractionResponseMessage::new()
-                        .allowed_mentions(convert::users_allowed(out.mentions))
-                        .content(out.content)
-                        .ephemeral(out.ephemeral)
-                        .components(out.components);
-                    if let Some(f) = file {
-                        m = m.add_file(f);
-                    }
-                    ix.create_response(*ctx, serenity::CreateInteractionResponse::Message(m))
-                        .await?;
-                    *responded = true;
-                }
-            }
+/// Private replies Discord would not deliver (closed DMs, Discord failing), per user, kept
+/// until the player next uses a command and shown to him alone then. In memory only: after a
+/// restart `/board` still draws his view from the game.
+#[derive(Debug, Default)]
+pub(crate) struct Kept(Mutex<HashMap<u64, VecDeque<Reply>>>);
+
+impl Kept {
+    /// How many undelivered reports are kept per player (the oldest go first).
+    const PER_PLAYER: usize = 20;
+
+    fn keep(&self, user: u64, reply: Reply) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let queue = map.entry(user).or_default();
+        if queue.len() == Self::PER_PLAYER {
+            queue.pop_front();
         }
-        Ok(())
+        queue.push_back(reply);
+    }
+
+    fn take(&self, user: u64) -> Vec<Reply> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(&user).map(Vec::from).unwrap_or_default()
     }
 }
 
@@ -173,6 +307,17 @@ async fn picture(bot: &Bot, reply: &Reply) -> Option<Vec<u8>> {
         .ok()
 }
 
+/// A reply as a message: its text with mentions, its picture and buttons.
+async fn outgoing(bot: &Bot, reply: &Reply, ephemeral: bool) -> Outgoing {
+    Outgoing {
+        content: convert::text(reply),
+        ephemeral,
+        png: picture(bot, reply).await,
+        components: action_rows(reply),
+        mentions: reply.mentions.iter().filter_map(convert::user_id).collect(),
+    }
+}
+
 /// Posts a reply as a plain message in a channel (the game's thread), board and buttons included.
 pub(crate) async fn post(
     bot: &Bot,
@@ -180,21 +325,9 @@ pub(crate) async fn post(
     channel: serenity::ChannelId,
     reply: &Reply,
 ) -> Result<(), Error> {
-    let mut msg = serenity::CreateMessage::new()
-        .allowed_mentions(convert::allowed_mentions(reply))
-        .content(convert::text(reply))
-        .components(action_rows(reply));
-    if let Some(b) = picture(bot, reply).await {
-        msg = msg.add_file(serenity::CreateAttachment::bytes(b, "board.png"));
-    }
-    channel.send_message(http, msg).await?;
+    let out = outgoing(bot, reply, false).await;
+    send::post_message(http, bot.retry, channel, &out, None).await?;
     Ok(())
-}
-
-/// Whether a serenity error is Discord refusing a DM.
-pub fn is_closed_dm(e: &serenity::Error) -> bool {
-    matches!(e, serenity::Error::Http(serenity::HttpError::UnsuccessfulRequest(r))
-        if r.error.code == CANNOT_DM)
 }
 
 /// What the channel is told when a player's DMs are closed (nothing of the private content).
@@ -203,11 +336,36 @@ pub fn closed_dm_notice(user_id: u64) -> String {
         "<@{user_id}>, I could not send you a private message: your direct messages are closed. \
          To receive them, open this server's menu → Privacy Settings and turn on \
          \"Direct Messages\" (or allow DMs from server members in your own Privacy & Safety \
-         settings), then use /board to see it again."
+         settings), then use /board here: I show you what you missed, to you alone."
     )
 }
 
+/// What the channel is told when Discord kept failing to deliver a private message.
+pub fn undelivered_notice(user_id: u64) -> String {
+    format!(
+        "<@{user_id}>, Discord did not let me deliver a private message to you just now. Use \
+         /board here: I show you what you missed, to you alone."
+    )
+}
+
+/// The channel of a room reply meant for the game's room elsewhere (a Looking-Glass order
+/// given in a DM, a command for a game in another channel).
+fn elsewhere(reply: &Reply, here: u64) -> Option<u64> {
+    reply
+        .place
+        .as_ref()
+        .filter(|_| reply.audience == Audience::Room)
+        .and_then(|p| p.thread.as_deref().unwrap_or(&p.room).parse::<u64>().ok())
+        .filter(|c| *c != 0 && *c != here)
+}
+
 /// Sends the replies to a target, deferring first when a board has to be drawn.
+///
+/// Nothing is lost quietly: an answer Discord keeps refusing with a server error goes to the
+/// channel as a plain message (a public one) or by DM (one for the actor alone); a private
+/// message that cannot be delivered is kept for its player and his game's channel is told,
+/// mentioning him, without the private content, never in the acting player's DM; the actor's
+/// own private message is shown to him alone right here instead.
 pub(crate) async fn deliver(
     bot: &Bot,
     target: &mut Target<'_>,
@@ -216,97 +374,170 @@ pub(crate) async fn deliver(
     if replies.iter().any(|r| r.board.is_some()) {
         // Drawing may take a while on big boards: acknowledge within Discord's 3 seconds.
         let first_private = !matches!(replies.first().map(|r| &r.audience), Some(Audience::Room));
-        target.defer(first_private).await?;
+        if let Err(e) = target.defer(first_private).await {
+            // The answers below find another way if the interaction's route stays down.
+            tracing::warn!("could not defer: {e}");
+        }
     }
+    let here = target.channel();
+    let actor = target.user();
+    let in_dm = target.in_dm();
+    // Where notices about the game go: the game's channel, else this one if others read it.
+    let game_channel = replies
+        .iter()
+        .find_map(|r| elsewhere(r, here))
+        .or((!in_dm).then_some(here));
     let mut sent = false;
     for reply in &replies {
-        let png = picture(bot, reply).await;
-        let content = convert::text(reply);
-        // A room reply for the game's room, when the command came from elsewhere (a
-        // Looking-Glass order given in a DM): posted there, not as the interaction's answer.
-        let elsewhere = reply
-            .place
-            .as_ref()
-            .filter(|_| reply.audience == Audience::Room)
-            .and_then(|p| p.thread.as_deref().unwrap_or(&p.room).parse::<u64>().ok())
-            .filter(|c| *c != 0 && *c != target.channel());
-        if let Some(channel) = elsewhere {
-            let mut msg = serenity::CreateMessage::new()
-                .allowed_mentions(convert::allowed_mentions(reply))
-                .content(content)
-                .components(action_rows(reply));
-            if let Some(b) = png {
-                msg = msg.add_file(serenity::CreateAttachment::bytes(b, "board.png"));
-            }
-            if let Err(e) = serenity::ChannelId::new(channel)
-                .send_message(target.http(), msg)
-                .await
-            {
-                tracing::warn!("message to the game's channel {channel} failed: {e}");
+        if let Some(channel) = elsewhere(reply, here) {
+            let out = outgoing(bot, reply, false).await;
+            let posted = send::post_message(
+                target.http(),
+                bot.retry,
+                serenity::ChannelId::new(channel),
+                &out,
+                None,
+            )
+            .await;
+            if let Err(e) = posted {
+                let r = new_reference();
+                tracing::error!(
+                    reference = r,
+                    "message to the game's channel {channel} failed: {e}"
+                );
+                target
+                    .send(Outgoing {
+                        content: format!(
+                            "Done, but I could not tell <#{channel}>: Discord refused the \
+                             message. Use /board there to see the game. (Reference {r}.)"
+                        ),
+                        ephemeral: true,
+                        ..Outgoing::default()
+                    })
+                    .await?;
+                sent = true;
             }
             continue;
         }
         match &reply.audience {
             Audience::Room | Audience::Actor => {
-                // Discord takes at most 2000 characters a message (serenity refuses more
-                // before sending): a longer text, such as the list of variants, goes as
-                // several messages, the board and the buttons with the last.
-                let mut parts = convert::split_content(&content, convert::MAX_CONTENT);
-                let last = parts.pop().unwrap_or_default();
-                let mentions: Vec<u64> =
-                    reply.mentions.iter().filter_map(convert::user_id).collect();
-                for part in parts {
-                    target
-                        .send(Outgoing {
-                            content: part,
-                            ephemeral: reply.audience == Audience::Actor,
-                            mentions: mentions.clone(),
-                            ..Outgoing::default()
-                        })
-                        .await?;
+                let ephemeral = reply.audience == Audience::Actor;
+                let out = outgoing(bot, reply, ephemeral).await;
+                match target.send(out.clone()).await {
+                    Ok(()) => sent = true,
+                    Err(e @ SendError::GaveUp { .. }) => {
+                        // The interaction's route keeps failing: try the plain way.
+                        let r = new_reference();
+                        tracing::warn!(
+                            reference = r,
+                            "an answer failed ({e}); sending it otherwise"
+                        );
+                        let other = if ephemeral {
+                            send::direct_message(target.http(), bot.retry, actor, &out).await
+                        } else {
+                            send::post_message(
+                                target.http(),
+                                bot.retry,
+                                serenity::ChannelId::new(here),
+                                &out,
+                                in_dm.then_some(actor),
+                            )
+                            .await
+                        };
+                        if let Err(e2) = other {
+                            tracing::error!(reference = r, "the answer is lost: {e2}");
+                            return Err(e.into());
+                        }
+                        // Answered otherwise: a "Done." would meet the same failure.
+                        sent = true;
+                    }
+                    Err(e) => return Err(e.into()),
                 }
-                target
-                    .send(Outgoing {
-                        content: last,
-                        ephemeral: reply.audience == Audience::Actor,
-                        png,
-                        components: action_rows(reply),
-                        mentions,
-                    })
-                    .await?;
-                sent = true;
             }
             Audience::Private(p) => {
                 let Some(uid) = convert::user_id(p) else {
                     continue;
                 };
-                let mut msg = serenity::CreateMessage::new()
-                    .allowed_mentions(convert::allowed_mentions(reply))
-                    .content(content)
-                    .components(action_rows(reply));
-                if let Some(b) = png {
-                    msg = msg.add_file(serenity::CreateAttachment::bytes(b, "board.png"));
+                let out = outgoing(bot, reply, false).await;
+                let Err(e) = send::direct_message(target.http(), bot.retry, uid, &out).await else {
+                    continue;
+                };
+                let closed = matches!(e, SendError::ClosedDm { .. });
+                let r = new_reference();
+                if closed {
+                    tracing::info!(reference = r, user = uid, "a private message: DMs closed");
+                } else {
+                    tracing::error!(reference = r, user = uid, "a private message failed: {e}");
                 }
-                match serenity::UserId::new(uid)
-                    .direct_message(target.http(), msg)
-                    .await
-                {
-                    Ok(_) => {}
-                    Err(e) if is_closed_dm(&e) => {
-                        target
-                            .send(Outgoing {
-                                content: closed_dm_notice(uid),
-                                mentions: vec![uid],
-                                ..Outgoing::default()
-                            })
-                            .await?;
+                if uid == actor {
+                    // He is right here: show it to him alone.
+                    let note = if closed {
+                        "(Your direct messages are closed, so here it is, visible to you only.)"
+                    } else {
+                        "(Discord would not deliver it by DM, so here it is, visible to you only.)"
+                    };
+                    target
+                        .send_private(Outgoing {
+                            content: format!("{}\n{note}", out.content),
+                            mentions: Vec::new(),
+                            ..out
+                        })
+                        .await?;
+                    sent = true;
+                    continue;
+                }
+                bot.kept.keep(uid, reply.clone());
+                let notice = Outgoing {
+                    content: if closed {
+                        closed_dm_notice(uid)
+                    } else {
+                        undelivered_notice(uid)
+                    },
+                    mentions: vec![uid],
+                    ..Outgoing::default()
+                };
+                match game_channel {
+                    Some(c) if c == here => {
+                        target.send(notice).await?;
                         sent = true;
                     }
-                    Err(e) => {
-                        tracing::warn!("DM to {uid} failed: {e}");
+                    Some(c) => {
+                        if let Err(e) = send::post_message(
+                            target.http(),
+                            bot.retry,
+                            serenity::ChannelId::new(c),
+                            &notice,
+                            None,
+                        )
+                        .await
+                        {
+                            tracing::error!(reference = r, "could not tell {uid} in {c}: {e}");
+                        }
                     }
+                    None => tracing::warn!(reference = r, "no channel to tell {uid} in"),
                 }
             }
+        }
+    }
+    // What could not reach the actor privately before, now that he asks: to him alone.
+    let kept = bot.kept.take(actor);
+    if !kept.is_empty() && !sent {
+        target
+            .send(Outgoing {
+                content: "Done.".into(),
+                ephemeral: true,
+                ..Outgoing::default()
+            })
+            .await?;
+        sent = true;
+    }
+    for reply in &kept {
+        let mut out = outgoing(bot, reply, true).await;
+        out.content = format!("Kept for you (I could not send it by DM):\n{}", out.content);
+        out.components.clear();
+        if let Err(e) = target.send_private(out).await {
+            tracing::warn!("a kept report could not be shown: {e}");
+            bot.kept.keep(actor, reply.clone());
         }
     }
     if !sent {
@@ -332,6 +563,31 @@ pub(crate) fn actor(user: &serenity::User) -> Actor {
     }
 }
 
+/// What a click on a component the bot cannot read is told (a button of an older version of
+/// the bot, a menu sent without a value): every interaction gets an answer.
+pub(crate) const OUTDATED_COMPONENT: &str = "This button or menu is from an older version of \
+    fairybot and no longer works. Use the slash commands instead (/board shows your game).";
+
+/// Answers a component interaction by updating its message (closing a menu or a
+/// confirmation), retried like every send.
+async fn update_message(
+    bot: &Bot,
+    target: &mut Target<'_>,
+    ctx: &serenity::Context,
+    ix: &serenity::ComponentInteraction,
+    msg: serenity::CreateInteractionResponseMessage,
+) -> Result<(), Error> {
+    send::retrying(bot.retry, "updating a message", || {
+        ix.create_response(
+            ctx,
+            serenity::CreateInteractionResponse::UpdateMessage(msg.clone()),
+        )
+    })
+    .await?;
+    target.responded();
+    Ok(())
+}
+
 /// The global event handler: every button and select menu of the bot, by its `custom_id`.
 pub(crate) async fn on_event(
     fw: poise::FrameworkContext<'_, Bot, Error>,
@@ -343,39 +599,40 @@ pub(crate) async fn on_event(
     else {
         return Ok(());
     };
-    let Some(id) = ComponentId::decode(&ix.data.custom_id) else {
-        return Ok(());
-    };
     let bot = fw.user_data;
     let ctx = fw.serenity_context;
+    let mut target = Target::component(bot, ctx, ix);
+    let outdated = Outgoing {
+        content: OUTDATED_COMPONENT.into(),
+        ephemeral: true,
+        ..Outgoing::default()
+    };
+    let Some(id) = ComponentId::decode(&ix.data.custom_id) else {
+        tracing::info!("a click on an unknown component id");
+        target.send(outdated).await?;
+        return Ok(());
+    };
     let actor = actor(&ix.user);
     let place: Place = convert::place(ix.channel_id.get(), ix.channel.as_ref());
-    let mut target = Target::Component {
-        ctx,
-        ix,
-        responded: false,
-    };
     let command = match (&id, &ix.data.kind) {
         (
             ComponentId::ChooseMove(g),
             serenity::ComponentInteractionDataKind::StringSelect { values },
-        ) => {
-            let Some(v) = values.first() else {
-                return Ok(());
-            };
+        ) if !values.is_empty() => {
+            let v = &values[0];
             // The choice is made: close the menu, then play the move.
             let msg = serenity::CreateInteractionResponseMessage::new()
-                .content(format!("You play {v}."))
+                .content(format!("You play {}.", bot_core::quote::quote(v)))
                 .components(vec![]);
-            ix.create_response(ctx, serenity::CreateInteractionResponse::UpdateMessage(msg))
-                .await?;
-            if let Target::Component { responded, .. } = &mut target {
-                *responded = true;
-            }
+            update_message(bot, &mut target, ctx, ix, msg).await?;
             Command::Move {
                 game: Some(*g),
                 text: v.clone(),
             }
+        }
+        (ComponentId::ChooseMove(_), _) => {
+            target.send(outdated).await?;
+            return Ok(());
         }
         (ComponentId::Resign(confirm, g), _) => {
             // Close the confirmation either way, then resign if confirmed.
@@ -387,11 +644,7 @@ pub(crate) async fn on_event(
             let msg = serenity::CreateInteractionResponseMessage::new()
                 .content(text)
                 .components(vec![]);
-            ix.create_response(ctx, serenity::CreateInteractionResponse::UpdateMessage(msg))
-                .await?;
-            if let Target::Component { responded, .. } = &mut target {
-                *responded = true;
-            }
+            update_message(bot, &mut target, ctx, ix, msg).await?;
             match id.command() {
                 Some(c) => c,
                 None => return Ok(()),
@@ -399,7 +652,10 @@ pub(crate) async fn on_event(
         }
         _ => match id.command() {
             Some(c) => c,
-            None => return Ok(()),
+            None => {
+                target.send(outdated).await?;
+                return Ok(());
+            }
         },
     };
     let replies = in_time(bot, &mut target, bot.games.handle(&actor, &place, command)).await?;
@@ -407,22 +663,12 @@ pub(crate) async fn on_event(
         id,
         ComponentId::Challenge(..) | ComponentId::Draw(..) | ComponentId::Takeback(..)
     ) && matches!(replies.first().map(|r| &r.audience), Some(Audience::Room))
-        && !matches!(
-            target,
-            Target::Component {
-                responded: true,
-                ..
-            }
-        );
+        && !target.has_responded();
     if answered {
         // The question is settled: take its buttons away (same text and board), so nobody
         // clicks a stale Accept; the answer follows as new messages.
         let msg = serenity::CreateInteractionResponseMessage::new().components(vec![]);
-        ix.create_response(ctx, serenity::CreateInteractionResponse::UpdateMessage(msg))
-            .await?;
-        if let Target::Component { responded, .. } = &mut target {
-            *responded = true;
-        }
+        update_message(bot, &mut target, ctx, ix, msg).await?;
     }
     deliver(bot, &mut target, replies).await
 }
@@ -498,6 +744,19 @@ mod tests {
             ]
         );
         assert!(action_rows(&Reply::room("y")).is_empty());
+    }
+
+    #[test]
+    fn kept_reports_are_bounded_and_taken_once() {
+        let kept = Kept::default();
+        for i in 0..25 {
+            kept.keep(7, Reply::room(format!("report {i}")));
+        }
+        let taken = kept.take(7);
+        assert_eq!(taken.len(), Kept::PER_PLAYER);
+        assert_eq!(taken[0].text, "report 5", "the oldest went first");
+        assert!(kept.take(7).is_empty());
+        assert!(kept.take(8).is_empty());
     }
 
     #[test]

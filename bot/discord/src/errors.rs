@@ -13,7 +13,11 @@ use std::{
 
 use poise::{FrameworkError, serenity_prelude as serenity};
 
-use crate::{Bot, Error};
+use crate::{
+    Bot, Error,
+    deliver::{Outgoing, Target},
+    send::{self, Retry},
+};
 
 /// A reference for one error, unique for the life of the process and unlikely to repeat
 /// across restarts: a random tag drawn once per process, then a counter (`3f9a06c2-17`).
@@ -183,13 +187,14 @@ pub(crate) async fn on_error(error: FrameworkError<'_, Bot, Error>) {
             let msg = serenity::CreateInteractionResponseMessage::new()
                 .content(text)
                 .ephemeral(true);
-            if let Err(e) = interaction
-                .create_response(
+            let answered = send::retrying(Retry::default(), "answering", || {
+                interaction.create_response(
                     serenity_ctx,
-                    serenity::CreateInteractionResponse::Message(msg),
+                    serenity::CreateInteractionResponse::Message(msg.clone()),
                 )
-                .await
-            {
+            })
+            .await;
+            if let Err(e) = answered {
                 tracing::warn!(reference = r, "could not answer the unknown command: {e}");
             }
             return;
@@ -220,8 +225,12 @@ pub(crate) async fn on_error(error: FrameworkError<'_, Bot, Error>) {
         }
     };
     let text = advice(&problem, &ctx.command().qualified_name, r);
-    let reply = poise::CreateReply::default().content(text).ephemeral(true);
-    if let Err(e) = ctx.send(reply).await {
+    let reply = Outgoing {
+        content: text,
+        ephemeral: true,
+        ..Outgoing::default()
+    };
+    if let Err(e) = Target::command(ctx).send(reply).await {
         tracing::warn!(
             reference = r,
             "could not tell the user about the error: {e}"
@@ -240,17 +249,24 @@ async fn answer_component(
     let msg = serenity::CreateInteractionResponseMessage::new()
         .content(text.clone())
         .ephemeral(true);
-    if ix
-        .create_response(ctx, serenity::CreateInteractionResponse::Message(msg))
-        .await
-        .is_ok()
-    {
+    let answered = send::retrying(Retry::default(), "answering", || {
+        ix.create_response(
+            ctx,
+            serenity::CreateInteractionResponse::Message(msg.clone()),
+        )
+    })
+    .await;
+    if answered.is_ok() {
         return;
     }
     let followup = serenity::CreateInteractionResponseFollowup::new()
         .content(text)
         .ephemeral(true);
-    if let Err(e) = ix.create_followup(ctx, followup).await {
+    let followed = send::retrying(Retry::default(), "a followup", || {
+        ix.create_followup(ctx, followup.clone())
+    })
+    .await;
+    if let Err(e) = followed {
         tracing::warn!(reference, "could not tell the user about the error: {e}");
     }
 }

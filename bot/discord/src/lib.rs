@@ -13,6 +13,7 @@ mod commands;
 mod deliver;
 mod drain;
 mod errors;
+mod send;
 
 use std::sync::Arc;
 
@@ -24,6 +25,7 @@ pub use bot_core::{CurrentGame, Games};
 pub use convert::ComponentId;
 pub use drain::{Drain, GRACE, serve};
 pub use errors::new_reference;
+pub use send::{MAX_CONTENT, Retry, SendError, fit};
 
 /// The error type of commands and handlers.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -50,9 +52,11 @@ impl From<serenity::Error> for DiscordError {
 /// Where slash commands are registered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Registration {
-    /// Globally (every server and DMs; Discord may take a while to show changes).
+    /// Globally: every server, and the bot's DM for all but the challenge commands.
     Global,
-    /// In one server only (immediate: for testing).
+    /// Every command in one server (changes show at once: for testing), and, since Discord
+    /// never offers a server's commands in DMs, the commands DMs need globally, offered in
+    /// the bot's DM only (so the server does not list them twice).
     Guild(u64),
     /// Not at all (they are registered already).
     None,
@@ -100,6 +104,8 @@ pub struct Bot {
     threads: bool,
     defer_after: std::time::Duration,
     drain: Drain,
+    retry: Retry,
+    kept: deliver::Kept,
 }
 
 impl std::fmt::Debug for Bot {
@@ -128,7 +134,16 @@ impl Bot {
             threads: false,
             defer_after: std::time::Duration::from_secs(2),
             drain: Drain::default(),
+            retry: Retry::default(),
+            kept: deliver::Kept::default(),
         }
+    }
+
+    /// How a send that meets a server error or a rate limit is tried again (default: four
+    /// tries, waiting 0.5, 1 and 2 s).
+    pub fn with_retry(mut self, retry: Retry) -> Bot {
+        self.retry = retry;
+        self
     }
 
     /// The count of interactions being handled by clients made from this bot, for
@@ -196,6 +211,7 @@ pub async fn client(
                     Registration::Guild(g) => {
                         poise::builtins::register_in_guild(ctx, cmds, serenity::GuildId::new(g))
                             .await?;
+                        poise::builtins::register_globally(ctx, &commands::for_dms()).await?;
                     }
                     Registration::None => {}
                 }

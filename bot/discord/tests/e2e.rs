@@ -16,6 +16,13 @@ use rules::Catalog;
 
 type Service = GameService<MemoryStore, SystemClock>;
 
+/// Retries as in production, but quick: four tries over 140 ms.
+const QUICK: bot_discord::Retry = bot_discord::Retry {
+    attempts: 4,
+    first_delay: Duration::from_millis(20),
+    max_delay: Duration::from_millis(80),
+};
+
 /// The service, plus one extra for DM tests: `/help dm` also sends the actor a private reply
 /// (the built-in variants have no hidden information, so the core sends none by itself).
 struct WithDm(Arc<Service>);
@@ -31,6 +38,17 @@ impl Games for WithDm {
             if cmd == Command::Help(Some("slow".into())) {
                 tokio::time::sleep(Duration::from_millis(1300)).await;
                 return vec![Reply::actor("Slow but done.")];
+            }
+            if cmd == Command::Help(Some("long".into())) {
+                let line = "A line of a long listing, as a long game's record would be.\n";
+                return vec![Reply::room(line.repeat(90))];
+            }
+            if cmd == Command::Help(Some("tell carol".into())) {
+                let secret = Reply::private(
+                    bot_discord::convert::player(ids::CAROL),
+                    "Your secret: a rook on h8.",
+                );
+                return vec![Reply::room("Told carol."), secret];
             }
             if cmd == Command::Help(Some("dm".into())) {
                 let mut secret = Reply::room("Your secret hand: {0}, knight and camel.")
@@ -49,6 +67,15 @@ impl Games for WithDm {
         game: Option<GameId>,
     ) -> std::pin::Pin<Box<dyn Future<Output = Option<CurrentGame>> + Send + 'a>> {
         Games::current_game(&*self.0, actor, place, game)
+    }
+
+    fn game_to_act_on<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        game: Option<GameId>,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Option<GameId>> + Send + 'a>> {
+        Games::game_to_act_on(&*self.0, actor, place, game)
     }
 
     fn handle_text<'a>(
@@ -99,7 +126,8 @@ async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bo
         Arc::new(render::Renderer::new()),
         320,
     )
-    .with_defer_after(Duration::from_millis(1000));
+    .with_defer_after(Duration::from_millis(1000))
+    .with_retry(QUICK);
     let bot = configure(bot);
     let mut client = bot_discord::client(fake.serenity_http(), registration, bot)
         .await
@@ -114,6 +142,10 @@ async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bo
             fake.wait_guild_commands(g)
                 .await
                 .expect("commands registered");
+            // And what DMs need, globally (registered right after).
+            fake.wait_global_commands()
+                .await
+                .expect("DM commands registered");
         }
         Registration::Global => {
             fake.wait_global_commands()
@@ -583,6 +615,7 @@ async fn private_reply_by_dm_and_closed_dms() {
     let dm = fake.wait_dm(ids::ALICE, 1).await.unwrap();
     assert!(dm.content.contains("secret hand"), "{}", dm.content);
 
+    // Bob's DMs are closed and he is right here: his secret is shown to him alone.
     fake.close_dms(ids::BOB);
     let ix = fake
         .slash("help")
@@ -590,19 +623,57 @@ async fn private_reply_by_dm_and_closed_dms() {
         .by(ids::BOB)
         .send();
     let msgs = messages(fake, &ix, 2).await;
-    let notice = &msgs[1];
-    assert!(!notice.is_ephemeral());
-    assert_eq!(notice.mentioned_users(), [ids::BOB]);
+    assert!(!msgs[0].is_ephemeral());
+    let own = &msgs[1];
+    assert!(own.is_ephemeral());
+    assert!(own.content.contains("secret hand"), "{}", own.content);
     assert!(
-        notice.content.contains("Direct Messages"),
+        own.content.contains("direct messages are closed"),
         "{}",
-        notice.content
-    );
-    assert!(
-        !notice.content.contains("secret"),
-        "nothing private in the channel"
+        own.content
     );
     assert!(fake.dm_messages_to(ids::BOB).is_empty());
+}
+
+/// Issue 18 item 5: a private message for another player whose DMs are closed (when the DM is
+/// opened, or when it is sent) is kept; the channel is told, mentioning him, without the
+/// private content; his next command shows it to him alone.
+#[tokio::test]
+async fn a_closed_dm_is_announced_in_the_channel_and_kept_for_its_player() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    for close in [FakeDiscord::close_dms_at_open, FakeDiscord::close_dms] {
+        close(fake, ids::CAROL);
+        let ix = fake.slash("help").string("command", "tell carol").send();
+        let msgs = messages(fake, &ix, 2).await;
+        assert_eq!(msgs[0].content, "Told carol.");
+        let notice = &msgs[1];
+        assert!(!notice.is_ephemeral());
+        assert_eq!(notice.mentioned_users(), [ids::CAROL]);
+        assert!(notice.content.contains("/board"), "{}", notice.content);
+        assert!(
+            !notice.content.contains("rook"),
+            "nothing private: {}",
+            notice.content
+        );
+        assert!(fake.dm_messages_to(ids::CAROL).is_empty());
+    }
+    // Carol asks: both kept reports, to her alone.
+    let ix = fake.slash("board").by(ids::CAROL).send();
+    let msgs = messages(fake, &ix, 3).await;
+    let kept: Vec<&SentMessage> = msgs
+        .iter()
+        .filter(|m| m.content.contains("Kept for you"))
+        .collect();
+    assert_eq!(kept.len(), 2, "{msgs:?}");
+    assert!(
+        kept.iter()
+            .all(|m| m.is_ephemeral() && m.content.contains("rook"))
+    );
+    // Taken once.
+    let ix = fake.slash("board").by(ids::CAROL).send();
+    let msgs = messages(fake, &ix, 1).await;
+    assert!(msgs.iter().all(|m| !m.content.contains("Kept")));
 }
 
 #[tokio::test]
@@ -713,9 +784,66 @@ async fn slow_work_is_deferred() {
 #[tokio::test]
 async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
-    let global = bot.fake.registered_commands();
+    let fake = &bot.fake;
+    let global = fake.registered_commands();
     assert_eq!(global.len(), 20);
-    assert!(bot.fake.guild_commands(ids::GUILD).is_empty());
+    assert!(fake.guild_commands(ids::GUILD).is_empty());
+    for c in &global {
+        assert_eq!(
+            c.raw["integration_types"],
+            serde_json::json!([0]),
+            "{}",
+            c.name
+        );
+        let contexts = if c.name == "challenge" || c.name == "accept" {
+            serde_json::json!([0])
+        } else if c.name == "move" || c.name == "board" {
+            serde_json::json!([0, 1])
+        } else {
+            continue;
+        };
+        assert_eq!(c.raw["contexts"], contexts, "{}", c.name);
+    }
+    // What a player's Discord offers where.
+    assert!(fake.slash("challenge").in_dm().try_send().is_err());
+    assert!(fake.slash("move").in_dm().try_send().is_ok());
+    assert!(fake.slash("challenge").try_send().is_ok());
+}
+
+/// Issue 18 item 7: with the commands registered in one server, Discord offers none of them
+/// in DMs, so the ones DMs need are also registered globally, for the bot's DM only: a
+/// Looking-Glass player can send his setup and orders there, the server lists each command
+/// once, and challenges stay in servers.
+#[tokio::test]
+async fn guild_registration_still_offers_dm_play() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 20);
+    let global = fake.registered_commands();
+    let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "abort", "ask", "board", "draw", "export", "games", "help", "history", "move", "moves",
+            "piece", "resign", "rules", "setup", "takeback", "variants"
+        ]
+    );
+    assert!(
+        global
+            .iter()
+            .all(|c| c.raw["contexts"] == serde_json::json!([1])),
+        "DM only: the server shows its own copy"
+    );
+    for name in ["setup", "move", "ask", "board", "resign"] {
+        assert!(fake.slash(name).in_dm().try_send().is_ok(), "{name}");
+    }
+    let err = fake.slash("challenge").in_dm().try_send().unwrap_err();
+    assert!(err.in_dm);
+    // And the DM command works.
+    let ix = fake.slash("variants").in_dm().send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("chess"), "{}", m.content);
 }
 
 /// A command given in the bot's DM channel; returns once its interaction is answered.
@@ -959,7 +1087,7 @@ fn reference_of(text: &str) -> String {
     text[start..].trim_end_matches(".)").to_string()
 }
 
-/// A command whose answer fails (Discord answers 500 once) is told, ephemerally and in plain
+/// A command whose answer Discord refuses (400 once) is told, ephemerally and in plain
 /// words, to check the game and try again, with a reference that is new for each error.
 #[tokio::test]
 async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference() {
@@ -969,7 +1097,7 @@ async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference()
     for _ in 0..2 {
         fake.fail_requests(
             |method, route| method == "POST" && route.starts_with("interactions/"),
-            discord_fake::DiscordError::internal_server_error(),
+            discord_fake::DiscordError::new(400, 50035, "Invalid Form Body"),
             Some(1),
         );
         let ix = fake.slash("variants").send();
@@ -984,6 +1112,126 @@ async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference()
         references[0], references[1],
         "each error has its own reference"
     );
+}
+
+/// Issue 18 item 2: a 5xx or a 429 (header or body form) on an answer, a followup, a channel
+/// post or a DM is tried again and the message arrives once; a server error that does not
+/// stop is answered with what to do, never with Discord's or serenity's text.
+#[tokio::test]
+async fn server_errors_and_rate_limits_are_retried_on_every_kind_of_send() {
+    use discord_fake::{DiscordError, RateLimit, RetryAfterIn};
+    // Patient enough for a 300 ms window: 50 + 100 + 200 + 200 + 200 ms.
+    let bot = start_bot(Registration::Guild(ids::GUILD), |b| {
+        b.with_retry(bot_discord::Retry {
+            attempts: 6,
+            first_delay: Duration::from_millis(50),
+            max_delay: Duration::from_millis(200),
+        })
+    })
+    .await;
+    let fake = &bot.fake;
+    // The interaction's answer: 500, then 502, then it goes through.
+    for e in [
+        DiscordError::internal_server_error(),
+        DiscordError::bad_gateway(),
+    ] {
+        fake.fail_requests(
+            |m, r| m == "POST" && r.starts_with("interactions/"),
+            e,
+            Some(1),
+        );
+    }
+    let ix = fake.slash("variants").send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("chess"), "{}", m.content);
+    let tries = fake.callbacks_for(ix.id).len();
+    assert_eq!(tries, 1, "failed tries are not callbacks");
+    // A DM and a followup, each rate-limited in one form: the test takes the window's only
+    // request itself just before, so the bot's is over the limit and must wait.
+    let http = fake.serenity_http();
+    for (form, route) in [
+        (RetryAfterIn::Body, "channels/"),
+        (RetryAfterIn::Header, "webhooks/"),
+    ] {
+        fake.clear_failures();
+        fake.rate_limit(
+            move |m, r| m == "POST" && r.starts_with(route),
+            RateLimit {
+                bucket: route.into(),
+                limit: 1,
+                window: Duration::from_millis(300),
+                form,
+                global: false,
+            },
+        );
+        let before = fake.requests().iter().filter(|q| q.status == 429).count();
+        if form == RetryAfterIn::Body {
+            let _ = http
+                .send_message(
+                    serenity::all::ChannelId::new(ids::GAMES),
+                    vec![],
+                    &serde_json::json!({"content": "taking the slot"}),
+                )
+                .await;
+            let ix = fake.slash("help").string("command", "dm").send();
+            message(fake, &ix).await;
+            let dm = fake.wait_dm(ids::ALICE, 1).await.unwrap();
+            assert!(dm.content.contains("secret hand"), "{}", dm.content);
+        } else {
+            fake.close_dms(ids::CAROL);
+            let _ = http
+                .create_followup_message(
+                    "no-such-token",
+                    &serde_json::json!({"content": "x"}),
+                    vec![],
+                )
+                .await;
+            let ix = fake.slash("help").string("command", "tell carol").send();
+            let msgs = messages(fake, &ix, 2).await;
+            assert_eq!(
+                msgs[1].mentioned_users(),
+                [ids::CAROL],
+                "the notice, a followup"
+            );
+        }
+        let after = fake.requests().iter().filter(|q| q.status == 429).count();
+        assert!(after > before, "{form:?}: the bot met the limit and waited");
+    }
+    fake.clear_failures();
+    // Discord failing for good on the answer: a public one goes to the channel as a plain
+    // message, one for the actor alone by DM.
+    start_game(fake).await;
+    fake.fail_requests(
+        |m, r| m == "POST" && r.starts_with("interactions/"),
+        DiscordError::service_unavailable(),
+        None,
+    );
+    let ix = fake.slash("board").send();
+    let posted = fake
+        .wait_message(|m| m.channel_id == ids::GENERAL && m.interaction_id().is_none())
+        .await
+        .unwrap();
+    assert!(
+        posted.attachment("board.png").is_some(),
+        "{}",
+        posted.content
+    );
+    assert!(fake.callbacks_for(ix.id).is_empty());
+    let dms = fake.dm_messages_to(ids::ALICE).len();
+    let ix = fake.slash("variants").send();
+    let dm = fake.wait_dm(ids::ALICE, dms + 1).await.unwrap();
+    assert!(dm.content.contains("chess"), "{}", dm.content);
+    assert!(fake.callbacks_for(ix.id).is_empty());
+    for m in fake.messages_in(ids::GENERAL) {
+        for raw in [
+            "Internal Server Error",
+            "[Serenity]",
+            "503",
+            "Service Unavailable",
+        ] {
+            assert!(!m.content.contains(raw), "{raw} shown: {}", m.content);
+        }
+    }
 }
 
 /// Options that do not fit the registered command (a client with an outdated command list)
@@ -1220,4 +1468,267 @@ async fn three_opponents_for_a_two_player_variant_are_refused() {
         "{}",
         msg.content
     );
+}
+
+/// A Looking-Glass challenge from `white` to `black` in #general, accepted with the button.
+async fn glass_game(fake: &FakeDiscord, white: u64, black: u64) {
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", black)
+        .string("variant", "looking-glass")
+        .integer("colour", 0)
+        .by(white)
+        .send();
+    let msg = message(fake, &ix).await;
+    let accept = msg
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:accept:"))
+        .unwrap();
+    let click = fake.click(msg.id, &accept).by(black).send();
+    message(fake, &click).await;
+}
+
+/// The resign confirmation the bot answered `ix` with: clicks "Resign" as `who`.
+async fn confirm_resignation(fake: &FakeDiscord, ix: &InteractionRef, who: u64) -> InteractionRef {
+    let ask = message(fake, ix).await;
+    assert!(ask.is_ephemeral(), "{}", ask.content);
+    assert!(ask.content.starts_with("Resign game"), "{}", ask.content);
+    let confirm = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:resign:confirm:"))
+        .expect("a confirmation button");
+    let click = fake.click(ask.id, &confirm).by(who).send();
+    message(fake, &click).await;
+    click
+}
+
+/// Issue 18's "must show": a Looking-Glass game on Discord in which the opponent's DMs are
+/// closed, and one resigned from a DM, both ending with the result in the channel and told
+/// to both players. Closed DMs never put a notice in the acting player's DM nor anything
+/// private in the channel; the reports Bob could not receive are shown to him alone when he
+/// asks with /board in the channel.
+#[tokio::test]
+async fn looking_glass_with_closed_dms_and_a_resignation_from_a_dm() {
+    let bot = start().await;
+    let fake = &bot.fake;
+
+    // Game 1: Bob's DMs are closed from the start.
+    fake.close_dms_at_open(ids::BOB);
+    glass_game(fake, ids::ALICE, ids::BOB).await;
+    let notices = |fake: &FakeDiscord| {
+        fake.messages_in(ids::GENERAL)
+            .into_iter()
+            .filter(|m| !m.is_ephemeral() && m.content.contains("direct messages are closed"))
+            .collect::<Vec<_>>()
+    };
+    // Bob accepted, so his invitation is shown to him alone right there.
+    let own = fake
+        .wait_message(|m| m.content.contains("direct messages are closed"))
+        .await
+        .unwrap();
+    assert!(
+        own.is_ephemeral() && own.content.contains("setup 518"),
+        "{}",
+        own.content
+    );
+    // Bob can still give his setup in his DM: its answer is the interaction's own.
+    in_dm(fake, ids::BOB, "setup", Some(("choice", "518"))).await;
+    in_dm(fake, ids::ALICE, "setup", Some(("choice", "518"))).await;
+    in_dm(fake, ids::ALICE, "move", Some(("move", "e2e3"))).await;
+    // Bob's reports (the game begins, the Pawn arriving on R:e3) could not reach him: the
+    // channel says so, mentioning him; Alice's DM never carries a word about it.
+    assert!(notices(fake).len() >= 2, "{}", notices(fake).len());
+    for m in notices(fake) {
+        assert_eq!(m.mentioned_users(), [ids::BOB]);
+        assert!(!rules::glass::names_a_square(&m.content), "{}", m.content);
+    }
+    for m in fake.dm_messages_to(ids::ALICE) {
+        assert!(!m.content.contains("closed"), "{}", m.content);
+        assert!(!m.mentioned_users().contains(&ids::BOB), "{}", m.content);
+    }
+    assert!(
+        fake.dm_channel_of(ids::BOB).is_none()
+            || fake
+                .dm_messages_to(ids::BOB)
+                .iter()
+                .all(|m| m.interaction_id().is_some())
+    );
+    // Bob asks in the channel: what he missed and his world, to him alone.
+    let ix = fake.slash("board").by(ids::BOB).send();
+    let msgs = messages(fake, &ix, 3).await;
+    let private: Vec<&SentMessage> = msgs.iter().filter(|m| m.is_ephemeral()).collect();
+    assert!(
+        private.iter().any(|m| m.content.contains("R:e3")),
+        "the kept report: {:?}",
+        msgs.iter().map(|m| &m.content).collect::<Vec<_>>()
+    );
+    assert!(private.iter().any(|m| m.attachment("board.png").is_some()));
+    for m in msgs.iter().filter(|m| !m.is_ephemeral()) {
+        assert!(!rules::glass::names_a_square(&m.content), "{}", m.content);
+        assert!(m.attachments.is_empty(), "{}", m.content);
+    }
+    // Bob resigns in the channel: the result there, by DM to Alice, and to Bob alone here.
+    let ix = fake.slash("resign").by(ids::BOB).send();
+    let click = confirm_resignation(fake, &ix, ids::BOB).await;
+    let result = fake
+        .wait_message(|m| m.channel_id == ids::GENERAL && m.content.contains("resigns"))
+        .await
+        .unwrap();
+    let mut told = result.mentioned_users();
+    told.sort_unstable();
+    assert_eq!(told, [ids::ALICE, ids::BOB]);
+    let to_alice = fake
+        .wait_until("the result by DM to Alice", Duration::from_secs(5), |r| {
+            r.dm_messages_to(ids::ALICE)
+                .into_iter()
+                .find(|m| m.content.contains("resigns"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(
+        to_alice.content.contains("White wins"),
+        "{}",
+        to_alice.content
+    );
+    let to_bob = messages(fake, &click, 2).await;
+    assert!(
+        to_bob
+            .iter()
+            .any(|m| m.is_ephemeral() && m.content.contains("resigns")),
+        "{:?}",
+        to_bob.iter().map(|m| &m.content).collect::<Vec<_>>()
+    );
+    assert!(
+        fake.messages_in(ids::GENERAL)
+            .iter()
+            .any(|m| m.content.contains("revealed")),
+        "both worlds revealed in the channel"
+    );
+
+    // Game 2: Alice against Carol; Alice resigns from her DM, with a confirmation there.
+    glass_game(fake, ids::ALICE, ids::CAROL).await;
+    in_dm(fake, ids::CAROL, "setup", Some(("choice", "518"))).await;
+    in_dm(fake, ids::ALICE, "setup", Some(("choice", "RNBQKBNR"))).await;
+    let before = fake
+        .messages_in(ids::GENERAL)
+        .iter()
+        .filter(|m| m.content.contains("resigns"))
+        .count();
+    let ix = fake.slash("resign").by(ids::ALICE).in_dm().send();
+    confirm_resignation(fake, &ix, ids::ALICE).await;
+    let result = fake
+        .wait_until(
+            "the second result in the channel",
+            Duration::from_secs(5),
+            |r| {
+                r.messages_in(ids::GENERAL)
+                    .into_iter()
+                    .filter(|m| m.content.contains("resigns"))
+                    .nth(before)
+                    .cloned()
+            },
+        )
+        .await
+        .unwrap();
+    assert!(result.content.contains("Black wins"), "{}", result.content);
+    let mut told = result.mentioned_users();
+    told.sort_unstable();
+    assert_eq!(told, [ids::ALICE, ids::CAROL]);
+    for user in [ids::ALICE, ids::CAROL] {
+        fake.wait_until("the result by DM", Duration::from_secs(5), |r| {
+            r.dm_messages_to(user)
+                .into_iter()
+                .find(|m| m.content.contains("resigns") && m.content.contains("Black wins"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    }
+}
+
+/// Issue 18 item 3: every interaction gets an answer within Discord's 3 seconds, also a
+/// command the bot no longer has, options of an outdated schema, and a button of an older
+/// version: an ephemeral "this command changed, reload" rather than silence.
+#[tokio::test]
+async fn every_interaction_is_answered_in_time_even_when_outdated() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let game = start_game(fake).await;
+    let started = std::time::Instant::now();
+    let mut answered = Vec::new();
+    let gone = fake.slash("offerdraw").send();
+    let stale = fake
+        .slash("move")
+        .integer("move", 5)
+        .string("game", "one")
+        .send();
+    let old_button = fake.click(game.id, "fb:oldstyle:accept").unchecked().send();
+    let empty_menu = fake.click(game.id, "fb:move:1").unchecked().send();
+    for ix in [&gone, &stale, &old_button, &empty_menu] {
+        let cb = fake.wait_callback(ix).await.unwrap();
+        assert!(cb.is_ephemeral(), "{:?}", cb.content());
+        answered.push(cb.content().unwrap_or_default().to_string());
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        answered[0].contains("/offerdraw has changed"),
+        "{}",
+        answered[0]
+    );
+    assert!(answered[1].contains("/move has changed"), "{}", answered[1]);
+    for old in &answered[2..] {
+        assert!(old.contains("older version"), "{old}");
+    }
+    let requests = fake.requests();
+    let callbacks: Vec<_> = requests
+        .iter()
+        .filter(|q| q.matches("POST", "interactions/*/*/callback"))
+        .collect();
+    assert!(callbacks.iter().all(|q| q.status == 204), "{callbacks:?}");
+}
+
+/// Issue 18 item 4: a 5,000-character move is refused with a short quoted prefix, its
+/// autocomplete stays within Discord's limits, and a reply longer than 2,000 characters is
+/// split on purpose into messages that each fit.
+#[tokio::test]
+async fn long_input_and_long_replies_fit_discord() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    let long = format!("e2e4{}", "x".repeat(4996));
+    let ix = fake.slash("move").string("move", &long).send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    let text = cb.content().unwrap_or_default();
+    assert!(cb.is_ephemeral(), "{text}");
+    assert!(text.chars().count() < 300, "{text}");
+    assert!(text.contains("`e2e4xxx"), "a quoted prefix: {text}");
+    assert!(!text.contains("too large"), "{text}");
+    let ix = fake
+        .autocomplete("move")
+        .focused_string("move", &long)
+        .send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    let choices = cb.choices();
+    assert!(choices.len() <= 25);
+    assert!(choices.iter().all(|c| c.name.chars().count() <= 100));
+
+    let ix = fake.slash("help").string("command", "long").send();
+    let parts = messages(fake, &ix, 3).await;
+    assert_eq!(parts.len(), 3);
+    for p in &parts {
+        assert!(p.content.chars().count() <= bot_discord::MAX_CONTENT);
+        assert!(
+            p.content.trim_end().ends_with("record would be."),
+            "cut at a line end"
+        );
+    }
+    let whole: usize = parts.iter().map(|p| p.content.lines().count()).sum();
+    assert_eq!(whole, 90, "nothing lost");
 }

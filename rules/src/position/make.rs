@@ -20,9 +20,9 @@ pub(super) struct Undo {
 }
 
 impl Undo {
-    /// The record of a resignation: nothing moves, so only the state around the board is
-    /// kept (the pieces removed are in the turnover record).
-    pub(super) fn resignation(mv: Move, pos: &Position) -> Undo {
+    /// The record of a pass or a resignation: nothing moves, so only the state around the
+    /// board is kept (the pieces a resignation removes are in the turnover record).
+    pub(super) fn turn_event(mv: Move, pos: &Position) -> Undo {
         Undo {
             mv,
             moved: 0,
@@ -69,6 +69,11 @@ impl Position {
 
     #[inline(always)]
     fn play_with(&mut self, m: Move, special_hash: bool) {
+        if m.kind >= MoveKind::Resign {
+            // Passes and resignations (more than two sides only) move no piece.
+            self.play_turn_event(m);
+            return;
+        }
         let v = self.variant.clone();
         let z = &v.zobrist;
         let us = self.turn;
@@ -257,7 +262,7 @@ impl Position {
         if sides > 2 {
             // Puts back who went out, the turn and the move number.
             self.undo_turnover();
-            if m.kind == MoveKind::Resign {
+            if m.kind >= MoveKind::Resign {
                 self.rights = u.rights;
                 self.ep = u.ep;
                 self.halfmoves = u.halfmoves;
@@ -386,7 +391,7 @@ impl Position {
     pub fn play(&mut self, m: Move) -> Result<(), crate::IllegalMove> {
         if m.kind == MoveKind::Resign {
             return if self.resignation(Position::resigner(m)) == Some(m) {
-                self.play_resignation(m);
+                self.play_turn_event(m);
                 Ok(())
             } else {
                 Err(crate::explain::explain(self, m))

@@ -86,6 +86,9 @@ impl Position {
         if self.variant.move_rules {
             self.apply_river_rules(out, 0);
         }
+        if out.is_empty() && self.variant.sides > 2 {
+            self.pass_if_stuck(out);
+        }
     }
 
     /// Pseudo-legal moves (own-King safety not checked). For tests that check the legal
@@ -111,6 +114,16 @@ impl Position {
     /// [`Position::legal_moves_into`]) and has no promotion or duplicate to sort out are
     /// counted as they are generated, never written to a list.
     pub fn count_legal(&self, buf: &mut MoveList) -> usize {
+        if self.variant.sides > 2 {
+            self.count_legal_with::<true>(buf)
+        } else {
+            self.count_legal_with::<false>(buf)
+        }
+    }
+
+    /// [`Position::count_legal`] for two sides (`MANY` false) or more.
+    #[inline(never)]
+    fn count_legal_with<const MANY: bool>(&self, buf: &mut MoveList) -> usize {
         let us = self.turn;
         let king = match self.royal[us.index()] {
             Some(k) if !self.variant.unusual => k,
@@ -134,7 +147,7 @@ impl Position {
             if full || t.dedupe[slot] || t.promotes[slot] {
                 buf.clear();
                 for p in paths {
-                    gen_path(t, board, us.0, from.0, p, self.ep, buf);
+                    gen_path::<MANY>(t, board, us.0, from.0, p, self.ep, buf);
                 }
                 if t.dedupe[slot] {
                     dedupe(buf, 0);
@@ -153,7 +166,7 @@ impl Position {
                     ks: &mut ks,
                 };
                 for p in paths {
-                    gen_path(t, board, us.0, from.0, p, self.ep, &mut c);
+                    gen_path::<MANY>(t, board, us.0, from.0, p, self.ep, &mut c);
                 }
                 n += c.n;
             }
@@ -163,7 +176,60 @@ impl Position {
             self.castling_moves(buf);
             n += buf.iter().filter(|m| ks.allows(m)).count();
         }
+        if n == 0 && v.sides > 2 {
+            buf.clear();
+            self.pass_if_stuck(buf);
+            n = buf.len();
+        }
         n
+    }
+
+    /// Whether the side to move has at least one legal move: [`Position::count_legal`] that
+    /// stops at the first. Games of more than two sides ask it of a side after every move
+    /// (is it checkmated, must it pass), so it must cost little: no list is written, and
+    /// most often the first piece looked at can move.
+    pub(super) fn has_legal_move(&self) -> bool {
+        let us = self.turn;
+        let king = match self.royal[us.index()] {
+            Some(k) if !self.variant.unusual => k,
+            _ => {
+                let mut buf = MoveList::new();
+                self.legal_moves_into(&mut buf);
+                return !buf.is_empty();
+            }
+        };
+        let v = &*self.variant;
+        let t = &v.tables;
+        let board = &self.board[..];
+        let mut ks = KingSafety::new(self, king);
+        let screens = !ks.risky_to.is_empty();
+        for from in self.occupied[us.index()].iter() {
+            let slot = t.slot(
+                Piece::kind_of(board[from.index()]) as usize,
+                us.index(),
+                from.index(),
+            );
+            let (a, b) = t.index[slot];
+            let full = ks.in_check || from == king || ks.risky_from.contains(from);
+            let mut first = FirstLegal {
+                found: false,
+                full,
+                screens,
+                ks: &mut ks,
+            };
+            for p in &t.paths[a as usize..b as usize] {
+                gen_path::<true>(t, board, us.0, from.0, p, self.ep, &mut first);
+                if first.found {
+                    return true;
+                }
+            }
+        }
+        if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
+            let mut buf = MoveList::new();
+            self.castling_moves(&mut buf);
+            return buf.iter().any(|m| ks.allows(m));
+        }
+        false
     }
 
     /// Pseudo-legal moves: every move by the rules of movement, ignoring own-King safety
@@ -172,6 +238,20 @@ impl Position {
     /// castling moves (generated last) start.
     #[inline(always)]
     pub(crate) fn pseudo_moves(
+        &self,
+        out: &mut MoveList,
+        after_piece: impl FnMut(&mut MoveList, usize, Cell),
+    ) -> usize {
+        if self.variant.sides > 2 {
+            self.pseudo_moves_with::<true>(out, after_piece)
+        } else {
+            self.pseudo_moves_with::<false>(out, after_piece)
+        }
+    }
+
+    /// [`Position::pseudo_moves`] for two sides (`MANY` false) or more.
+    #[inline(always)]
+    fn pseudo_moves_with<const MANY: bool>(
         &self,
         out: &mut MoveList,
         mut after_piece: impl FnMut(&mut MoveList, usize, Cell),
@@ -190,7 +270,7 @@ impl Position {
             let paths = &t.paths[a as usize..b as usize];
             let start = out.len();
             for p in paths {
-                gen_path(t, board, us, from as u8, p, ep, out);
+                gen_path::<MANY>(t, board, us, from as u8, p, ep, out);
             }
             if t.dedupe[slot] {
                 dedupe(out, start);
@@ -488,6 +568,31 @@ impl Sink for Counter<'_, '_> {
     }
 }
 
+/// Notes whether any generated move is legal, testing only the moves that need it.
+struct FirstLegal<'k, 'p> {
+    found: bool,
+    /// Every move of this piece needs the full test (in check, the King, a pinned piece).
+    full: bool,
+    /// Some cell is in `ks.risky_to`.
+    screens: bool,
+    ks: &'k mut KingSafety<'p>,
+}
+
+impl Sink for FirstLegal<'_, '_> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        if self.found {
+            return;
+        }
+        let test = self.full
+            || m.kind == MoveKind::EnPassant
+            || (self.screens && self.ks.risky_to.contains(m.to));
+        if !test || self.ks.allows(&m) {
+            self.found = true;
+        }
+    }
+}
+
 /// What the legal generator knows about the mover's King safety in one position: whether
 /// it is in check, which moves may expose it, and a scratch board to test those on.
 struct KingSafety<'p> {
@@ -574,8 +679,12 @@ impl<'p> KingSafety<'p> {
 }
 
 /// Generates the moves along one path.
+///
+/// `MANY` is whether the variant has more than two sides: then Kings are never captured
+/// (`t.uncapturable`). A parameter known when compiling, so two-player generation does not
+/// even test it.
 #[inline(always)]
-pub(super) fn gen_path(
+pub(super) fn gen_path<const MANY: bool>(
     t: &Tables,
     board: &[u8],
     us: u8,
@@ -594,7 +703,9 @@ pub(super) fn gen_path(
     let can_capture = p.flags & F_CAPTURE != 0;
     let from = Cell(from);
     let enemy = |code: u8| {
-        code != 0 && Piece::side_of(code) != us && t.uncapturable >> Piece::kind_of(code) & 1 == 0
+        code != 0
+            && Piece::side_of(code) != us
+            && (!MANY || t.uncapturable >> Piece::kind_of(code) & 1 == 0)
     };
     match p.kind {
         LEAPS => {

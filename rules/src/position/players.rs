@@ -7,9 +7,10 @@
 //!   checkmated and out (credited to the mover), and its pieces leave the board; since a
 //!   removed piece may have blocked a line to another King, the test repeats until nobody
 //!   more is out;
-//! - the turn then goes to the next remaining side in turn order that has a legal move: a
-//!   side with none (not in check, or it would be out) passes; if no remaining side can move,
-//!   the game is drawn ([`crate::DrawReason::Stalemate`]);
+//! - the turn then goes to the next remaining side in turn order; a side with no legal move
+//!   has one move, the pass ([`MoveKind::Pass`]), which the caller plays like any other (the
+//!   bot plays it for him and says so; perft counts it); if no remaining side can move, there
+//!   is no pass and the game is drawn ([`crate::DrawReason::Stalemate`]);
 //! - Kings are never captured: a King in check answers it on its own turn, and no other
 //!   side may take it meanwhile (the tables leave royal pieces out of captures);
 //! - resigning takes a side out the same way ([`Position::resignation`]), as a recorded
@@ -20,7 +21,7 @@
 //! reaches it.
 
 use super::Position;
-use crate::types::{Cell, Move, MoveKind, MoveList, Piece, Side};
+use crate::types::{Cell, Move, MoveKind, Piece, Side};
 
 /// What a move did to the seats besides moving pieces, so that undo can put it back.
 #[derive(Debug, Clone)]
@@ -33,6 +34,12 @@ pub(super) struct Turnover {
     out: u8,
     /// The sides this move checkmated (bit per side).
     pub(super) mated: u8,
+    /// The sides in check after the move (bit per side).
+    checked: u8,
+    /// The sides whose check must be looked at after the move (bit per side): all of them
+    /// after a resignation, otherwise those the move's cells can matter to (see
+    /// [`Position::after_move`]).
+    suspects: u8,
     /// The pieces removed from the board with the sides taken out: (cell, piece byte).
     removed: Vec<(u8, u8)>,
 }
@@ -70,7 +77,7 @@ impl Position {
         if self.variant.sides <= 2
             || side.0 >= self.variant.sides
             || self.is_out(side)
-            || self.remaining().len() < 2
+            || self.remaining_count() < 2
         {
             return None;
         }
@@ -84,15 +91,23 @@ impl Position {
         Side(m.aux.0)
     }
 
-    /// Plays a resignation (already checked by [`Position::play`]): it is recorded like a
-    /// move, so that replay and takeback need nothing special, but moves no piece and keeps
-    /// the en-passant right for the next real move.
-    pub(super) fn play_resignation(&mut self, m: Move) {
-        let side = Position::resigner(m);
-        self.history.push(super::make::Undo::resignation(m, self));
+    /// Plays a pass or a resignation (already checked by [`Position::play`]): recorded like a
+    /// move, so that replay and takeback need nothing special, but no piece moves and the
+    /// en-passant right stays for the next real move.
+    pub(super) fn play_turn_event(&mut self, m: Move) {
+        self.history.push(super::make::Undo::turn_event(m, self));
         let mut record = self.turnover();
+        if m.kind == MoveKind::Pass {
+            let mover = self.turn;
+            self.halfmoves += 1;
+            let first = self.next_after(mover);
+            self.settle(Some(mover), first, record);
+            return;
+        }
+        let side = Position::resigner(m);
         self.halfmoves = 0;
         self.take_out(side, &mut record);
+        record.suspects = u8::MAX;
         // The side to move keeps the turn unless it is the one resigning.
         let first = if self.turn == side {
             self.next_after(side)
@@ -100,6 +115,25 @@ impl Position {
             self.turn
         };
         self.settle(None, first, record);
+    }
+
+    /// The pass, when `out` (the legal moves just generated) is empty in a game of more than
+    /// two sides that goes on and some other remaining side could move.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn pass_if_stuck(&self, out: &mut crate::types::MoveList) {
+        if self.remaining_count() < 2 {
+            return;
+        }
+        let mut probe = self.clone();
+        let others: Vec<Side> = self
+            .remaining()
+            .into_iter()
+            .filter(|s| *s != self.turn)
+            .collect();
+        if others.into_iter().any(|s| probe.can_move(s, false)) {
+            out.push(Move::new(Cell(0), Cell(0), MoveKind::Pass));
+        }
     }
 
     /// After a move by `mover` in a game of more than two sides: checkmates, then the turn.
@@ -114,9 +148,46 @@ impl Position {
             self.fullmoves -= 1;
         }
         self.turn = mover;
-        let record = self.turnover();
+        let mut record = self.turnover();
+        record.suspects = self.suspects(mover);
         let first = self.next_after(mover);
         self.settle(Some(mover), first, record);
+    }
+
+    /// The sides whose check the last move (by `mover`) may have changed, or that were in
+    /// check before it (bit per side). A move can attack a King, or open or close a line to
+    /// it, only through a cell from which some piece could attack that King (the tables'
+    /// reach); a King already in check may have lost its way out. Asked of every other side
+    /// after every move, so it is a few bit tests rather than attack walks.
+    fn suspects(&self, mover: Side) -> u8 {
+        let Some(last) = self.history.last() else {
+            return u8::MAX;
+        };
+        let m = last.mv;
+        let t = &self.variant.tables;
+        let before = self
+            .turnovers
+            .last()
+            .map_or(self.checked_at_setup, |t| t.checked);
+        let mut mask = before;
+        for s in self.variant.all_sides() {
+            if s == mover || self.is_out(s) {
+                continue;
+            }
+            let Some(k) = self.royal[s.index()] else {
+                continue;
+            };
+            let near = self.enemies(s).any(|e| {
+                let reach = &t.reach[e as usize * t.ncells + k.index()];
+                [m.from, m.to, m.aux, m.aux2]
+                    .iter()
+                    .any(|c| reach.contains(*c))
+            });
+            if near {
+                mask |= 1 << s.0;
+            }
+        }
+        mask & !(1 << mover.0)
     }
 
     /// What undo needs, taken before anything changes.
@@ -126,46 +197,60 @@ impl Position {
             fullmoves: self.fullmoves,
             out: self.out,
             mated: 0,
+            checked: 0,
+            suspects: 0,
             removed: Vec::new(),
         }
     }
 
     /// Takes out every remaining side but `exempt` that is in check with no legal move (until
-    /// none is), then gives the turn to the first side from `first` on, in turn order, that
-    /// has a legal move, and records what changed. `self.turn` is the side that moved (or
+    /// none is), then gives the turn to the first remaining side from `first` on, in turn
+    /// order, and records what changed. `self.turn` is the side that moved (or
     /// the side to move, for a resignation) when this is called.
     fn settle(&mut self, exempt: Option<Side>, first: Side, mut record: Turnover) {
         let sides = self.variant.sides;
-        let mut buf = MoveList::new();
-        loop {
+        let before = self
+            .turnovers
+            .last()
+            .map_or(self.checked_at_setup, |t| t.checked);
+        // Who is in check: the sides looked at are tested, the others are as they were, and
+        // the mover, whose move was legal, is not (unless removed pieces open a line to him,
+        // after which everyone is looked at).
+        let checked = loop {
+            let mut checked = 0u8;
+            for s in self.variant.all_sides() {
+                let in_check = if self.is_out(s) {
+                    false
+                } else if record.suspects >> s.0 & 1 != 0 {
+                    self.checked(s)
+                } else {
+                    Some(s) != exempt && before >> s.0 & 1 != 0
+                };
+                checked |= u8::from(in_check) << s.0;
+            }
             let mut changed = false;
             for i in 0..sides {
                 let s = Side((first.0 + i) % sides);
-                if Some(s) == exempt || self.is_out(s) || self.remaining().len() < 2 {
+                if Some(s) == exempt || checked >> s.0 & 1 == 0 || self.remaining_count() < 2 {
                     continue;
                 }
-                let checked = self.royal[s.index()]
-                    .is_some_and(|k| self.attacked_by_any_enemy(&self.board, s, k));
                 // The en-passant right is the next mover's only.
-                if checked && !self.can_move(s, s == self.first_remaining(first), &mut buf) {
+                if !self.can_move(s, s == self.first_remaining(first)) {
                     record.mated |= 1 << s.0;
                     self.take_out(s, &mut record);
+                    // Removed pieces may open lines anywhere: look at everyone again.
+                    record.suspects = u8::MAX;
                     changed = true;
+                    break;
                 }
             }
             if !changed {
-                break;
+                break checked;
             }
-        }
+        };
+        record.checked = checked;
         let before = self.turn;
-        let mut next = self.first_remaining(first);
-        for i in 0..sides {
-            let s = Side((first.0 + i) % sides);
-            if !self.is_out(s) && self.can_move(s, true, &mut buf) {
-                next = s;
-                break;
-            }
-        }
+        let next = self.first_remaining(first);
         // A new round begins each time the turn passes Green (the last side) on the way.
         let wrapped = if next.0 > before.0 {
             false
@@ -198,21 +283,51 @@ impl Position {
 
     /// Whether `side` would have a legal move if it were its turn now (with the en-passant
     /// right only if `keep_ep`).
-    fn can_move(&mut self, side: Side, keep_ep: bool, buf: &mut MoveList) -> bool {
+    fn can_move(&mut self, side: Side, keep_ep: bool) -> bool {
         let (turn, ep) = (self.turn, self.ep);
         self.turn = side;
         if !keep_ep {
             self.ep = None;
         }
-        self.legal_moves_into(buf);
+        let can = self.has_legal_move();
         self.turn = turn;
         self.ep = ep;
-        !buf.is_empty()
+        can
+    }
+
+    /// How many sides are still playing.
+    fn remaining_count(&self) -> u32 {
+        self.variant.sides as u32 - self.out.count_ones()
+    }
+
+    /// Whether `side`'s King is attacked by anyone: [`Position::in_check`] with the tables'
+    /// quick "can anything there reach it" test before each walk, since it is asked of every
+    /// other side after every move.
+    fn checked(&self, side: Side) -> bool {
+        let Some(k) = self.royal[side.index()] else {
+            return false;
+        };
+        let t = &self.variant.tables;
+        self.enemies(side).any(|e| {
+            t.may_attack(
+                &self.board,
+                &self.occupied[e as usize],
+                e as usize,
+                k.index(),
+            ) && self.attacked_on(&self.board, e, k.index())
+        })
     }
 
     /// Removes every piece of `side` from the board and marks it out.
     fn take_out(&mut self, side: Side, record: &mut Turnover) {
         let z = &self.variant.zobrist;
+        // An en-passant right against a Pawn that leaves goes with it.
+        if let Some((target, victim)) = self.ep
+            && self.occupied[side.index()].contains(victim)
+        {
+            self.hash ^= z.ep[target.index()];
+            self.ep = None;
+        }
         for c in self.occupied[side.index()].iter() {
             let code = self.board[c.index()];
             record.removed.push((c.0, code));

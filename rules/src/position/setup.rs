@@ -262,6 +262,7 @@ impl Position {
             lost: [[0; MAX_KINDS + 1]; MAX_SIDES],
             out: 0,
             turnovers: Vec::new(),
+            checked_at_setup: 0,
         };
         let sides = variant.sides as usize;
         for side in &setup.out {
@@ -340,6 +341,13 @@ impl Position {
             return Err(PositionError::OppositeCheck {
                 side: prev.name(sides).to_string(),
             });
+        }
+        if sides > 2 {
+            for s in variant.all_sides() {
+                if pos.in_check(s) {
+                    pos.checked_at_setup |= 1 << s.0;
+                }
+            }
         }
         pos.hash = pos.compute_hash();
         Ok(pos)

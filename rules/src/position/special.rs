@@ -512,7 +512,7 @@ impl Position {
                 // Leaps and rides: delegate to the ordinary generator, then drop captures of
                 // immune pieces.
                 let start = out.len();
-                gen_path(t, board, us, from, p, self.ep, out);
+                gen_path::<false>(t, board, us, from, p, self.ep, out);
                 let mut i = start;
                 while i < out.len() {
                     let m = out[i];
@@ -708,6 +708,7 @@ impl Position {
             lost: self.lost,
             out: self.out,
             turnovers: Vec::new(),
+            checked_at_setup: self.checked_at_setup,
         }
     }
 

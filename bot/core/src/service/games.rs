@@ -292,7 +292,7 @@ fn replay(variant: &Arc<Variant>, record: &GameRecord) -> Result<Position, expor
                 text: m.clone(),
                 source: Box::new(source),
             })?;
-        crate::seating::apply(&mut position, mv);
+        position.play_unchecked(mv);
     }
     Ok(position)
 }

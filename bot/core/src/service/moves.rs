@@ -57,62 +57,35 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
                 return user("You can resign only for yourself: type `resign`.");
             }
-            let coord = notation::coord(&g.position, mv);
             let san = notation::san(&g.position, mv);
-            let mut after = g.position.clone();
-            crate::seating::apply(&mut after, mv);
-            let status = after.outcome().map_or(GameStatus::Active, finished);
-            let update = GameUpdate {
-                status: status.clone(),
-                pending_offer: None,
-            };
-            match self
-                .store
-                .append_move(
-                    g.record.id,
-                    g.record.version,
-                    &coord,
-                    &update,
-                    self.clock.now(),
-                )
-                .await
-            {
-                Ok(version) => {
-                    self.memo
-                        .keep_engine(g.record.id, version, GameEngine::Board(after.clone()))
+            match self.commit(&g, mv).await {
+                Ok(done) => {
+                    let mut reply = self.after_move(&done, &san, to_move);
+                    if let Some(b) = reply.board.as_mut() {
+                        // The record is at hand: no reload in `name_players`.
+                        b.players = self.seat_names(&done.game.record).await;
+                    }
+                    return Ok(vec![reply]);
                 }
-                Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
+                Err(Failure::User(_)) if attempt < RACE_RETRIES => {
                     // Someone else changed the game meanwhile: re-read and re-validate.
                     attempt += 1;
                     continue;
                 }
-                Err(StoreError::Conflict { .. }) => {
+                Err(Failure::User(_)) => {
                     return user(
                         "The game changed while your move was being saved; look at the board and try again.",
                     );
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             }
-            // Durable: now describe it.
-            let mut record = g.record.clone();
-            record.moves.push(coord);
-            record.status = status;
-            let loaded = BoardGame {
-                record,
-                position: after,
-            };
-            let mut reply = self.after_move(&loaded, &san, to_move);
-            if let Some(b) = reply.board.as_mut() {
-                // The record is at hand: no reload in `name_players`.
-                b.players = self.seat_names(&loaded.record).await;
-            }
-            return Ok(vec![reply]);
         }
     }
 
     /// The announcement of a stored move: who played what, and check, the result, or who is
     /// to move next.
-    pub(super) fn after_move(&self, g: &BoardGame, san: &str, mover: u8) -> Reply {
+    pub(super) fn after_move(&self, done: &Committed, san: &str, mover: u8) -> Reply {
+        let g = &done.game;
         let n = g.record.seats.len();
         let head = if n > 2 {
             format!(
@@ -123,13 +96,68 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         } else {
             format!("Game {}: {{0}} plays {san}.", g.record.id)
         };
-        self.announce_after(g, head, mover)
+        self.announce_after(done, head, mover)
+    }
+
+    /// Stores move `mv` on game `g` and then the passes of the players it leaves without a
+    /// move, each appended after the other on the version the last one made, so that
+    /// nothing is acknowledged that is not durable. A lost race on the move itself is a
+    /// [`Failure::User`] the caller may retry on the game read afresh.
+    pub(super) async fn commit(
+        &self,
+        g: &BoardGame,
+        mv: rules::Move,
+    ) -> Result<Committed, Failure> {
+        let mut after = g.position.clone();
+        let mut texts = vec![notation::coord(&after, mv)];
+        after.play_unchecked(mv);
+        let mated = after.eliminated_by_last_move();
+        let passed = crate::seating::auto_passes(&mut after);
+        texts.extend(passed.iter().map(|_| "pass".to_string()));
+        let status = after.outcome().map_or(GameStatus::Active, finished);
+        let mut version = g.record.version;
+        for (i, text) in texts.iter().enumerate() {
+            let update = if i + 1 == texts.len() {
+                GameUpdate {
+                    status: status.clone(),
+                    pending_offer: None,
+                }
+            } else {
+                GameUpdate::active()
+            };
+            version = match self
+                .store
+                .append_move(g.record.id, version, text, &update, self.clock.now())
+                .await
+            {
+                Ok(v) => v,
+                Err(StoreError::Conflict { .. }) => {
+                    return user("The game changed just now; look at the board and try again.");
+                }
+                Err(e) => return Err(e.into()),
+            };
+        }
+        self.memo
+            .keep_engine(g.record.id, version, GameEngine::Board(after.clone()));
+        let mut record = g.record.clone();
+        record.moves.extend(texts);
+        record.status = status;
+        record.version = version;
+        Ok(Committed {
+            game: BoardGame {
+                record,
+                position: after,
+            },
+            mated,
+            passed,
+        })
     }
 
     /// What follows a stored move or resignation (`head`, whose `{0}` is the seat `mover`):
     /// the players it put out, then the result, or check and who is to move next; with the
     /// board, in the game's room, mentioning everyone named.
-    pub(super) fn announce_after(&self, g: &BoardGame, head: String, mover: u8) -> Reply {
+    pub(super) fn announce_after(&self, done: &Committed, head: String, mover: u8) -> Reply {
+        let g = &done.game;
         let n = g.record.seats.len();
         let next = g.position.turn().0 as usize;
         let mut text = head;
@@ -146,7 +174,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         // The players this move put out, each with his colour.
         let mut mated = Vec::new();
         if n > 2 {
-            for side in g.position.eliminated_by_last_move() {
+            for &side in &done.mated {
                 if side.0 == mover || side.index() >= n {
                     continue;
                 }
@@ -157,6 +185,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if g.record.status.is_active() {
             for m in &mated {
                 text.push_str(&format!(" {m} is checkmated and out."));
+            }
+            for &side in &done.passed {
+                let who = slot(side.index(), &mut mentions);
+                text.push_str(&format!(
+                    " {who} ({}) has no move and passes.",
+                    side.name(n)
+                ));
             }
         }
         match &g.record.status {
@@ -263,6 +298,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             moves.join(" ")
         ))])
     }
+}
+
+/// A move stored with the passes that followed it: the game as it now stands, who the move
+/// checkmated (and put out), and who then passed.
+pub(super) struct Committed {
+    /// The game after the move and the passes.
+    pub(super) game: BoardGame,
+    /// The sides the move checkmated.
+    pub(super) mated: Vec<Side>,
+    /// The sides that had no move and passed, in order.
+    pub(super) passed: Vec<Side>,
 }
 
 /// The status a board engine's outcome gives the game.

@@ -1,7 +1,7 @@
 //! Endings and offers: resigning, draw and takeback offers and their answers, aborting, and
 //! the replies that end a game.
 
-use super::{moves::finished, *};
+use super::*;
 
 impl<S: GameStore, C: Clock> GameService<S, C> {
     pub(super) async fn resign(
@@ -57,48 +57,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 g.record.id
             ));
         };
-        let coord = notation::coord(&g.position, mv);
-        let mut after = g.position.clone();
-        crate::seating::apply(&mut after, mv);
-        let status = after.outcome().map_or(GameStatus::Active, finished);
-        let update = GameUpdate {
-            status: status.clone(),
-            pending_offer: None,
-        };
-        let version = match self
-            .store
-            .append_move(
-                g.record.id,
-                g.record.version,
-                &coord,
-                &update,
-                self.clock.now(),
-            )
-            .await
-        {
-            Ok(version) => version,
-            Err(StoreError::Conflict { .. }) => {
-                return user("The game changed just now; look at the board and try again.");
-            }
-            Err(e) => return Err(e.into()),
-        };
-        self.memo
-            .keep_engine(g.record.id, version, GameEngine::Board(after.clone()));
-        let mut record = g.record.clone();
-        record.moves.push(coord);
-        record.status = status;
-        let loaded = BoardGame {
-            record,
-            position: after,
-        };
+        let done = self.commit(g, mv).await?;
         let head = format!(
             "Game {}: {{0}} ({}) resigns and is out.",
-            loaded.record.id,
+            done.game.record.id,
             side.name(n)
         );
-        let mut reply = self.announce_after(&loaded, head, seat);
+        let mut reply = self.announce_after(&done, head, seat);
         if let Some(b) = reply.board.as_mut() {
-            b.players = self.seat_names(&loaded.record).await;
+            b.players = self.seat_names(&done.game.record).await;
         }
         Ok(vec![reply])
     }
@@ -311,7 +278,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let multi = matches!(g, Loaded::Board(b) if crate::seating::is_multi(&b.position));
         // The requester's last move is the last ply index i with i % n == requester.
         let last = if multi {
-            ply.checked_sub(1)
+            // The last move played, with the passes that followed it (the bot played them
+            // for the players who had no move; they go with the move that caused them).
+            (0..ply).rev().find(|&i| g.record().moves[i] != "pass")
         } else {
             (0..ply).rev().find(|i| i % n == requester as usize)
         };

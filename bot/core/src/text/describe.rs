@@ -435,6 +435,15 @@ pub fn powers(v: &Variant, k: Kind, glass: bool) -> Vec<String> {
             either(&p.files).replace(" or ", " and ")
         ));
     }
+    let sides = v.sides as usize;
+    for (s, zones) in p.keep_out.iter().enumerate().filter(|(_, z)| !z.is_empty()) {
+        out.push(format!(
+            "{side}'s {} never enters {} (ranks by name, rectangles corner to corner): it neither moves nor captures there, as those are the camps of the colours next to {side} in turn order.",
+            p.name,
+            zones.join(", "),
+            side = rules::Side(s as u8).name(sides),
+        ));
+    }
     if let Some(c) = &p.crossing {
         let g = &v.geometry;
         let rivers: Vec<String> = c
@@ -573,6 +582,7 @@ pub fn is_special(p: &rules::PieceType) -> bool {
         || p.crossing.is_some()
         || p.shuns != 0
         || !p.files.is_empty()
+        || p.keep_out.iter().any(|z| !z.is_empty())
 }
 
 /// The whole description of a piece: how it moves, then its powers. `glass` as for
@@ -659,6 +669,7 @@ mod tests {
                     (p.crossing.is_some(), "river"),
                     (p.shuns != 0, "section"),
                     (!p.files.is_empty(), "keeps to the files"),
+                    (p.keep_out.iter().any(|z| !z.is_empty()), "never enters"),
                     (p.royal && !glass, "checkmated"),
                     (p.royal && glass, "capturing it wins"),
                     (glass, "falls to the same square of the other world"),
