@@ -261,9 +261,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     async fn accept_seat(&self, c: ChallengeRecord, actor: &Actor) -> Outcomes {
         if c.accepted.contains(&actor.id) {
             return user(format!(
-                "You have accepted challenge {} already; it waits for {}.",
-                c.id,
-                c.waiting_for().len()
+                "You have accepted challenge {} already; the game starts when the others have too.",
+                c.id
             ));
         }
         let now = self.clock.now();

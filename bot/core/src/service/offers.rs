@@ -374,7 +374,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if multi && moves > 0 {
             // Four players: once Red has moved the game has begun for everyone.
             return user(format!(
-                "Game {} can no longer be aborted: Red has moved. You can `resign` (the others play on) or offer a `draw`.",
+                "Game {} can no longer be aborted: it has begun (Red has moved, or someone resigned). You can `resign` (the others play on) or offer a `draw`.",
                 g.record().id
             ));
         }
