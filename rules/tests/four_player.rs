@@ -543,3 +543,34 @@ fn four_sided_variants_refuse_what_they_cannot_play() {
     let e = fen::position(&v, &format!("{} out:b", v.start)).unwrap_err();
     assert!(e.to_string().contains("still has pieces"), "{e}");
 }
+
+#[test]
+fn repetition_and_the_move_count_draw_count_every_player() {
+    // Three Kings (Blue out) step away and back: after two rounds of that the position
+    // (board and side to move) has occurred three times.
+    let mut p = pos(
+        "dcb-balanced-4p",
+        "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/8/8/8/8/**4**/**rK3** r - - 0 1 out:b",
+    );
+    let round = ["ck-dk", "fr-er", "ez-dz", "dk-ck", "er-fr", "dz-ez"];
+    for (i, m) in round.iter().chain(round.iter()).enumerate() {
+        assert_eq!(p.outcome(), None, "after {i} moves");
+        play(&mut p, m);
+    }
+    assert_eq!(
+        p.outcome(),
+        Some(Outcome::Draw(rules::DrawReason::Repetition))
+    );
+    // 50 moves of each of the three remaining players: 150 plies without a capture or a
+    // Pawn move.
+    let mut p = pos(
+        "dcb-balanced-4p",
+        "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/8/8/8/8/**4**/**rK3** r - - 149 60 out:b",
+    );
+    assert_eq!(p.outcome(), None);
+    play(&mut p, "ck-dk");
+    assert_eq!(
+        p.outcome(),
+        Some(Outcome::Draw(rules::DrawReason::FiftyMoves))
+    );
+}

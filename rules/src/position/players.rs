@@ -177,11 +177,17 @@ impl Position {
             let Some(k) = self.royal[s.index()] else {
                 continue;
             };
+            // The auxiliary cells mean something only for these kinds (elsewhere they are
+            // cell 0, which would make every King near it a suspect).
+            let aux = matches!(
+                m.kind,
+                MoveKind::EnPassant | MoveKind::Castle | MoveKind::Push
+            );
             let near = self.enemies(s).any(|e| {
                 let reach = &t.reach[e as usize * t.ncells + k.index()];
-                [m.from, m.to, m.aux, m.aux2]
-                    .iter()
-                    .any(|c| reach.contains(*c))
+                reach.contains(m.from)
+                    || reach.contains(m.to)
+                    || (aux && (reach.contains(m.aux) || reach.contains(m.aux2)))
             });
             if near {
                 mask |= 1 << s.0;
