@@ -513,6 +513,51 @@ mod tests {
         assert!(alice.line("e4").await.contains("alice plays e4"));
         assert!(bob.line("e5").await.contains("bob plays e5"));
     }
+
+    /// Four named consoles (`--as red` ... `--as green`) on one data directory: the
+    /// challenge reaches each invitee's mailbox, each accepts at his own console, and a move
+    /// announced with the next player to move reaches everyone's mailbox.
+    #[tokio::test]
+    async fn four_named_players_on_one_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new();
+        let [red, blue, yellow, green] =
+            ["red", "blue", "yellow", "green"].map(|n| console(dir.path(), Some(n), store.clone()));
+        for c in [&red, &blue, &yellow, &green] {
+            c.mailboxes.join(c.fixed.as_deref().unwrap()).unwrap();
+        }
+        let out = red
+            .line("challenge @blue @yellow @green dcb-balanced-4p")
+            .await;
+        assert!(
+            out.contains("red challenges blue, yellow and green"),
+            "{out}"
+        );
+        for c in [&blue, &yellow, &green] {
+            assert!(c.mail().contains("red challenges"), "an invitee is told");
+        }
+        assert!(
+            blue.line("accept")
+                .await
+                .contains("Still waiting for yellow and green")
+        );
+        assert!(
+            yellow
+                .line("accept")
+                .await
+                .contains("Still waiting for green")
+        );
+        let out = green.line("accept").await;
+        assert!(out.contains("Game 1 starts"), "{out}");
+        assert!(blue.line("Ncx").await.contains("not your turn"));
+        assert!(red.line("Ncx").await.contains("blue (Blue) to move"));
+        for c in [&blue, &yellow, &green] {
+            assert!(c.mail().contains("red (Red) plays Ncx"));
+        }
+        let out = green.line("resign").await;
+        assert!(out.contains("green (Green) resigns and is out"), "{out}");
+        assert!(blue.mail().contains("resigns and is out"));
+    }
 }
 
 #[cfg(test)]
