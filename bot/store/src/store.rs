@@ -576,6 +576,19 @@ impl GameStore for SqlStore {
         validate_new_game(&game)?;
         let at = game.created_at;
         let mut tx = self.begin_write().await?;
+        // A challenge to several players starts only when every invitee has accepted.
+        let invitees: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM challenge_invitees WHERE challenge_id = $1")
+                .bind(id.0)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
+        if invitees > 0 {
+            tx.rollback().await?;
+            return Err(StoreError::Invalid(format!(
+                "challenge {id} invites several players: each accepts with accept_invitation"
+            )));
+        }
         // The game first: the challenge row may only say 'accepted' with its game id. If the
         // challenge turns out not to be pending, the rollback removes the game again.
         let game = Self::insert_game(&mut tx, game).await?;

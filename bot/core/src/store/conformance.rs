@@ -548,6 +548,12 @@ pub async fn every_invitee_must_accept<S: GameStore>(store: &S) {
     let seats = vec![alice(), bob(), carol(), dave()];
     let game = |at| new_game(seats.clone(), room_a(), at);
 
+    // Not through the two-player door: nothing changes.
+    assert!(matches!(
+        store.accept_challenge(c.id, &bob(), game(T0 + 1)).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.get_challenge(c.id).await.unwrap(), c);
     let (after, none) = store
         .accept_invitation(c.id, &carol(), game(T0 + 1))
         .await

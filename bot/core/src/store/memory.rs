@@ -109,6 +109,14 @@ fn apply(game: &mut GameRecord, update: &GameUpdate, at: i64) -> i64 {
     game.version
 }
 
+/// The refusal of [`GameStore::accept_challenge`] for a challenge to several players, which
+/// only every invitee's acceptance can start.
+fn multi_seat(id: ChallengeId) -> StoreError {
+    StoreError::Invalid(format!(
+        "challenge {id} invites several players: each accepts with accept_invitation"
+    ))
+}
+
 /// Adds `by` to the challenge's acceptances, kept in seat order as the SQL store reads them.
 fn mark_accepted(challenge: &mut ChallengeRecord, by: &PlayerId) {
     let mut accepted = std::mem::take(&mut challenge.accepted);
@@ -191,7 +199,9 @@ impl GameStore for MemoryStore {
         // in the same order as the SQL store: the request first, then the challenge).
         validate_new_game(&game)?;
         let mut inner = self.lock()?;
-        inner.pending_challenge(id)?;
+        if !inner.pending_challenge(id)?.more_invited.is_empty() {
+            return Err(multi_seat(id));
+        }
         let at = game.created_at;
         let game = inner.new_game(game)?;
         let challenge = inner.pending_challenge(id)?;

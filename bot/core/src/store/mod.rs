@@ -201,7 +201,9 @@ pub trait GameStore: Send + Sync {
     /// Accept a pending challenge: in one transaction, mark it accepted by `by` (filling in
     /// `challenged` for an open challenge) and create `game` (whose seats and start state the
     /// service chose). Of two racing accepts exactly one succeeds; the other gets
-    /// [`StoreError::ChallengeClosed`] and no game is created for it.
+    /// [`StoreError::ChallengeClosed`] and no game is created for it. A challenge to several
+    /// players is [`StoreError::Invalid`] here: it starts only through
+    /// [`GameStore::accept_invitation`], when every invitee has accepted.
     fn accept_challenge(
         &self,
         id: ChallengeId,
