@@ -1732,3 +1732,60 @@ async fn long_input_and_long_replies_fit_discord() {
     let whole: usize = parts.iter().map(|p| p.content.lines().count()).sum();
     assert_eq!(whole, 90, "nothing lost");
 }
+
+/// A four-player challenge with a thread per game: the thread is named after all four, the
+/// challenge in it mentions them, and one invitee's Decline button cancels it for everyone
+/// (the others' Accept then says so, privately).
+#[tokio::test]
+async fn four_player_challenge_in_a_thread_declined_by_one() {
+    let bot = start_with(true).await;
+    let fake = &bot.fake;
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "dcb-kamil-4p")
+        .user("opponent2", ids::CAROL)
+        .user("opponent3", ids::DAVE)
+        .in_channel(ids::GAMES)
+        .send();
+    let said = message(fake, &ix).await;
+    let threads = fake.threads();
+    assert_eq!(threads.len(), 1);
+    let thread = threads[0].id;
+    assert_eq!(
+        threads[0].name,
+        "alice vs bob vs carol vs dave · dcb-kamil-4p"
+    );
+    for p in [ids::BOB, ids::CAROL, ids::DAVE] {
+        assert!(said.mentioned_users().contains(&p), "{}", said.content);
+    }
+    let challenge = fake.wait_message(|m| m.channel_id == thread).await.unwrap();
+    let button = |prefix: &str| {
+        challenge
+            .custom_ids()
+            .into_iter()
+            .find(|c| c.starts_with(prefix))
+            .unwrap()
+    };
+    let click = fake
+        .click(challenge.id, &button("fb:ch:decline:"))
+        .by(ids::CAROL)
+        .send();
+    let declined = message(fake, &click).await;
+    assert!(
+        declined.content.contains("cancelled for everyone"),
+        "{}",
+        declined.content
+    );
+    for p in [ids::ALICE, ids::BOB, ids::DAVE] {
+        assert!(
+            declined.mentioned_users().contains(&p),
+            "{}",
+            declined.content
+        );
+    }
+    assert!(fake.message(challenge.id).unwrap().components().is_empty());
+    let ix = fake.slash("accept").by(ids::DAVE).in_channel(thread).send();
+    let refused = message(fake, &ix).await;
+    assert!(refused.is_ephemeral(), "{}", refused.content);
+}
