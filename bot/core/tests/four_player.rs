@@ -48,8 +48,16 @@ impl Table {
         }
     }
 
+    /// `who` types `text` at the table, or in his direct chat with the bot when written
+    /// `who@dm`.
     async fn say(&self, who: &str, text: &str) -> Vec<Reply> {
-        self.svc.handle_text(&player(who), &self.place, text).await
+        match who.strip_suffix("@dm") {
+            Some(name) => {
+                let dm = Place::direct(Platform::Console, format!("dm-{name}"));
+                self.svc.handle_text(&player(name), &dm, text).await
+            }
+            None => self.svc.handle_text(&player(who), &self.place, text).await,
+        }
     }
 
     async fn game(&self) -> Option<GameRecord> {
@@ -101,7 +109,10 @@ fn parse_status(words: &[&str]) -> GameStatus {
 
 /// Runs one scenario file. Lines:
 ///
-/// - `NAME: TEXT` — player NAME (a console user) types TEXT;
+/// - `NAME: TEXT` — player NAME (a console user) types TEXT at the table; `NAME@dm: TEXT` in
+///   his direct chat with the bot;
+/// - `  game ~ PART` — a room reply for the game's room (wherever the command was typed)
+///   contains PART;
 /// - `  room ~ PART`, `  actor ~ PART`, `  private ~ PART` — some reply of the last command
 ///   with that audience contains PART (mentions written as player names);
 /// - `  only actor` — every reply went to the typist alone (a refusal: nothing changed);
@@ -151,6 +162,17 @@ async fn run_scenario(path: &Path) {
                     last.iter()
                         .any(|r| audience_name(r) == *aud && rendered(r).contains(part)),
                     "{at}: after `{last_cmd}` no {aud} reply contains {part:?}; got:\n{}",
+                    dump(&last)
+                );
+            }
+            ["game", "~", ..] => {
+                // A room reply addressed to the game's room, wherever the command was typed.
+                let part = trimmed.split_once('~').unwrap().1.trim();
+                assert!(
+                    last.iter().any(|r| r.audience == Audience::Room
+                        && r.place.as_ref().is_some_and(|p| p.same_room(&t.place))
+                        && rendered(r).contains(part)),
+                    "{at}: after `{last_cmd}` nothing for the game's room contains {part:?}:\n{}",
                     dump(&last)
                 );
             }
