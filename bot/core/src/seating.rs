@@ -86,6 +86,25 @@ mod tests {
     }
 
     #[test]
+    fn who_must_agree_to_what() {
+        use crate::model::OfferKind::{Draw, Takeback};
+        let catalog = rules::Catalog::builtin();
+        let chess = Position::start(&catalog.get("chess").unwrap());
+        assert_eq!(must_agree(&chess, 2, Draw, 0), vec![1]);
+        assert_eq!(must_agree(&chess, 2, Takeback, 1), vec![0]);
+        let mut four = Position::start(&catalog.get("dcb-balanced-4p").unwrap());
+        assert_eq!(must_agree(&four, 4, Draw, 0), vec![1, 2, 3]);
+        // Green resigns: a draw is for the three still in, a takeback for all four.
+        let resign = four.resignation(rules::Side(3)).unwrap();
+        four.play(resign).unwrap();
+        assert_eq!(remaining_seats(&four), vec![0, 1, 2]);
+        assert_eq!(must_agree(&four, 4, Draw, 1), vec![0, 2]);
+        assert_eq!(must_agree(&four, 4, Takeback, 1), vec![0, 2, 3]);
+        // Nobody is stuck at the start: no pass is played.
+        assert!(auto_passes(&mut four).is_empty());
+    }
+
+    #[test]
     fn seats_follow_the_order_named_unless_shuffled() {
         let chance = SeededChance::new(7);
         let named = [p("b"), p("c"), p("d")];
