@@ -101,6 +101,42 @@ pub(crate) struct Tables {
     /// For each rank direction (+1, -1) and cell: the cells along the rank, in order, used by
     /// castling (wraps on cylinders).
     pub rank_rays: [Vec<Vec<u8>>; 2],
+    /// With more than two sides: one attack trie per target for all sides together (see
+    /// [`CrowdTries`]); `None` with two.
+    pub crowd: Option<CrowdTries>,
+}
+
+/// Attack tries of every side merged into one per target cell, for games of more than two
+/// sides: "is this King attacked by anyone?" and "which of its pieces are pinned?" then take
+/// one walk instead of one per enemy. An origin's mask has a bit per piece byte (side << 5 |
+/// kind), so the walk tests a piece with one shift, and leaves out the side asking.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CrowdTries {
+    /// The operations of all tries.
+    pub ops: Vec<CrowdOp>,
+    /// Per target cell: `(first op, end)` in `ops`.
+    pub index: Vec<(u32, u32)>,
+    /// Per target cell: every cell from which some piece of some side can attack it.
+    pub reach: Vec<CellSet>,
+}
+
+/// One operation of a merged attack trie: like [`AttackOp`], with a mask over piece bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CrowdOp {
+    pub tag: u8,
+    pub cell: u8,
+    pub skip: u16,
+    /// Origins: bit `side << 5 | kind` for each piece that attacks the target from `cell`.
+    pub mask: u128,
+}
+
+impl CrowdTries {
+    /// The merged trie of `target`.
+    #[inline]
+    pub fn trie(&self, target: usize) -> &[CrowdOp] {
+        let (a, b) = self.index[target];
+        &self.ops[a as usize..b as usize]
+    }
 }
 
 impl Tables {
@@ -158,6 +194,7 @@ impl Tables {
             reach_kind: vec![CellSet::EMPTY; sides * ncells * pieces.len()],
             nkinds: pieces.len(),
             has_hoppers: false,
+            crowd: None,
             uncapturable: if sides > 2 {
                 pieces
                     .iter()
@@ -372,16 +409,28 @@ impl Tables {
         struct Node {
             cell: u8,
             occupied: bool,
-            origins: Vec<(u8, u32)>,
+            origins: Vec<(u8, u128)>,
             children: Vec<usize>,
         }
         let mut reach = std::mem::take(&mut self.reach);
         let mut reach_kind = std::mem::take(&mut self.reach_kind);
-        for side in 0..self.sides {
+        // With more than two sides, one more round builds the merged tries (`side ==
+        // self.sides` stands for "every side"), with masks over piece bytes.
+        let rounds = if self.sides > 2 {
+            self.sides + 1
+        } else {
+            self.sides
+        };
+        let mut crowd = CrowdTries {
+            reach: vec![CellSet::EMPTY; self.ncells],
+            ..CrowdTries::default()
+        };
+        for round in 0..rounds {
+            let merged = round == self.sides;
             // One trie per target cell; node 0 of each is the root.
             let mut tries: Vec<Vec<Node>> =
                 (0..self.ncells).map(|_| vec![Node::default()]).collect();
-            let mut insert = |target: u8, reqs: &[(u8, bool)], origin: u8, bit: u32| {
+            let mut insert = |target: u8, reqs: &[(u8, bool)], origin: u8, bit: u128| {
                 let trie = &mut tries[target as usize];
                 let mut at = 0;
                 for &(cell, occupied) in reqs {
@@ -409,8 +458,20 @@ impl Tables {
                     None => trie[at].origins.push((origin, bit)),
                 }
             };
-            for k in 1..nkinds.min(MAX_KINDS + 1) {
-                let bit = 1u32 << k;
+            let sides: Vec<usize> = if merged {
+                (0..self.sides).collect()
+            } else {
+                vec![round]
+            };
+            for (side, k) in sides
+                .iter()
+                .flat_map(|s| (1..nkinds.min(MAX_KINDS + 1)).map(move |k| (*s, k)))
+            {
+                let bit = if merged {
+                    1u128 << (side << 5 | k)
+                } else {
+                    1u128 << k
+                };
                 for origin in 0..self.ncells {
                     let (a, b) = self.index[self.slot(k, side, origin)];
                     for p in &self.paths[a as usize..b as usize] {
@@ -430,6 +491,10 @@ impl Tables {
                             land
                         };
                         for &t in targets {
+                            if merged {
+                                crowd.reach[t as usize].insert(Cell(origin as u8));
+                                continue;
+                            }
                             let at = side * self.ncells + t as usize;
                             reach[at].insert(Cell(origin as u8));
                             reach_kind[at * self.nkinds + k].insert(Cell(origin as u8));
@@ -465,9 +530,9 @@ impl Tables {
                 }
             }
             // Flatten each trie depth-first: a node's origins, then its children's subtrees.
-            fn emit(trie: &[Node], n: usize, out: &mut Vec<AttackOp>) {
+            fn emit(trie: &[Node], n: usize, out: &mut Vec<CrowdOp>) {
                 for &(cell, mask) in &trie[n].origins {
-                    out.push(AttackOp {
+                    out.push(CrowdOp {
                         tag: OP_ORIGIN,
                         cell,
                         skip: 0,
@@ -476,7 +541,7 @@ impl Tables {
                 }
                 for &c in &trie[n].children {
                     let at = out.len();
-                    out.push(AttackOp {
+                    out.push(CrowdOp {
                         tag: if trie[c].occupied {
                             OP_NEED_OCCUPIED
                         } else {
@@ -491,15 +556,31 @@ impl Tables {
                 }
             }
             for (target, trie) in tries.iter().enumerate() {
-                let first = self.ops.len() as u32;
                 // Leap origins first: they are the cheapest to test and the most common.
-                emit(trie, 0, &mut self.ops);
-                let slot = side * self.ncells + target;
+                let mut ops = Vec::new();
+                emit(trie, 0, &mut ops);
+                if merged {
+                    let first = crowd.ops.len() as u32;
+                    crowd.ops.extend(ops);
+                    crowd.index.push((first, crowd.ops.len() as u32));
+                    continue;
+                }
+                let first = self.ops.len() as u32;
+                self.ops.extend(ops.into_iter().map(|o| AttackOp {
+                    tag: o.tag,
+                    cell: o.cell,
+                    skip: o.skip,
+                    mask: o.mask as u32,
+                }));
+                let slot = round * self.ncells + target;
                 self.op_index[slot] = (first, self.ops.len() as u32);
             }
         }
         self.reach = reach;
         self.reach_kind = reach_kind;
+        if self.sides > 2 {
+            self.crowd = Some(crowd);
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::{Position, make::apply_to_board};
 use crate::{
-    tables::{OP_NEED_EMPTY, OP_ORIGIN, Tables},
+    tables::{CrowdTries, OP_NEED_EMPTY, OP_ORIGIN, Tables},
     types::{Cell, CellSet, Move, Piece, Side},
 };
 
@@ -15,8 +15,26 @@ impl Position {
     }
 
     pub(super) fn attacked_by_any_enemy(&self, board: &[u8], side: Side, cell: Cell) -> bool {
+        if let Some(crowd) = &self.variant.tables.crowd
+            && self.variant.special.is_none()
+        {
+            return attacked_by_others(crowd, board, side.0, cell.index());
+        }
         self.enemies(side)
             .any(|e| self.attacked_on(board, e, cell.index()))
+    }
+
+    /// The cells of every side's pieces but `side`'s (for the merged tries' quick test).
+    #[inline]
+    pub(super) fn others_occupied(&self, side: Side) -> CellSet {
+        let mut all = CellSet::EMPTY;
+        for e in self.enemies(side) {
+            let o = &self.occupied[e as usize];
+            for (w, x) in all.0.iter_mut().zip(o.0.iter()) {
+                *w |= x;
+            }
+        }
+        all
     }
 
     /// Whether `target` is attacked by `by` on `board` (a variant of this position's board);
@@ -108,6 +126,70 @@ pub(crate) fn attacked(t: &Tables, board: &[u8], by: u8, target: usize) -> bool 
         }
     }
     false
+}
+
+/// Whether `target` is attacked by a piece of any side but `us`: one walk of the merged trie
+/// (games of more than two sides), where a piece byte indexes the origin's mask directly.
+#[inline]
+pub(crate) fn attacked_by_others(c: &CrowdTries, board: &[u8], us: u8, target: usize) -> bool {
+    let ops = c.trie(target);
+    let mut i = 0;
+    while i < ops.len() {
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && Piece::side_of(p) != us && (op.mask >> p) & 1 != 0 {
+                return true;
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    false
+}
+
+/// [`xray`] over the merged trie: whether any side but `us` attacks `target`, and which of
+/// `us`'s pieces stand alone between an attacker and it (pinned).
+pub(super) fn xray_others(
+    c: &CrowdTries,
+    board: &[u8],
+    us: u8,
+    target: usize,
+    pinned: &mut CellSet,
+) -> bool {
+    let ops = c.trie(target);
+    let mut check = false;
+    let mut blocker: Option<(u8, usize)> = None;
+    let mut i = 0;
+    while i < ops.len() {
+        if let Some((_, end)) = blocker
+            && i >= end
+        {
+            blocker = None;
+        }
+        let op = ops[i];
+        let p = board[op.cell as usize];
+        if op.tag == OP_ORIGIN {
+            if p != 0 && Piece::side_of(p) != us && (op.mask >> p) & 1 != 0 {
+                match blocker {
+                    None => check = true,
+                    Some((b, _)) => pinned.insert(Cell(b)),
+                }
+            }
+            i += 1;
+        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
+            i += 1;
+        } else if op.tag == OP_NEED_EMPTY && blocker.is_none() && Piece::side_of(p) == us {
+            blocker = Some((op.cell, i + op.skip as usize));
+            i += 1;
+        } else {
+            i += op.skip as usize;
+        }
+    }
+    check
 }
 
 /// Every origin of `by` that attacks `target`.

@@ -4,7 +4,7 @@
 
 use super::{
     Position,
-    attacks::{attacked, exposure, xray},
+    attacks::{attacked, attacked_by_others, exposure, xray, xray_others},
     make::{apply_to_board, restore_cells, save_cells},
     setup::CastleSlot,
 };
@@ -618,6 +618,25 @@ impl<'p> KingSafety<'p> {
         let mut in_check = false;
         let mut risky_from = CellSet::EMPTY;
         let mut risky_to = CellSet::EMPTY;
+        if let Some(crowd) = &t.crowd
+            && !t.has_hoppers
+        {
+            // More than two sides: every enemy in one walk of the merged trie.
+            let near = &crowd.reach[king.index()];
+            let others = pos.others_occupied(us);
+            if others.0.iter().zip(near.0.iter()).any(|(a, b)| a & b != 0) {
+                in_check = xray_others(crowd, &pos.board, us.0, king.index(), &mut risky_from);
+            }
+            return KingSafety {
+                pos,
+                king,
+                in_check,
+                risky_from,
+                risky_to,
+                scratch: [0; crate::types::MAX_CELLS],
+                copied: false,
+            };
+        }
         for e in pos.enemies(us) {
             // Most often no enemy piece is even aligned with the King: nothing to walk.
             if !t.may_attack(
@@ -670,9 +689,12 @@ impl<'p> KingSafety<'p> {
         let saved = save_cells(&self.scratch, *m);
         apply_to_board(&mut self.scratch, *m);
         let k = if m.from == self.king { m.to } else { self.king };
-        let ok = !pos
-            .enemies(pos.turn)
-            .any(|e| attacked(t, &self.scratch, e, k.index()));
+        let ok = match &t.crowd {
+            Some(crowd) => !attacked_by_others(crowd, &self.scratch, pos.turn.0, k.index()),
+            None => !pos
+                .enemies(pos.turn)
+                .any(|e| attacked(t, &self.scratch, e, k.index())),
+        };
         restore_cells(&mut self.scratch, saved);
         ok
     }

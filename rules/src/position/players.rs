@@ -21,7 +21,7 @@
 //! reaches it.
 
 use super::Position;
-use crate::types::{Cell, Move, MoveKind, Piece, Side};
+use crate::types::{Cell, CellSet, Move, MoveKind, Piece, Side};
 
 /// What a move did to the seats besides moving pieces, so that undo can put it back.
 #[derive(Debug, Clone)]
@@ -183,12 +183,17 @@ impl Position {
                 m.kind,
                 MoveKind::EnPassant | MoveKind::Castle | MoveKind::Push
             );
-            let near = self.enemies(s).any(|e| {
-                let reach = &t.reach[e as usize * t.ncells + k.index()];
+            let near = |reach: &CellSet| {
                 reach.contains(m.from)
                     || reach.contains(m.to)
                     || (aux && (reach.contains(m.aux) || reach.contains(m.aux2)))
-            });
+            };
+            let near = match &t.crowd {
+                Some(crowd) => near(&crowd.reach[k.index()]),
+                None => self
+                    .enemies(s)
+                    .any(|e| near(&t.reach[e as usize * t.ncells + k.index()])),
+            };
             if near {
                 mask |= 1 << s.0;
             }
@@ -314,6 +319,17 @@ impl Position {
             return false;
         };
         let t = &self.variant.tables;
+        if let Some(crowd) = &t.crowd {
+            let near = &crowd.reach[k.index()];
+            let others = self.others_occupied(side);
+            return others.0.iter().zip(near.0.iter()).any(|(a, b)| a & b != 0)
+                && crate::position::attacks::attacked_by_others(
+                    crowd,
+                    &self.board,
+                    side.0,
+                    k.index(),
+                );
+        }
         self.enemies(side).any(|e| {
             t.may_attack(
                 &self.board,
