@@ -49,6 +49,9 @@ pub struct Console<S, C> {
 
 const LOCAL: [&str; 2] = ["white", "black"];
 
+/// The local players of a four-player game at one keyboard, Red, Blue, Yellow and Green.
+const LOCAL_FOUR: [&str; 4] = ["red", "blue", "yellow", "green"];
+
 fn local(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Console, name),
@@ -117,8 +120,17 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             (cmd, g.pending_offer)
             && *a != Answer::Offer
         {
-            // Answering an offer is the other player's business.
-            seat = (offer.by_seat as usize + 1) % n;
+            // Answering an offer is the other players' business: the next one after the
+            // offerer who has not agreed yet (and, for a draw, is still in the game).
+            let in_play = self.service.engine(&g).map(|e| e.seats_in_play()).ok();
+            seat = (1..n)
+                .map(|k| (offer.by_seat as usize + k) % n)
+                .find(|&s| {
+                    !offer.agreed.contains(s as u8)
+                        && (offer.kind == bot_core::model::OfferKind::Takeback
+                            || in_play.as_ref().is_none_or(|p| p.contains(&s)))
+                })
+                .unwrap_or((offer.by_seat as usize + 1) % n);
         }
         let id = &g.seats[seat];
         local(&id.user)
@@ -145,6 +157,14 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         ) && words.len() == 2
             && self.fixed.is_none()
         {
+            let sides = self
+                .service
+                .catalog()
+                .get(&words[1].to_lowercase())
+                .map_or(2, |v| v.sides);
+            if sides == 4 {
+                return self.play_four(words[1]).await;
+            }
             let white = local(LOCAL[0]);
             let black = local(LOCAL[1]);
             let challenged = self
@@ -166,6 +186,29 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let parsed = bot_core::command::parse(text).ok();
         let actor = self.actor_for(parsed.as_ref()).await;
         self.service.handle_text(&actor, &self.place, text).await
+    }
+
+    /// `play VARIANT` for a four-player variant: Red challenges Blue, Yellow and Green, and
+    /// each of them accepts, so the game starts at once with the four local seats.
+    async fn play_four(&self, variant: &str) -> Vec<Reply> {
+        let [red, others @ ..] = LOCAL_FOUR.map(local);
+        let named: Vec<String> = others.iter().map(|a| format!("@{}", a.id.user)).collect();
+        let challenged = self
+            .service
+            .handle_text(
+                &red,
+                &self.place,
+                &format!("challenge {} {variant}", named.join(" ")),
+            )
+            .await;
+        if !challenged.iter().any(|r| r.text.contains("challenges")) {
+            return challenged;
+        }
+        let mut last = Vec::new();
+        for a in &others {
+            last = self.service.handle_text(a, &self.place, "accept").await;
+        }
+        last
     }
 
     /// Where a reply goes. The shared keyboard prints everything; a named console prints
@@ -281,7 +324,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             ),
             None => "fairybot console — two local players, white and black, share this keyboard.\n\
                      Start with `play chess` or `play toulousain` (`variants` lists them), then type moves \
-                     such as `e4` or `e2e4`. `help` lists every command; Ctrl-D or Ctrl-C quits.\n"
+                     such as `e4` or `e2e4` (`play dcb-balanced-4p` seats four: red, blue, yellow, green). \
+                     `help` lists every command; Ctrl-D or Ctrl-C quits.\n"
                 .to_string(),
         };
         if let Some(name) = &self.fixed {
@@ -357,6 +401,35 @@ mod tests {
             render::Theme::light(),
             320,
         )
+    }
+
+    /// `play` with a four-player variant seats red, blue, yellow and green at the one
+    /// keyboard; each command is given by the player whose turn it is, a draw offer is
+    /// answered by each of the others in turn, and resigning takes the player to move out.
+    #[tokio::test]
+    async fn hot_seat_four_player_game() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = console(dir.path(), None, MemoryStore::new());
+        let out = c.line("play dcb-balanced-4p").await;
+        assert!(out.contains("Game 1 starts"), "{out}");
+        assert!(
+            out.contains("red (Red), blue (Blue), yellow (Yellow), green (Green)"),
+            "{out}"
+        );
+        assert!(out.contains("rK") && out.contains("yQ"), "{out}");
+        for (m, next) in [("Ncx", "blue"), ("cw", "yellow"), ("cp", "green")] {
+            let out = c.line(m).await;
+            assert!(out.contains(&format!("{next} (")), "{m}: {out}");
+        }
+        // Green offers a draw; the three others answer in turn, the last declines.
+        assert!(c.line("draw").await.contains("green offers a draw"));
+        assert!(c.line("draw accept").await.contains("red agrees"));
+        assert!(c.line("draw accept").await.contains("blue agrees"));
+        assert!(c.line("draw decline").await.contains("yellow declines"));
+        let out = c.line("resign").await;
+        assert!(out.contains("green (Green) resigns and is out"), "{out}");
+        assert!(out.contains("Out: Green."), "{out}");
+        assert!(dir.path().join("boards/game-1.png").exists());
     }
 
     #[tokio::test]
@@ -439,6 +512,51 @@ mod tests {
         assert!(bob.line("e5").await.contains("not your turn"));
         assert!(alice.line("e4").await.contains("alice plays e4"));
         assert!(bob.line("e5").await.contains("bob plays e5"));
+    }
+
+    /// Four named consoles (`--as red` ... `--as green`) on one data directory: the
+    /// challenge reaches each invitee's mailbox, each accepts at his own console, and a move
+    /// announced with the next player to move reaches everyone's mailbox.
+    #[tokio::test]
+    async fn four_named_players_on_one_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new();
+        let [red, blue, yellow, green] =
+            ["red", "blue", "yellow", "green"].map(|n| console(dir.path(), Some(n), store.clone()));
+        for c in [&red, &blue, &yellow, &green] {
+            c.mailboxes.join(c.fixed.as_deref().unwrap()).unwrap();
+        }
+        let out = red
+            .line("challenge @blue @yellow @green dcb-balanced-4p")
+            .await;
+        assert!(
+            out.contains("red challenges blue, yellow and green"),
+            "{out}"
+        );
+        for c in [&blue, &yellow, &green] {
+            assert!(c.mail().contains("red challenges"), "an invitee is told");
+        }
+        assert!(
+            blue.line("accept")
+                .await
+                .contains("Still waiting for yellow and green")
+        );
+        assert!(
+            yellow
+                .line("accept")
+                .await
+                .contains("Still waiting for green")
+        );
+        let out = green.line("accept").await;
+        assert!(out.contains("Game 1 starts"), "{out}");
+        assert!(blue.line("Ncx").await.contains("not your turn"));
+        assert!(red.line("Ncx").await.contains("blue (Blue) to move"));
+        for c in [&blue, &yellow, &green] {
+            assert!(c.mail().contains("red (Red) plays Ncx"));
+        }
+        let out = green.line("resign").await;
+        assert!(out.contains("green (Green) resigns and is out"), "{out}");
+        assert!(blue.mail().contains("resigns and is out"));
     }
 }
 

@@ -44,10 +44,13 @@ pub enum Answer {
 /// command in a log or a panic message never gives a hidden board away.
 #[derive(Clone, PartialEq, Eq)]
 pub enum Command {
-    /// Challenge someone (`None` = an open challenge anyone in the room may accept).
+    /// Challenge someone, or three for a four-player game (none = an open challenge anyone
+    /// in the room may accept).
     Challenge {
-        /// The opponent as typed (`@alice`, `@alice:example.org`, a Discord mention).
-        opponent: Option<String>,
+        /// The opponents as typed (`@alice`, `@alice:example.org`, a Discord mention), in the
+        /// order of the seats they will take after the challenger's. The parser takes any
+        /// number; the service, which knows the variant's seats, says what is wrong with them.
+        opponents: Vec<String>,
         /// The variant's name.
         variant: String,
         /// Colour choice.
@@ -133,13 +136,13 @@ impl std::fmt::Debug for Command {
                 )
                 .finish(),
             Command::Challenge {
-                opponent,
+                opponents,
                 variant,
                 colour,
                 position,
             } => f
                 .debug_struct("Challenge")
-                .field("opponent", opponent)
+                .field("opponents", opponents)
                 .field("variant", variant)
                 .field("colour", colour)
                 .field("position", position)
@@ -206,8 +209,8 @@ impl Command {
     pub fn oversized(&self) -> Option<crate::quote::Oversized> {
         let fields: Vec<&str> = match self {
             Command::Challenge {
-                opponent, variant, ..
-            } => opponent
+                opponents, variant, ..
+            } => opponents
                 .iter()
                 .map(String::as_str)
                 .chain([variant.as_str()])
@@ -276,9 +279,11 @@ const NAMES: &[&str] = &[
 pub fn usage(command: &str) -> Option<&'static str> {
     Some(match command {
         "challenge" => {
-            "challenge @user VARIANT [white|black|random] [position N] — or `challenge VARIANT` for an open challenge; Chess960 starts from a random position, or from position N (0-959)"
+            "challenge @user VARIANT [white|black|random] [position N] — or `challenge VARIANT` for an open challenge; four-player games name three: `challenge @a @b @c dcb-balanced-4p [random]`; Chess960 starts from a random position, or from position N (0-959)"
         }
-        "accept" => "accept [CHALLENGE-ID] — accept a challenge addressed to you",
+        "accept" => {
+            "accept [CHALLENGE-ID] — accept a challenge addressed to you (a four-player game starts when all three have accepted)"
+        }
         "decline" => "decline [CHALLENGE-ID] — decline a challenge addressed to you",
         "cancel" => "cancel [CHALLENGE-ID] — withdraw your own challenge",
         "move" => {
@@ -289,7 +294,9 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "resign" => "resign [#GAME] — give up the game",
         "draw" => "draw [accept|decline] [#GAME] — offer a draw, or answer an offer",
         "takeback" => "takeback [accept|decline] [#GAME] — ask to undo your last move, or answer",
-        "abort" => "abort [#GAME] — call the game off before both sides have moved",
+        "abort" => {
+            "abort [#GAME] — call the game off before both sides have moved (four players: before Red's first move)"
+        }
         "games" => "games — list the games here and yours",
         "history" => "history [#GAME] — the moves so far",
         "export" => "export [#GAME] — the game as PGN-like text",
@@ -457,7 +464,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
     };
     Ok(match head {
         "challenge" | "play" => {
-            let mut opponent = None;
+            let mut opponents = Vec::new();
             let mut variant = None;
             let mut colour = ColourChoice::First;
             let mut position = None;
@@ -477,16 +484,14 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                         })?;
                         position = Some(chess960_position(n)?);
                     }
-                    _ if a.starts_with('@') || a.starts_with("<@") => {
-                        opponent = Some(a.to_string())
-                    }
+                    _ if a.starts_with('@') || a.starts_with("<@") => opponents.push(a.to_string()),
                     _ if variant.is_none() => variant = Some(lower),
                     _ => return Err(usage_err("challenge", &format!("unexpected {}", quote(a)))),
                 }
             }
             let variant = variant.ok_or_else(|| usage_err("challenge", "which variant?"))?;
             Command::Challenge {
-                opponent,
+                opponents,
                 variant,
                 colour,
                 position,
@@ -640,7 +645,7 @@ mod tests {
         assert_eq!(
             parse("challenge @alice toulousain").unwrap(),
             Command::Challenge {
-                opponent: Some("@alice".into()),
+                opponents: vec!["@alice".into()],
                 variant: "toulousain".into(),
                 colour: ColourChoice::First,
                 position: None,
@@ -649,7 +654,7 @@ mod tests {
         assert_eq!(
             parse("challenge Chess black @bob:example.org").unwrap(),
             Command::Challenge {
-                opponent: Some("@bob:example.org".into()),
+                opponents: vec!["@bob:example.org".into()],
                 variant: "chess".into(),
                 colour: ColourChoice::Second,
                 position: None,
@@ -657,8 +662,17 @@ mod tests {
         );
         assert!(matches!(
             parse("challenge chess").unwrap(),
-            Command::Challenge { opponent: None, .. }
+            Command::Challenge { opponents, .. } if opponents.is_empty()
         ));
+        assert_eq!(
+            parse("challenge @a @b:example.org <@3> dcb-balanced-4p random").unwrap(),
+            Command::Challenge {
+                opponents: vec!["@a".into(), "@b:example.org".into(), "<@3>".into()],
+                variant: "dcb-balanced-4p".into(),
+                colour: ColourChoice::Random,
+                position: None,
+            }
+        );
         assert!(
             parse("challenge @a")
                 .unwrap_err()

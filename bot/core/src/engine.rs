@@ -112,6 +112,18 @@ impl GameEngine {
     }
 }
 
+impl GameEngine {
+    /// The seats still in the game, in turn order: every seat but those the rules put out
+    /// (checkmated or resigned in a four-player game). A console at one keyboard asks this to
+    /// know who may still answer a draw offer.
+    pub fn seats_in_play(&self) -> Vec<usize> {
+        match self {
+            GameEngine::Board(p) => p.remaining().into_iter().map(|s| s.index()).collect(),
+            GameEngine::Glass(_) => vec![0, 1],
+        }
+    }
+}
+
 /// Whether a stored Looking-Glass action is a secret set-up (`w setup RNBQKBNR`) rather than
 /// an order.
 pub(crate) fn is_setup_action(action: &str) -> bool {

@@ -65,29 +65,49 @@ pub fn history(v: &std::sync::Arc<Variant>, g: &GameRecord) -> Result<String, Re
     Ok(format!("Game {}: {}", g.id, numbered(&sans)))
 }
 
+/// The moves of a record in SAN, grouped into numbered rounds: a new round starts whenever
+/// the side to move comes round again to the first seat or before (two seats: pairs, as in
+/// PGN; four: Red, Blue, Yellow, Green, with players who are out skipped). A move whose SAN
+/// has a space (a four-player resignation, `Blue resigns`) is written in coordinates
+/// (`resign:blue`), which reads back as one token.
 fn sans(
     v: &std::sync::Arc<Variant>,
     start: &str,
     moves: &[String],
-) -> Result<Vec<String>, ReplayError> {
+) -> Result<Vec<Vec<String>>, ReplayError> {
     let mut p = rules::fen::position(v, start)?;
-    let mut out = Vec::new();
+    let mut rounds: Vec<Vec<String>> = Vec::new();
+    let mut last_side: Option<u8> = None;
     for (i, m) in moves.iter().enumerate() {
         let mv = notation::parse_coord(&p, m).map_err(|source| ReplayError::Move {
             ply: i + 1,
             text: m.clone(),
             source: Box::new(source),
         })?;
-        out.push(notation::san(&p, mv));
+        let san = notation::san(&p, mv);
+        let text = if san.contains(' ') {
+            notation::coord(&p, mv)
+        } else {
+            san
+        };
+        let side = p.turn().0;
+        if rounds.is_empty() || last_side.is_some_and(|l| side <= l) {
+            rounds.push(Vec::new());
+        }
+        last_side = Some(side);
+        if let Some(r) = rounds.last_mut() {
+            r.push(text);
+        }
         p.play_unchecked(mv);
     }
-    Ok(out)
+    Ok(rounds)
 }
 
-fn numbered(sans: &[String]) -> String {
-    sans.chunks(2)
+fn numbered(rounds: &[Vec<String>]) -> String {
+    rounds
+        .iter()
         .enumerate()
-        .map(|(i, pair)| format!("{}. {}", i + 1, pair.join(" ")))
+        .map(|(i, round)| format!("{}. {}", i + 1, round.join(" ")))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -104,20 +124,28 @@ pub fn pgn(
     let sans = sans(v, &g.start_state, &g.moves)?;
     let (result, reason) = match &g.status {
         GameStatus::Active => ("*".to_string(), ""),
+        // PGN's `1-0` names two players; beyond two the winner is named by colour.
+        GameStatus::Finished {
+            result: crate::model::GameResult::Win(seat),
+            reason,
+        } if v.sides > 2 => (
+            format!("{} wins", rules::Side(*seat).name(usize::from(v.sides))),
+            reason.describe(),
+        ),
         GameStatus::Finished { result, reason } => (result.as_text(), reason.describe()),
         GameStatus::Aborted => ("*".to_string(), "aborted"),
     };
     let mut s = String::new();
     s.push_str(&format!("[Event \"fairybot game {}\"]\n", g.id));
     s.push_str(&format!("[Variant \"{}\"]\n", v.name));
-    s.push_str(&format!(
-        "[White \"{}\"]\n",
-        names.first().map(String::as_str).unwrap_or("?")
-    ));
-    s.push_str(&format!(
-        "[Black \"{}\"]\n",
-        names.get(1).map(String::as_str).unwrap_or("?")
-    ));
+    // One tag per seat, named by its colour: White and Black, or Red, Blue, Yellow, Green.
+    for seat in 0..usize::from(v.sides).max(g.seats.len()) {
+        let colour = rules::Side(seat as u8).name(usize::from(v.sides));
+        s.push_str(&format!(
+            "[{colour} \"{}\"]\n",
+            names.get(seat).map(String::as_str).unwrap_or("?")
+        ));
+    }
     s.push_str(&format!("[Result \"{result}\"]\n"));
     if !reason.is_empty() {
         s.push_str(&format!("[Termination \"{reason}\"]\n"));
@@ -177,6 +205,9 @@ pub fn import(catalog: &rules::Catalog, text: &str) -> Result<Imported, ImportEr
         .filter(|l| !l.trim_start().starts_with('['))
         .collect::<Vec<_>>()
         .join(" ");
+    // The result closes the body; beyond two seats it is words (`seat 2 wins`).
+    let body = body.trim_end();
+    let body = body.strip_suffix(result.as_str()).unwrap_or(body);
     let mut moves = Vec::new();
     for tok in body.split_whitespace() {
         if tok.ends_with('.')

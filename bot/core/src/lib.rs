@@ -12,6 +12,7 @@ pub mod options;
 pub mod picture;
 pub mod quote;
 pub mod reply;
+pub mod seating;
 pub mod service;
 pub mod store;
 pub mod suggest;

@@ -389,6 +389,51 @@ pub struct Offer {
     pub kind: OfferKind,
     /// The index into [`GameRecord::seats`] of the seat that made the offer.
     pub by_seat: u8,
+    /// The other seats that have agreed so far. In a game of more than two seats an offer
+    /// needs several answers, each its own command, so the agreements are stored with the
+    /// offer (two seats: always empty, the one answer settles it).
+    pub agreed: SeatSet,
+}
+
+impl Offer {
+    /// A new offer by `by_seat`, nobody agreeing yet.
+    pub fn new(kind: OfferKind, by_seat: u8) -> Self {
+        Offer {
+            kind,
+            by_seat,
+            agreed: SeatSet::EMPTY,
+        }
+    }
+}
+
+/// A set of seat indices (0..32), as a bit mask: small, `Copy`, and stored as one integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SeatSet(pub u32);
+
+impl SeatSet {
+    /// No seat.
+    pub const EMPTY: SeatSet = SeatSet(0);
+
+    /// Whether `seat` is in the set.
+    pub fn contains(self, seat: u8) -> bool {
+        seat < 32 && self.0 & (1 << seat) != 0
+    }
+
+    /// The set with `seat` added (seats beyond 31 cannot be held and are ignored; games have
+    /// at most four).
+    #[must_use]
+    pub fn with(self, seat: u8) -> SeatSet {
+        if seat < 32 {
+            SeatSet(self.0 | (1 << seat))
+        } else {
+            self
+        }
+    }
+
+    /// The seats in the set, in order.
+    pub fn seats(self) -> impl Iterator<Item = u8> {
+        (0..32u8).filter(move |&s| self.contains(s))
+    }
 }
 
 /// One game as stored.
@@ -533,8 +578,16 @@ pub struct ChallengeRecord {
     /// Who challenged.
     pub challenger: PlayerId,
     /// Who is challenged; `None` for an open challenge that anyone in the place may accept.
-    /// Acceptance fills it in with the accepting player.
+    /// Acceptance fills it in with the accepting player. In a challenge to several players,
+    /// the first of them (the second seat).
     pub challenged: Option<PlayerId>,
+    /// The further players challenged, in seat order after `challenged` (a four-player game
+    /// names three opponents); empty for a two-player challenge.
+    pub more_invited: Vec<PlayerId>,
+    /// The invitees who have accepted so far, while a challenge to several players waits for
+    /// the rest (each accepts by his own command); empty for a two-player challenge, whose one
+    /// acceptance starts the game at once.
+    pub accepted: Vec<PlayerId>,
     /// The variant's name as the engine knows it.
     pub variant: String,
     /// Variant options (TOML or JSON text), opaque to the store.
@@ -549,6 +602,26 @@ pub struct ChallengeRecord {
     pub updated_at: i64,
 }
 
+impl ChallengeRecord {
+    /// Every invited player in seat order (empty for an open challenge not yet accepted).
+    pub fn invitees(&self) -> impl Iterator<Item = &PlayerId> {
+        self.challenged.iter().chain(self.more_invited.iter())
+    }
+
+    /// Whether `player` is one of the invited players.
+    pub fn is_invited(&self, player: &PlayerId) -> bool {
+        self.invitees().any(|p| p == player)
+    }
+
+    /// The invitees who have not accepted yet, in seat order.
+    pub fn waiting_for(&self) -> Vec<PlayerId> {
+        self.invitees()
+            .filter(|p| !self.accepted.contains(p))
+            .cloned()
+            .collect()
+    }
+}
+
 /// What the service supplies to create a challenge; the store adds the id and
 /// [`ChallengeStatus::Pending`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -557,6 +630,9 @@ pub struct NewChallenge {
     pub challenger: PlayerId,
     /// See [`ChallengeRecord::challenged`].
     pub challenged: Option<PlayerId>,
+    /// See [`ChallengeRecord::more_invited`]; empty for a two-player challenge. Only a
+    /// challenge with `challenged` set may have more.
+    pub more_invited: Vec<PlayerId>,
     /// See [`ChallengeRecord::variant`].
     pub variant: String,
     /// See [`ChallengeRecord::options`].

@@ -66,6 +66,39 @@ fn army(side: rules::Side) -> Army {
     }
 }
 
+/// A side's army in a game of `sides` players: White and Black for two, and Red, Blue,
+/// Yellow, Green for four, the colours the engine names them by.
+fn army_of(side: rules::Side, sides: u8) -> Army {
+    if sides <= 2 {
+        return army(side);
+    }
+    match side.0 {
+        0 => Army::Red,
+        1 => Army::Blue,
+        2 => Army::Yellow,
+        _ => Army::Green,
+    }
+}
+
+/// How the picture is turned for the player of `viewer`: his own camp of the lower board at
+/// the bottom, so his pawns there advance up the picture, as over a real board. In two-player
+/// games Black sees it upside down. In the four-player Double Cross, Red's lower camp is
+/// the bottom edge as drawn; Blue's is the right edge (file h, pawns moving towards a), so a
+/// quarter turn clockwise brings it down; Yellow's faces Red's (upside down); Green's is the
+/// left edge, the mirror of Blue's (anticlockwise). The renderer's convention is checked by
+/// `bot/core/tests/four_player.rs` on the drawn cells.
+pub fn rotation_for(viewer: rules::Side, sides: u8) -> Rotation {
+    if sides <= 2 {
+        return Rotation::for_two_player(army(viewer));
+    }
+    match viewer.0 {
+        0 => Rotation::None,
+        1 => Rotation::Clockwise,
+        2 => Rotation::Half,
+        _ => Rotation::Anticlockwise,
+    }
+}
+
 fn square(v: &Variant, cell: Cell) -> Square {
     let i = v.geometry.info(cell);
     Square {
@@ -168,7 +201,7 @@ pub fn view(
                 square(v, cell),
                 Piece {
                     glyph: glyph(&pt.glyph, pt.letter),
-                    army: army(p.side),
+                    army: army_of(p.side, v.sides),
                 },
             );
         }
@@ -188,21 +221,24 @@ pub fn view(
     {
         view.check.push(square(v, k));
     }
-    view.side_to_move = Some(army(pos.turn()));
+    view.side_to_move = Some(army_of(pos.turn(), v.sides));
     view.move_number = Some(pos.fullmoves());
-    let viewer_army = army(rules::Side(viewer.unwrap_or(0)));
-    view.viewer = Some(viewer_army);
-    view.rotation = Rotation::for_two_player(viewer_army);
+    let viewer_side = rules::Side(viewer.unwrap_or(0));
+    view.viewer = Some(army_of(viewer_side, v.sides));
+    view.rotation = rotation_for(viewer_side, v.sides);
     view.players = (0..v.sides)
         .map(|s| {
-            let a = army(rules::Side(s));
-            PlayerInfo::new(
+            let a = army_of(rules::Side(s), v.sides);
+            let mut info = PlayerInfo::new(
                 a,
                 players
                     .get(s as usize)
                     .cloned()
                     .unwrap_or_else(|| rules::Side(s).name(v.sides as usize).to_string()),
-            )
+            );
+            // Drawn struck through beside the board: who is out is part of the position.
+            info.eliminated = v.sides > 2 && pos.is_out(rules::Side(s));
+            info
         })
         .collect();
     view.title = Some(v.display_name.clone());

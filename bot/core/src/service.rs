@@ -230,12 +230,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     async fn dispatch(&self, actor: &Actor, place: &Place, cmd: Command) -> Outcomes {
         match cmd {
             Command::Challenge {
-                opponent,
+                opponents,
                 variant,
                 colour,
                 position,
             } => {
-                self.challenge(actor, place, opponent, &variant, colour, position)
+                self.challenge(actor, place, opponents, &variant, colour, position)
                     .await
             }
             Command::Accept(id) => self.accept(actor, place, id).await,

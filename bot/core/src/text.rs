@@ -162,6 +162,9 @@ pub struct UnknownPiece(String);
 
 /// The board as text, top rank first, with coordinates; `.` empty, ` ` holes.
 pub fn board(pos: &Position) -> String {
+    if pos.variant().sides > 2 {
+        return board_of_many(pos);
+    }
     let v = pos.variant();
     let g = &v.geometry;
     let shape = g.shape();
@@ -191,6 +194,59 @@ pub fn board(pos: &Position) -> String {
             s.push_str(&format!("{f} "));
         }
         s.push('\n');
+    }
+    s.trim_end().to_string()
+}
+
+/// A board of more than two armies as text: each piece as its colour's initial and its
+/// letter (`rK` Red's King, `bP` a Blue Pawn), since case tells only two armies apart; then
+/// who is out.
+fn board_of_many(pos: &Position) -> String {
+    let v = pos.variant();
+    let g = &v.geometry;
+    let shape = g.shape();
+    let sides = usize::from(v.sides);
+    let width = shape.rank_names.iter().map(|r| r.len()).max().unwrap_or(1);
+    let mut s = String::new();
+    for b in 0..g.boards() as u8 {
+        if g.boards() > 1 {
+            s.push_str(&format!("{}\n", g.prefixes()[b as usize]));
+        }
+        for y in (0..shape.height as i32).rev() {
+            s.push_str(&format!("{:>width$} ", shape.rank_names[y as usize]));
+            for x in 0..shape.width as i32 {
+                let cell = match g.at(b, x, y) {
+                    None => "  ".to_string(),
+                    Some(cell) => match pos.piece_at(cell) {
+                        Some(p) => {
+                            let initial = p.side.name(sides).chars().next().unwrap_or('?');
+                            format!(
+                                "{}{}",
+                                initial.to_ascii_lowercase(),
+                                v.letter(p.side, p.kind).to_ascii_uppercase()
+                            )
+                        }
+                        None => " .".to_string(),
+                    },
+                };
+                s.push_str(&cell);
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+        s.push_str(&format!("{:>width$} ", ""));
+        for f in &shape.file_names {
+            s.push_str(&format!("{f:>2} "));
+        }
+        s.push('\n');
+    }
+    let out: Vec<&str> = v
+        .all_sides()
+        .filter(|side| pos.is_out(*side))
+        .map(|side| side.name(sides))
+        .collect();
+    if !out.is_empty() {
+        s.push_str(&format!("Out: {}.\n", out.join(", ")));
     }
     s.trim_end().to_string()
 }

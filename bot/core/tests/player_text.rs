@@ -183,6 +183,7 @@ async fn a_chess960_game_stored_without_a_number_is_position_518() {
         .create_challenge(NewChallenge {
             challenger: t.alice.id.clone(),
             challenged: Some(t.bob.id.clone()),
+            more_invited: Vec::new(),
             variant: "chess960".into(),
             options: "colour=first".into(),
             place: t.place.clone(),

@@ -201,39 +201,61 @@ async fn origin_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocomp
 
 /// Challenge someone to a game
 #[poise::command(slash_command)]
+#[allow(clippy::too_many_arguments)] // one per slash-command option, as poise wants them
 pub async fn challenge(
     ctx: Ctx<'_>,
     #[description = "Who you want to play"] opponent: serenity::User,
     #[description = "The variant"]
     #[autocomplete = "variant_choices"]
     variant: String,
-    #[description = "Your colour (default: random)"] colour: Option<Colour>,
+    #[description = "Your colour (default: random; four players: seats in the order named)"]
+    colour: Option<Colour>,
     #[description = "Chess960 only: the start position, 0-959 (default: random)"]
     #[min = 0]
     #[max = 959]
     position: Option<u16>,
+    #[description = "Four-player games: the second opponent (Yellow)"] opponent2: Option<
+        serenity::User,
+    >,
+    #[description = "Four-player games: the third opponent (Green)"] opponent3: Option<
+        serenity::User,
+    >,
 ) -> Result<(), Error> {
+    let opponents: Vec<serenity::User> = std::iter::once(opponent)
+        .chain(opponent2)
+        .chain(opponent3)
+        .collect();
     let thread = ctx.data().threads
         && ctx.guild_id().is_some()
         && place(ctx).thread.is_none()
-        && opponent.id != ctx.author().id
+        && opponents.iter().all(|o| o.id != ctx.author().id)
         && ctx.data().catalog.get(&variant).is_ok();
+    // Two players: the colour is drawn unless chosen. More: the seats follow the order of
+    // the options (Red is the challenger) unless `random` is chosen.
+    let default_colour = if opponents.len() > 1 {
+        ColourChoice::First
+    } else {
+        ColourChoice::Random
+    };
     let cmd = Command::Challenge {
-        opponent: Some(convert::opponent_text(opponent.id.get())),
+        opponents: opponents
+            .iter()
+            .map(|o| convert::opponent_text(o.id.get()))
+            .collect(),
         variant: variant.clone(),
-        colour: colour.map_or(ColourChoice::Random, ColourChoice::from),
+        colour: colour.map_or(default_colour, ColourChoice::from),
         position,
     };
     if thread {
-        challenge_in_thread(ctx, cmd, &opponent, &variant).await
+        challenge_in_thread(ctx, cmd, &opponents, &variant).await
     } else {
         run(ctx, cmd).await
     }
 }
 
 /// The name of a game's thread (Discord allows 100 characters).
-pub(crate) fn thread_name(challenger: &str, opponent: &str, variant: &str) -> String {
-    format!("{challenger} vs {opponent} · {variant}")
+pub(crate) fn thread_name(challenger: &str, opponents: &[String], variant: &str) -> String {
+    format!("{challenger} vs {} · {variant}", opponents.join(" vs "))
         .chars()
         .take(100)
         .collect()
@@ -243,13 +265,14 @@ pub(crate) fn thread_name(challenger: &str, opponent: &str, variant: &str) -> St
 async fn challenge_in_thread(
     ctx: Ctx<'_>,
     cmd: Command,
-    opponent: &serenity::User,
+    opponents: &[serenity::User],
     variant: &str,
 ) -> Result<(), Error> {
     let mut target = Target::command(ctx);
     target.defer(false).await?;
     let actor = deliver::actor(ctx.author());
-    let name = thread_name(&actor.name, &deliver::actor(opponent).name, variant);
+    let names: Vec<String> = opponents.iter().map(|o| deliver::actor(o).name).collect();
+    let name = thread_name(&actor.name, &names, variant);
     let thread = ctx
         .channel_id()
         .create_thread(
@@ -283,10 +306,16 @@ async fn challenge_in_thread(
             content: format!(
                 "{} challenges {}: the game is in <#{}>.",
                 convert::mention(&actor.id),
-                convert::mention(&convert::player(opponent.id.get())),
+                opponents
+                    .iter()
+                    .map(|o| convert::mention(&convert::player(o.id.get())))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 thread.id
             ),
-            mentions: vec![ctx.author().id.get(), opponent.id.get()],
+            mentions: std::iter::once(ctx.author().id.get())
+                .chain(opponents.iter().map(|o| o.id.get()))
+                .collect(),
             ..Outgoing::default()
         })
         .await?;
@@ -587,10 +616,16 @@ mod tests {
 
     #[test]
     fn thread_names_fit() {
-        assert_eq!(thread_name("alice", "bob", "chess"), "alice vs bob · chess");
+        let bob = ["bob".to_string()];
+        assert_eq!(thread_name("alice", &bob, "chess"), "alice vs bob · chess");
         assert_eq!(
-            thread_name(&"a".repeat(90), "bob", "chess").chars().count(),
+            thread_name(&"a".repeat(90), &bob, "chess").chars().count(),
             100
+        );
+        let three = ["b".to_string(), "c".to_string(), "d".to_string()];
+        assert_eq!(
+            thread_name("a", &three, "dcb-balanced-4p"),
+            "a vs b vs c vs d · dcb-balanced-4p"
         );
     }
 

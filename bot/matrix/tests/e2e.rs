@@ -841,3 +841,133 @@ async fn a_five_thousand_character_command_gets_a_short_reply() {
     }
     running.stop().await;
 }
+
+/// Whether a bot message mentions (notifies) `user`.
+fn mentions(seen: &Seen, user: &str) -> bool {
+    seen.content()["m.mentions"]["user_ids"]
+        .as_array()
+        .is_some_and(|ids| ids.iter().any(|u| u == user))
+}
+
+/// A four-player Double Cross Besiege game on a real Synapse with four player clients: the
+/// challenge names three players and mentions all four; each invitee accepts with 👍 on it
+/// (the last one starts the game); turn announcements mention the player to move; Green
+/// resigns and the others play on; Blue is checkmated and out; Red's checkmate of Yellow
+/// ends it, announced to all four. The moves are those of
+/// `bot/core/tests/data/four_player/complete_game.scenario`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_players_play_a_complete_game_with_reactions_and_mentions() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let mut red = Player::register(&hs, "red").await;
+    let mut blue = Player::register(&hs, "blue").await;
+    let mut yellow = Player::register(&hs, "yellow").await;
+    let mut green = Player::register(&hs, "green").await;
+    let ids = [red.id(), blue.id(), yellow.id(), green.id()];
+    let room = red
+        .create_room(
+            &[
+                bot.as_str(),
+                ids[1].as_str(),
+                ids[2].as_str(),
+                ids[3].as_str(),
+            ],
+            false,
+        )
+        .await;
+    for user in [&bot, ids[1].as_str(), ids[2].as_str(), ids[3].as_str()] {
+        red.see_join(&room, user).await;
+    }
+
+    let (cmd, _) = red
+        .say(
+            &room,
+            &format!(
+                "!fb challenge {} {} {} dcb-balanced-4p",
+                ids[1], ids[2], ids[3]
+            ),
+        )
+        .await;
+    let challenge = red.reply_to(&bot, &cmd).await;
+    assert!(
+        challenge.body().contains("React 👍"),
+        "{}",
+        challenge.body()
+    );
+    for id in &ids {
+        assert!(
+            mentions(&challenge, id.as_str()),
+            "{id}: {}",
+            challenge.content()
+        );
+    }
+    // Each invitee answers the challenge itself with 👍; the third starts the game.
+    blue.react(&room, &challenge.id(), "👍").await;
+    red.sees_since(0, &room, "Still waiting for").await;
+    yellow.react(&room, &challenge.id(), "👍\u{FE0F}").await;
+    let mark = red.mark();
+    green.react(&room, &challenge.id(), "👍").await;
+    let start = red
+        .expect_since(mark, "the game's start", |s| {
+            s.sender() == bot && s.body().contains("Game 1 starts")
+        })
+        .await;
+    for id in &ids {
+        assert!(mentions(&start, id.as_str()), "{id}: {}", start.content());
+    }
+
+    let script: [(usize, &str, &str); 14] = [
+        (0, "Ncx", "(Blue) to move"),
+        (1, "cw", "(Yellow) to move"),
+        (2, "cp", "(Green) to move"),
+        (3, "resign", "(Green) resigns and is out"),
+        (0, "dw", "(Blue) to move"),
+        (1, "Kbw", "(Yellow) to move"),
+        (2, "co", "(Red) to move"),
+        (0, "Ndv", "(Blue) is checkmated and out"),
+        (2, "cn", "(Red) to move"),
+        (0, "em", "(Yellow) to move"),
+        (2, "Kcq", "(Red) to move"),
+        (0, "Qho", "(Yellow) to move"),
+        (2, "Qdr", "(Red) to move"),
+        (0, "Qco", "the last player left"),
+    ];
+    let mut last = None;
+    for (seat, mv, expected) in script {
+        let player = match seat {
+            0 => &mut red,
+            1 => &mut blue,
+            2 => &mut yellow,
+            _ => &mut green,
+        };
+        let (cmd, _) = player.say(&room, &format!("!fb {mv}")).await;
+        let reply = player.reply_to(&bot, &cmd).await;
+        assert!(reply.body().contains(expected), "{mv}: {}", reply.body());
+        // The player to move next is notified.
+        if let Some(next) = ["(Red) to move", "(Blue) to move", "(Yellow) to move"]
+            .iter()
+            .position(|t| expected == *t)
+        {
+            assert!(
+                mentions(&reply, ids[next].as_str()),
+                "{mv}: {}",
+                reply.content()
+            );
+        }
+        if mv == "Ndv" {
+            assert!(mentions(&reply, ids[1].as_str()), "{}", reply.content());
+        }
+        last = Some(reply);
+    }
+    let end = last.unwrap();
+    assert!(end.body().contains("Checkmate"), "{}", end.body());
+    for id in &ids {
+        assert!(mentions(&end, id.as_str()), "{id}: {}", end.content());
+    }
+    // Every player's client saw the end.
+    for p in [&mut blue, &mut yellow, &mut green] {
+        p.sees_since(0, &room, "the last player left").await;
+    }
+}

@@ -5,7 +5,7 @@
 use bot_core::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeStatus, EndReason, GameId, GameRecord, GameResult,
-        GameStatus, Offer, OfferKind, Place, Platform, PlayerId, PlayerRecord,
+        GameStatus, Offer, OfferKind, Place, Platform, PlayerId, PlayerRecord, SeatSet,
     },
     store::StoreError,
 };
@@ -63,15 +63,23 @@ fn game_status(
     }
 }
 
-/// Offer columns: (offer_kind, offer_seat).
-pub(crate) fn offer_columns(offer: Option<Offer>) -> (Option<&'static str>, Option<i64>) {
+/// Offer columns: (offer_kind, offer_seat, offer_agreed).
+pub(crate) fn offer_columns(offer: Option<Offer>) -> (Option<&'static str>, Option<i64>, i64) {
     match offer {
-        Some(o) => (Some(o.kind.as_str()), Some(i64::from(o.by_seat))),
-        None => (None, None),
+        Some(o) => (
+            Some(o.kind.as_str()),
+            Some(i64::from(o.by_seat)),
+            i64::from(o.agreed.0),
+        ),
+        None => (None, None, 0),
     }
 }
 
-fn offer(kind: Option<String>, seat: Option<i64>) -> Result<Option<Offer>, StoreError> {
+fn offer(
+    kind: Option<String>,
+    seat: Option<i64>,
+    agreed: i64,
+) -> Result<Option<Offer>, StoreError> {
     let (kind, seat) = match (kind, seat) {
         (None, None) => return Ok(None),
         (Some(kind), Some(seat)) => (kind, seat),
@@ -83,7 +91,14 @@ fn offer(kind: Option<String>, seat: Option<i64>) -> Result<Option<Offer>, Store
         other => return Err(corrupt(format_args!("offer kind {other:?}"))),
     };
     let by_seat = u8::try_from(seat).map_err(|_| corrupt(format_args!("offer seat {seat}")))?;
-    Ok(Some(Offer { kind, by_seat }))
+    let agreed = u32::try_from(agreed)
+        .map(SeatSet)
+        .map_err(|_| corrupt(format_args!("offer agreement {agreed}")))?;
+    Ok(Some(Offer {
+        kind,
+        by_seat,
+        agreed,
+    }))
 }
 
 /// The columns of a game row without seats and moves, in the aliases `game_columns!` uses.
@@ -106,7 +121,11 @@ pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError>
             get(row, "result")?,
             get(row, "reason")?,
         )?,
-        pending_offer: offer(get(row, "offer_kind")?, get(row, "offer_seat")?)?,
+        pending_offer: offer(
+            get(row, "offer_kind")?,
+            get(row, "offer_seat")?,
+            get(row, "offer_agreed")?,
+        )?,
         version: get(row, "version")?,
         created_at: get(row, "created_at")?,
         updated_at: get(row, "updated_at")?,
@@ -200,6 +219,9 @@ pub(crate) fn challenge(row: &AnyRow) -> Result<ChallengeRecord, StoreError> {
             user: get(row, "challenger_user")?,
         },
         challenged,
+        // Filled in from `challenge_invitees` by the store (`SqlStore::load_invitees`).
+        more_invited: Vec::new(),
+        accepted: Vec::new(),
         variant: get(row, "variant")?,
         options: get(row, "options")?,
         place: Place {
@@ -212,6 +234,36 @@ pub(crate) fn challenge(row: &AnyRow) -> Result<ChallengeRecord, StoreError> {
         created_at: get(row, "created_at")?,
         updated_at: get(row, "updated_at")?,
     })
+}
+
+/// Add a `challenge_invitees` row (read in seat order from 1): seat 1 is the challenged
+/// player already read from the challenge row, later seats are further invitees, and an
+/// acceptance time marks who has accepted.
+pub(crate) fn push_invitee(
+    challenge: &mut ChallengeRecord,
+    row: &AnyRow,
+) -> Result<(), StoreError> {
+    let seat: i64 = get(row, "seat")?;
+    let player = PlayerId {
+        platform: platform(&get::<String>(row, "platform")?)?,
+        user: get(row, "user_id")?,
+    };
+    let expected = 2 + challenge.more_invited.len() as i64;
+    match seat {
+        1 if challenge.challenged.as_ref() == Some(&player)
+            && challenge.more_invited.is_empty() => {}
+        s if s == expected && s > 1 => challenge.more_invited.push(player.clone()),
+        _ => {
+            return Err(corrupt(format_args!(
+                "challenge {} has invitee seat {seat} ({player}) out of order",
+                challenge.id
+            )));
+        }
+    }
+    if get::<Option<i64>>(row, "accepted_at")?.is_some() {
+        challenge.accepted.push(player);
+    }
+    Ok(())
 }
 
 /// A player row in the aliases `player_columns!` uses.

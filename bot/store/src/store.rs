@@ -12,7 +12,8 @@ use bot_core::{
         GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord,
     },
     store::{
-        ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_new_game,
+        ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError,
+        validate_new_challenge, validate_new_game,
     },
 };
 use sqlx::{
@@ -34,7 +35,8 @@ macro_rules! game_columns {
         "g.id AS id, g.variant AS variant, g.options AS options, \
          g.start_state AS start_state, g.platform AS platform, g.room AS room, \
          g.thread AS thread, g.status AS status, g.result AS result, g.reason AS reason, \
-         g.offer_kind AS offer_kind, g.offer_seat AS offer_seat, g.version AS version, \
+         g.offer_kind AS offer_kind, g.offer_seat AS offer_seat, \
+         g.offer_agreed AS offer_agreed, g.version AS version, \
          g.created_at AS created_at, g.updated_at AS updated_at"
     };
 }
@@ -55,9 +57,9 @@ macro_rules! player_columns {
 }
 
 /// Bumps the version and writes status and offer; binds: status, result, reason, offer_kind,
-/// offer_seat, updated_at, id, expected version.
+/// offer_seat, updated_at, id, expected version, offer_agreed.
 const UPDATE_GAME: &str = "UPDATE games SET version = version + 1, status = $1, result = $2, \
-     reason = $3, offer_kind = $4, offer_seat = $5, updated_at = $6 \
+     reason = $3, offer_kind = $4, offer_seat = $5, updated_at = $6, offer_agreed = $9 \
      WHERE id = $7 AND version = $8 RETURNING version";
 
 /// Seats are read in chunks of this many game ids, well below every backend's bind limit.
@@ -212,7 +214,7 @@ impl SqlStore {
         at: i64,
     ) -> Result<Option<i64>> {
         let (status, result, reason) = codec::game_status_columns(&update.status);
-        let (offer_kind, offer_seat) = codec::offer_columns(update.pending_offer);
+        let (offer_kind, offer_seat, offer_agreed) = codec::offer_columns(update.pending_offer);
         sqlx::query_scalar(UPDATE_GAME)
             .bind(status)
             .bind(result)
@@ -222,6 +224,7 @@ impl SqlStore {
             .bind(at)
             .bind(id.0)
             .bind(expected)
+            .bind(offer_agreed)
             .fetch_optional(conn)
             .await
             .map_err(backend)
@@ -311,6 +314,56 @@ impl SqlStore {
     }
 }
 
+impl SqlStore {
+    /// Fill in the further invitees and the acceptances of `challenges` from
+    /// `challenge_invitees` (only challenges to more than one player have rows there).
+    async fn load_invitees(
+        conn: &mut AnyConnection,
+        challenges: &mut [ChallengeRecord],
+    ) -> Result<()> {
+        let mut index = std::collections::HashMap::new();
+        for (i, c) in challenges.iter_mut().enumerate() {
+            c.more_invited.clear();
+            c.accepted.clear();
+            index.insert(c.id.0, i);
+        }
+        let ids: Vec<i64> = challenges.iter().map(|c| c.id.0).collect();
+        for chunk in ids.chunks(SEAT_CHUNK) {
+            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT challenge_id, seat, platform, user_id, accepted_at \
+                 FROM challenge_invitees WHERE challenge_id IN ({}) \
+                 ORDER BY challenge_id, seat",
+                placeholders.join(", ")
+            );
+            let binds = chunk.iter().map(|&id| Bind::Int(id)).collect();
+            let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), binds)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err(backend)?;
+            for row in &rows {
+                let id: i64 = get(row, "challenge_id")?;
+                let Some(&i) = index.get(&id) else { continue };
+                codec::push_invitee(&mut challenges[i], row)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One challenge with its invitees, read on `conn`.
+    async fn read_challenge(
+        conn: &mut AnyConnection,
+        row: Option<AnyRow>,
+        id: ChallengeId,
+    ) -> Result<ChallengeRecord> {
+        let row = row.ok_or(StoreError::NotFound(Missing::Challenge(id)))?;
+        let mut challenge = [codec::challenge(&row)?];
+        Self::load_invitees(conn, &mut challenge).await?;
+        let [challenge] = challenge;
+        Ok(challenge)
+    }
+}
+
 /// The outcome of [`SqlStore::read_game`].
 enum Read {
     Consistent(Box<GameRecord>),
@@ -379,7 +432,8 @@ fn games_from_rows(rows: &[AnyRow]) -> Result<Vec<GameRecord>> {
 
 impl GameStore for SqlStore {
     async fn create_challenge(&self, new: NewChallenge) -> Result<ChallengeRecord> {
-        let _gate = self.write_gate().await;
+        validate_new_challenge(&new)?;
+        let mut tx = self.begin_write().await?;
         let (challenged_platform, challenged_user) = match &new.challenged {
             Some(p) => (Some(p.platform.as_str()), Some(p.user.as_str())),
             None => (None, None),
@@ -402,24 +456,44 @@ impl GameStore for SqlStore {
         .bind(new.place.thread.as_deref())
         .bind(new.created_at)
         .bind(new.created_at)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *tx)
         .await
         .map_err(backend)?;
-        codec::challenge(&row)
+        let mut challenge = codec::challenge(&row)?;
+        if !new.more_invited.is_empty() {
+            let invited = new.challenged.iter().chain(&new.more_invited);
+            for (seat, p) in (1i64..).zip(invited) {
+                sqlx::query(
+                    "INSERT INTO challenge_invitees (challenge_id, seat, platform, user_id) \
+                     VALUES ($1, $2, $3, $4)",
+                )
+                .bind(challenge.id.0)
+                .bind(seat)
+                .bind(p.platform.as_str())
+                .bind(&p.user)
+                .execute(&mut *tx)
+                .await
+                .map_err(backend)?;
+            }
+            challenge.more_invited = new.more_invited;
+        }
+        tx.commit().await?;
+        Ok(challenge)
     }
 
     async fn get_challenge(&self, id: ChallengeId) -> Result<ChallengeRecord> {
+        // One connection for both reads: `sqlite::memory:` pools have only one.
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
         let row = sqlx::query(concat!(
             "SELECT ",
             challenge_columns!(),
             " FROM challenges WHERE id = $1"
         ))
         .bind(id.0)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *conn)
         .await
-        .map_err(backend)?
-        .ok_or(StoreError::NotFound(Missing::Challenge(id)))?;
-        codec::challenge(&row)
+        .map_err(backend)?;
+        Self::read_challenge(&mut conn, row, id).await
     }
 
     async fn list_challenges(&self, filter: &ChallengeFilter) -> Result<Vec<ChallengeRecord>> {
@@ -436,9 +510,15 @@ impl GameStore for SqlStore {
                 w.param(Bind::Text(player.platform.as_str().into())),
                 w.param(Bind::Text(player.user.clone())),
             );
+            let (p3, u3) = (
+                w.param(Bind::Text(player.platform.as_str().into())),
+                w.param(Bind::Text(player.user.clone())),
+            );
             w.clauses.push(format!(
                 "((c.challenger_platform = {p1} AND c.challenger_user = {u1}) OR \
-                 (c.challenged_platform = {p2} AND c.challenged_user = {u2}))"
+                 (c.challenged_platform = {p2} AND c.challenged_user = {u2}) OR \
+                 EXISTS (SELECT 1 FROM challenge_invitees i WHERE i.challenge_id = c.id \
+                 AND i.platform = {p3} AND i.user_id = {u3}))"
             ));
         }
         if filter.pending_only {
@@ -449,11 +529,17 @@ impl GameStore for SqlStore {
             challenge_columns!(),
             w.sql()
         );
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
         let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), w.binds)
-            .fetch_all(&self.pool)
+            .fetch_all(&mut *conn)
             .await
             .map_err(backend)?;
-        rows.iter().map(codec::challenge).collect()
+        let mut challenges = rows
+            .iter()
+            .map(codec::challenge)
+            .collect::<Result<Vec<_>>>()?;
+        Self::load_invitees(&mut conn, &mut challenges).await?;
+        Ok(challenges)
     }
 
     async fn resolve_challenge(
@@ -474,8 +560,9 @@ impl GameStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(backend)?;
+        drop(_gate);
         match row {
-            Some(row) => codec::challenge(&row),
+            Some(_) => self.get_challenge(id).await,
             None => Err(self.challenge_error(id).await),
         }
     }
@@ -489,6 +576,19 @@ impl GameStore for SqlStore {
         validate_new_game(&game)?;
         let at = game.created_at;
         let mut tx = self.begin_write().await?;
+        // A challenge to several players starts only when every invitee has accepted.
+        let invitees: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM challenge_invitees WHERE challenge_id = $1")
+                .bind(id.0)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(backend)?;
+        if invitees > 0 {
+            tx.rollback().await?;
+            return Err(StoreError::Invalid(format!(
+                "challenge {id} invites several players: each accepts with accept_invitation"
+            )));
+        }
         // The game first: the challenge row may only say 'accepted' with its game id. If the
         // challenge turns out not to be pending, the rollback removes the game again.
         let game = Self::insert_game(&mut tx, game).await?;
@@ -511,9 +611,81 @@ impl GameStore for SqlStore {
             tx.rollback().await?;
             return Err(self.challenge_error(id).await);
         };
-        let challenge = codec::challenge(&row)?;
+        let challenge = Self::read_challenge(&mut tx, Some(row), id).await?;
         tx.commit().await?;
         Ok((challenge, game))
+    }
+
+    async fn accept_invitation(
+        &self,
+        id: ChallengeId,
+        by: &PlayerId,
+        game: NewGame,
+    ) -> Result<(ChallengeRecord, Option<GameRecord>)> {
+        validate_new_game(&game)?;
+        let at = game.created_at;
+        let mut tx = self.begin_write().await?;
+        // Writing the challenge row first takes its lock (PostgreSQL; SQLite holds the
+        // database's since BEGIN IMMEDIATE), so two acceptances of one challenge run one after
+        // the other and the second sees the first's: the last one always starts the game.
+        let row = sqlx::query(concat!(
+            "UPDATE challenges SET updated_at = $1 WHERE id = $2 AND status = 'pending' \
+             RETURNING ",
+            challenge_columns!()
+        ))
+        .bind(at)
+        .bind(id.0)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Err(self.challenge_error(id).await);
+        };
+        let mut challenge = Self::read_challenge(&mut tx, Some(row), id).await?;
+        if !challenge.is_invited(by) {
+            tx.rollback().await?;
+            return Err(StoreError::Invalid(format!(
+                "{by} is not invited to challenge {id}"
+            )));
+        }
+        if !challenge.more_invited.is_empty() {
+            sqlx::query(
+                "UPDATE challenge_invitees SET accepted_at = $1 WHERE challenge_id = $2 \
+                 AND platform = $3 AND user_id = $4 AND accepted_at IS NULL",
+            )
+            .bind(at)
+            .bind(id.0)
+            .bind(by.platform.as_str())
+            .bind(&by.user)
+            .execute(&mut *tx)
+            .await
+            .map_err(backend)?;
+            Self::load_invitees(&mut tx, std::slice::from_mut(&mut challenge)).await?;
+        }
+        if challenge.waiting_for().iter().any(|p| p != by) {
+            tx.commit().await?;
+            return Ok((challenge, None));
+        }
+        let game = Self::insert_game(&mut tx, game).await?;
+        let row = sqlx::query(concat!(
+            "UPDATE challenges SET status = 'accepted', game_id = $1, updated_at = $2 \
+             WHERE id = $3 AND status = 'pending' RETURNING ",
+            challenge_columns!()
+        ))
+        .bind(game.id.0)
+        .bind(at)
+        .bind(id.0)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Err(self.challenge_error(id).await);
+        };
+        let challenge = Self::read_challenge(&mut tx, Some(row), id).await?;
+        tx.commit().await?;
+        Ok((challenge, Some(game)))
     }
 
     async fn create_game(&self, new: NewGame) -> Result<GameRecord> {

@@ -54,10 +54,25 @@ async fn sqlite_schema_has_the_expected_tables() {
     let tables: BTreeSet<&str> = columns.iter().map(|c| c.0.as_str()).collect();
     assert_eq!(
         tables,
-        BTreeSet::from(["challenges", "games", "moves", "players", "seats"])
+        BTreeSet::from([
+            "challenge_invitees",
+            "challenges",
+            "games",
+            "moves",
+            "players",
+            "seats"
+        ])
     );
     assert!(columns.contains(&("moves".into(), "ply".into(), "int", true)));
+    assert!(columns.contains(&("games".into(), "offer_agreed".into(), "int", true)));
+    assert!(columns.contains(&(
+        "challenge_invitees".into(),
+        "accepted_at".into(),
+        "int",
+        false
+    )));
     assert!(indexes.contains("seats_by_player"));
+    assert!(indexes.contains("challenge_invitees_by_player"));
 }
 
 #[tokio::test]

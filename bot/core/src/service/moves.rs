@@ -49,81 +49,182 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Ok(m) => m,
                 Err(e) => return user(move_error(&g.position, text, e)),
             };
-            let coord = notation::coord(&g.position, mv);
-            let san = notation::san(&g.position, mv);
-            let mut after = g.position.clone();
-            after.play_unchecked(mv);
-            let status = after.outcome().map_or(GameStatus::Active, finished);
-            let update = GameUpdate {
-                status: status.clone(),
-                pending_offer: None,
-            };
-            match self
-                .store
-                .append_move(
-                    g.record.id,
-                    g.record.version,
-                    &coord,
-                    &update,
-                    self.clock.now(),
-                )
-                .await
-            {
-                Ok(version) => {
-                    self.memo
-                        .keep_engine(g.record.id, version, GameEngine::Board(after.clone()))
+            if mv.kind == rules::MoveKind::Resign {
+                // A resignation typed as a move (`Blue resigns`, `resign:blue`): one's own
+                // is `resign`; nobody resigns for another.
+                if g.position.resignation(Side(to_move)) == Some(mv) {
+                    return self.resign_seat(&g, to_move).await;
                 }
-                Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
+                return user("You can resign only for yourself: type `resign`.");
+            }
+            let san = notation::san(&g.position, mv);
+            match self.commit(&g, mv).await {
+                Ok(done) => {
+                    let mut reply = self.after_move(&done, &san, to_move);
+                    if let Some(b) = reply.board.as_mut() {
+                        // The record is at hand: no reload in `name_players`.
+                        b.players = self.seat_names(&done.game.record).await;
+                    }
+                    return Ok(vec![reply]);
+                }
+                Err(Failure::User(_)) if attempt < RACE_RETRIES => {
                     // Someone else changed the game meanwhile: re-read and re-validate.
                     attempt += 1;
                     continue;
                 }
-                Err(StoreError::Conflict { .. }) => {
+                Err(Failure::User(_)) => {
                     return user(
                         "The game changed while your move was being saved; look at the board and try again.",
                     );
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(e),
             }
-            // Durable: now describe it.
-            let mut record = g.record.clone();
-            record.moves.push(coord);
-            record.status = status;
-            let loaded = BoardGame {
-                record,
-                position: after,
-            };
-            let mut reply = self.after_move(&loaded, &san);
-            if let Some(b) = reply.board.as_mut() {
-                // The record is at hand: no reload in `name_players`.
-                b.players = self.seat_names(&loaded.record).await;
-            }
-            return Ok(vec![reply]);
         }
     }
 
     /// The announcement of a stored move: who played what, and check, the result, or who is
     /// to move next.
-    pub(super) fn after_move(&self, g: &BoardGame, san: &str) -> Reply {
+    pub(super) fn after_move(&self, done: &Committed, san: &str, mover: u8) -> Reply {
+        let g = &done.game;
         let n = g.record.seats.len();
-        let mover = (g.record.moves.len() + n - 1) % n;
+        let head = if n > 2 {
+            format!(
+                "Game {}: {{0}} ({}) plays {san}.",
+                g.record.id,
+                Side(mover).name(n)
+            )
+        } else {
+            format!("Game {}: {{0}} plays {san}.", g.record.id)
+        };
+        self.announce_after(done, head, mover)
+    }
+
+    /// Stores move `mv` on game `g` and then the passes of the players it leaves without a
+    /// move, each appended after the other on the version the last one made, so that
+    /// nothing is acknowledged that is not durable. A lost race on the move itself is a
+    /// [`Failure::User`] the caller may retry on the game read afresh.
+    pub(super) async fn commit(
+        &self,
+        g: &BoardGame,
+        mv: rules::Move,
+    ) -> Result<Committed, Failure> {
+        let mut after = g.position.clone();
+        let mut texts = vec![notation::coord(&after, mv)];
+        after.play_unchecked(mv);
+        let mated = after.eliminated_by_last_move();
+        let passed = crate::seating::auto_passes(&mut after);
+        texts.extend(passed.iter().map(|_| "pass".to_string()));
+        let status = after.outcome().map_or(GameStatus::Active, finished);
+        let mut version = g.record.version;
+        for (i, text) in texts.iter().enumerate() {
+            let update = if i + 1 == texts.len() {
+                GameUpdate {
+                    status: status.clone(),
+                    pending_offer: None,
+                }
+            } else {
+                GameUpdate::active()
+            };
+            version = match self
+                .store
+                .append_move(g.record.id, version, text, &update, self.clock.now())
+                .await
+            {
+                Ok(v) => v,
+                Err(StoreError::Conflict { .. }) => {
+                    return user("The game changed just now; look at the board and try again.");
+                }
+                Err(e) => return Err(e.into()),
+            };
+        }
+        self.memo
+            .keep_engine(g.record.id, version, GameEngine::Board(after.clone()));
+        let mut record = g.record.clone();
+        record.moves.extend(texts);
+        record.status = status;
+        record.version = version;
+        Ok(Committed {
+            game: BoardGame {
+                record,
+                position: after,
+            },
+            mated,
+            passed,
+        })
+    }
+
+    /// What follows a stored move or resignation (`head`, whose `{0}` is the seat `mover`):
+    /// the players it put out, then the result, or check and who is to move next; with the
+    /// board, in the game's room, mentioning everyone named.
+    pub(super) fn announce_after(&self, done: &Committed, head: String, mover: u8) -> Reply {
+        let g = &done.game;
+        let n = g.record.seats.len();
         let next = g.position.turn().0 as usize;
-        let mut text = format!("Game {}: {{0}} plays {san}.", g.record.id);
-        let mut mentions = vec![g.record.seats[mover].clone()];
+        let mut text = head;
+        let mut mentions = vec![g.record.seats[usize::from(mover)].clone()];
+        // The slot of a seat's player in the text, mentioning him once.
+        let slot = |seat: usize, mentions: &mut Vec<PlayerId>| -> String {
+            let p = &g.record.seats[seat];
+            let i = mentions.iter().position(|m| m == p).unwrap_or_else(|| {
+                mentions.push(p.clone());
+                mentions.len() - 1
+            });
+            format!("{{{i}}}")
+        };
+        // The players this move put out, each with his colour.
+        let mut mated = Vec::new();
+        if n > 2 {
+            for &side in &done.mated {
+                if side.0 == mover || side.index() >= n {
+                    continue;
+                }
+                let who = slot(side.index(), &mut mentions);
+                mated.push(format!("{who} ({})", side.name(n)));
+            }
+        }
+        if g.record.status.is_active() {
+            for m in &mated {
+                text.push_str(&format!(" {m} is checkmated and out."));
+            }
+            for &side in &done.passed {
+                let who = slot(side.index(), &mut mentions);
+                text.push_str(&format!(
+                    " {who} ({}) has no move and passes.",
+                    side.name(n)
+                ));
+            }
+        }
         match &g.record.status {
+            GameStatus::Finished {
+                result: GameResult::Win(winner),
+                reason,
+            } if n > 2 => {
+                // The last checkmate (or the last opponent's resignation) ends the game.
+                let who = slot(usize::from(*winner), &mut mentions);
+                let beaten = if mated.is_empty() {
+                    String::new()
+                } else {
+                    format!(" checkmates {} and", mated.join(" and "))
+                };
+                text.push_str(&format!(
+                    " {} — {who} ({}){beaten} wins, the last player left.",
+                    reason.headline(),
+                    Side(*winner).name(n)
+                ));
+            }
             GameStatus::Finished {
                 result: GameResult::Win(winner),
                 reason,
             } => {
                 // The mover wins (mate and the capture goal are given by the move itself);
                 // the side now to move is the one beaten. Both are named.
+                let beaten = slot(next, &mut mentions);
                 text.push_str(&format!(
-                    " {} — {{0}} ({}) beats {{1}} ({}).",
+                    " {} — {{0}} ({}) beats {beaten} ({}).",
                     reason.headline(),
                     Side(*winner).name(n),
                     Side(next as u8).name(n)
                 ));
-                mentions.push(g.record.seats[next].clone());
             }
             GameStatus::Finished {
                 result: GameResult::Draw,
@@ -135,8 +236,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 if g.position.is_check() {
                     text.push_str(" Check!");
                 }
-                text.push_str(" {1} to move.");
-                mentions.push(g.record.seats[next].clone());
+                let who = slot(next, &mut mentions);
+                if n > 2 {
+                    text.push_str(&format!(" {who} ({}) to move.", Side(next as u8).name(n)));
+                } else {
+                    text.push_str(&format!(" {who} to move."));
+                }
             }
         }
         let mut r = self
@@ -195,6 +300,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 }
 
+/// A move stored with the passes that followed it: the game as it now stands, who the move
+/// checkmated (and put out), and who then passed.
+pub(super) struct Committed {
+    /// The game after the move and the passes.
+    pub(super) game: BoardGame,
+    /// The sides the move checkmated.
+    pub(super) mated: Vec<Side>,
+    /// The sides that had no move and passed, in order.
+    pub(super) passed: Vec<Side>,
+}
+
 /// The status a board engine's outcome gives the game.
 pub(super) fn finished(o: Outcome) -> GameStatus {
     use rules::{DrawReason, WinReason};
@@ -204,6 +320,7 @@ pub(super) fn finished(o: Outcome) -> GameStatus {
             match reason {
                 WinReason::Checkmate => EndReason::Checkmate,
                 WinReason::Captures => EndReason::Captures,
+                // The last opponent of a four-player game resigned (his resignation move).
                 WinReason::Resignation => EndReason::Resignation,
             },
         ),

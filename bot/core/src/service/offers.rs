@@ -15,6 +15,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return user(format!("Game {} is already over.", g.record().id));
         }
         let seat = g.record().seat_of(&actor.id).unwrap_or(0);
+        if let Loaded::Board(board) = &g
+            && crate::seating::is_multi(&board.position)
+        {
+            return self.resign_seat(board, seat).await;
+        }
         let update = GameUpdate {
             status: GameStatus::Finished {
                 // Two seats: the other one wins.
@@ -30,6 +35,39 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Side(1 - seat.min(1)).name(2)
         );
         Ok(self.ending(&g, text, Some(&actor.id)))
+    }
+
+    /// Resigning in a game of more than two players: the engine's resignation move takes
+    /// the player out (his pieces leave the board) and the others play on, unless he was the
+    /// last opponent, which the engine's outcome says. A move like any other, so it is
+    /// stored, replayed, exported and taken back like one.
+    pub(super) async fn resign_seat(&self, g: &BoardGame, seat: u8) -> Outcomes {
+        let n = g.record.seats.len();
+        let side = Side(seat);
+        if g.position.is_out(side) {
+            return user(format!(
+                "You are out of game {} already ({} is off the board); the others play on.",
+                g.record.id,
+                side.name(n)
+            ));
+        }
+        let Some(mv) = g.position.resignation(side) else {
+            return user(format!(
+                "Game {} cannot take a resignation now; look at the board and try again.",
+                g.record.id
+            ));
+        };
+        let done = self.commit(g, mv).await?;
+        let head = format!(
+            "Game {}: {{0}} ({}) resigns and is out.",
+            done.game.record.id,
+            side.name(n)
+        );
+        let mut reply = self.announce_after(&done, head, seat);
+        if let Some(b) = reply.board.as_mut() {
+            b.players = self.seat_names(&done.game.record).await;
+        }
+        Ok(vec![reply])
     }
 
     pub(super) async fn versioned(&self, g: &Loaded, update: &GameUpdate) -> Result<(), Failure> {
@@ -64,7 +102,37 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             OfferKind::Takeback => "a takeback",
         };
         let id = g.record().id;
+        let n = g.record().seats.len();
+        let board = match &g {
+            Loaded::Board(b) => Some(&b.position),
+            Loaded::Glass(_) => None,
+        };
+        let multi = board.is_some_and(crate::seating::is_multi);
+        // Who must agree to an offer by `by`: the opponent, or in a game of more players every
+        // other one still in (a draw) or every other one (a takeback).
+        let needed = |by: u8| -> Vec<u8> {
+            match board {
+                Some(pos) => crate::seating::must_agree(pos, n, kind, by),
+                None => (0..n as u8).filter(|&s| s != by).collect(),
+            }
+        };
+        if multi
+            && kind == OfferKind::Draw
+            && board.is_some_and(|pos| !crate::seating::remaining_seats(pos).contains(&seat))
+        {
+            return user(format!(
+                "You are out of game {id}; a draw is for the players still in it to agree."
+            ));
+        }
         let pending = g.record().pending_offer.filter(|o| o.kind == kind);
+        let cmd = match kind {
+            OfferKind::Draw => "draw",
+            OfferKind::Takeback => "takeback",
+        };
+        let action = match kind {
+            OfferKind::Draw => Action::AnswerDraw(id),
+            OfferKind::Takeback => Action::AnswerTakeback(id),
+        };
         match answer {
             Answer::Offer => {
                 if let Some(o) = pending {
@@ -80,47 +148,50 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         "There are no takebacks in Through the Looking-Glass: your opponent has already been told what happened.",
                     );
                 }
-                if kind == OfferKind::Takeback
-                    && !g
-                        .record()
+                let has_move = if multi {
+                    // Four players: the last move is taken back, whoever played it.
+                    !g.record().moves.is_empty()
+                } else {
+                    g.record()
                         .moves
                         .iter()
                         .enumerate()
-                        .any(|(i, _)| i % g.record().seats.len() == seat as usize)
-                {
-                    return user("You have no move to take back yet.");
+                        .any(|(i, _)| i % n == seat as usize)
+                };
+                if kind == OfferKind::Takeback && !has_move {
+                    return user(if multi {
+                        "No move has been played yet: there is nothing to take back."
+                    } else {
+                        "You have no move to take back yet."
+                    });
                 }
                 self.versioned(
                     &g,
                     &GameUpdate {
                         status: GameStatus::Active,
-                        pending_offer: Some(Offer {
-                            kind,
-                            by_seat: seat,
-                        }),
+                        pending_offer: Some(Offer::new(kind, seat)),
                     },
                 )
                 .await?;
-                let other = g.record().seats[(seat as usize + 1) % g.record().seats.len()].clone();
-                let cmd = match kind {
-                    OfferKind::Draw => "draw",
-                    OfferKind::Takeback => "takeback",
-                };
-                let action = match kind {
-                    OfferKind::Draw => Action::AnswerDraw(id),
-                    OfferKind::Takeback => Action::AnswerTakeback(id),
-                };
-                Ok(vec![
-                    announce(
-                        g.record(),
-                        format!(
-                            "Game {id}: {{0}} offers {what}. {{1}}: `{cmd} accept` or `{cmd} decline`."
-                        ),
+                let others: Vec<PlayerId> = needed(seat)
+                    .into_iter()
+                    .filter_map(|s| g.record().seats.get(usize::from(s)).cloned())
+                    .collect();
+                let slots: Vec<String> = (1..=others.len()).map(|i| format!("{{{i}}}")).collect();
+                let text = if multi {
+                    format!(
+                        "Game {id}: {{0}} offers {what}. {}: each `{cmd} accept` or `{cmd} decline`; it takes all of you.",
+                        slots.join(", ")
                     )
-                    .mention(actor.id.clone())
-                    .mention(other)
-                    .with_action(action),
-                ])
+                } else {
+                    format!(
+                        "Game {id}: {{0}} offers {what}. {}: `{cmd} accept` or `{cmd} decline`.",
+                        slots.join(", ")
+                    )
+                };
+                let mut reply = announce(g.record(), text).mention(actor.id.clone());
+                reply.mentions.extend(others);
+                Ok(vec![reply.with_action(action)])
             }
             Answer::Decline | Answer::Accept => {
                 let Some(o) = pending else {
@@ -128,6 +199,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 };
                 if o.by_seat == seat {
                     return user(format!("You cannot answer your own offer of {what}."));
+                }
+                let needed = needed(o.by_seat);
+                if !needed.contains(&seat) {
+                    return user(format!(
+                        "The offer of {what} in game {id} is not yours to answer: you are out."
+                    ));
                 }
                 if answer == Answer::Decline {
                     self.versioned(&g, &GameUpdate::active()).await?;
@@ -137,6 +214,39 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                             .mention(actor.id.clone());
                     reply.mentions.extend(by);
                     return Ok(vec![reply]);
+                }
+                if o.agreed.contains(seat) {
+                    return user(format!(
+                        "You have agreed to {what} already; it waits for the others."
+                    ));
+                }
+                let agreed = o.agreed.with(seat);
+                let waiting: Vec<PlayerId> = needed
+                    .iter()
+                    .filter(|&&s| !agreed.contains(s))
+                    .filter_map(|&s| g.record().seats.get(usize::from(s)).cloned())
+                    .collect();
+                if !waiting.is_empty() {
+                    self.versioned(
+                        &g,
+                        &GameUpdate {
+                            status: GameStatus::Active,
+                            pending_offer: Some(Offer { agreed, ..o }),
+                        },
+                    )
+                    .await?;
+                    let slots: Vec<String> =
+                        (1..=waiting.len()).map(|i| format!("{{{i}}}")).collect();
+                    let mut reply = announce(
+                        g.record(),
+                        format!(
+                            "Game {id}: {{0}} agrees to {what}. Still waiting for {}: `{cmd} accept` or `{cmd} decline`.",
+                            slots.join(", ")
+                        ),
+                    )
+                    .mention(actor.id.clone());
+                    reply.mentions.extend(waiting);
+                    return Ok(vec![reply.with_action(action)]);
                 }
                 match kind {
                     OfferKind::Draw => {
@@ -159,12 +269,22 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
-    /// Undoes the requester's last move (and the opponent's reply after it, if any).
+    /// Undoes the requester's last move (and the opponent's reply after it, if any); in a
+    /// game of more players, the last move played, whoever played it (a resignation too,
+    /// which brings that player back).
     pub(super) async fn take_back(&self, g: &Loaded, requester: u8) -> Outcomes {
         let n = g.record().seats.len();
         let ply = g.record().moves.len();
+        let multi = matches!(g, Loaded::Board(b) if crate::seating::is_multi(&b.position));
         // The requester's last move is the last ply index i with i % n == requester.
-        let Some(last) = (0..ply).rev().find(|i| i % n == requester as usize) else {
+        let last = if multi {
+            // The last move played, with the passes that followed it (the bot played them
+            // for the players who had no move; they go with the move that caused them).
+            (0..ply).rev().find(|&i| g.record().moves[i] != "pass")
+        } else {
+            (0..ply).rev().find(|i| i % n == requester as usize)
+        };
+        let Some(last) = last else {
             return user("There is no move to take back.");
         };
         match self
@@ -199,6 +319,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .board_reply(&reloaded, &text, Some(next))
             .in_place(reloaded.record.place.clone());
         r.mentions = vec![reloaded.record.seats[next as usize].clone()];
+        if multi {
+            // Everyone agreed; everyone hears where the game stands.
+            r = r.notify_all(&reloaded.record.seats);
+        }
         Ok(vec![r])
     }
 
@@ -246,6 +370,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 .count(),
             Loaded::Board(board) => board.record.moves.len(),
         };
+        let multi = matches!(&g, Loaded::Board(b) if crate::seating::is_multi(&b.position));
+        if multi && moves > 0 {
+            // Four players: once Red has moved the game has begun for everyone.
+            return user(format!(
+                "Game {} can no longer be aborted: it has begun (Red has moved, or someone resigned). You can `resign` (the others play on) or offer a `draw`.",
+                g.record().id
+            ));
+        }
         if moves >= g.record().seats.len() {
             return user(format!(
                 "Game {} can no longer be aborted: both sides have moved. You can `resign` or offer a `draw`.",

@@ -17,7 +17,7 @@ use tokio::sync::Barrier;
 use super::{ChallengeFilter, GameFilter, GameStore, Missing, StoreError};
 use crate::model::{
     ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate,
-    NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId,
+    NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId, SeatSet,
 };
 
 /// The name and the function of one check.
@@ -42,6 +42,9 @@ checks!(
     resolving_a_challenge,
     accepting_creates_the_game_atomically,
     racing_accepts_create_one_game,
+    invitations_round_trip,
+    every_invitee_must_accept,
+    racing_last_acceptances_create_one_game,
     game_round_trip,
     moves_keep_their_order,
     append_sets_status_and_offer,
@@ -112,6 +115,7 @@ fn new_challenge(
     NewChallenge {
         challenger,
         challenged,
+        more_invited: Vec::new(),
         variant: "capablanca".into(),
         options: "clock = \"none\"\n".into(),
         place,
@@ -140,7 +144,7 @@ fn finished(result: &str, reason: &str) -> GameStatus {
 fn offer(kind: OfferKind, by_seat: u8) -> GameUpdate {
     GameUpdate {
         status: GameStatus::Active,
-        pending_offer: Some(Offer { kind, by_seat }),
+        pending_offer: Some(Offer::new(kind, by_seat)),
     }
 }
 
@@ -485,6 +489,199 @@ pub async fn racing_accepts_create_one_game<S: GameStore + Clone + 'static>(stor
     assert_eq!(ids(&games, |g| g.id), vec![game.id], "exactly one game");
 }
 
+/// A challenge to three players keeps them in order, is listed for each of them, and starts
+/// with nobody's acceptance; a challenge inviting someone twice, or further players without a
+/// first, is refused.
+pub async fn invitations_round_trip<S: GameStore>(store: &S) {
+    let mut new = new_challenge(alice(), Some(bob()), room_a(), T0);
+    new.more_invited = vec![carol(), dave()];
+    let c = store.create_challenge(new.clone()).await.unwrap();
+    assert_eq!(c.challenged, Some(bob()));
+    assert_eq!(c.more_invited, vec![carol(), dave()]);
+    assert!(c.accepted.is_empty());
+    assert_eq!(c.waiting_for(), vec![bob(), carol(), dave()]);
+    assert_eq!(store.get_challenge(c.id).await.unwrap(), c);
+    for p in [alice(), bob(), carol(), dave()] {
+        let listed = store
+            .list_challenges(&ChallengeFilter::default().of(p.clone()).pending())
+            .await
+            .unwrap();
+        assert_eq!(listed, vec![c.clone()], "listed for {p}");
+    }
+    // A two-player challenge beside it reads back with no further invitees.
+    let two = store
+        .create_challenge(new_challenge(carol(), Some(dave()), room_b(), T0 + 1))
+        .await
+        .unwrap();
+    assert!(two.more_invited.is_empty() && two.accepted.is_empty());
+    assert_eq!(
+        ids(
+            &store
+                .list_challenges(&ChallengeFilter::default().of(dave()))
+                .await
+                .unwrap(),
+            |c| c.id
+        ),
+        vec![two.id, c.id]
+    );
+    let mut twice = new.clone();
+    twice.more_invited = vec![carol(), bob()];
+    assert!(matches!(
+        store.create_challenge(twice).await,
+        Err(StoreError::Invalid(_))
+    ));
+    let mut headless = new;
+    headless.challenged = None;
+    assert!(matches!(
+        store.create_challenge(headless).await,
+        Err(StoreError::Invalid(_))
+    ));
+}
+
+/// Each invitee's acceptance is recorded on its own; the last one creates the game with the
+/// challenge accepted in the same step; accepting twice changes nothing; someone not invited
+/// is refused; a challenge declined after some acceptances is closed for the rest.
+pub async fn every_invitee_must_accept<S: GameStore>(store: &S) {
+    let mut new = new_challenge(alice(), Some(bob()), room_a(), T0);
+    new.more_invited = vec![carol(), dave()];
+    let c = store.create_challenge(new.clone()).await.unwrap();
+    let seats = vec![alice(), bob(), carol(), dave()];
+    let game = |at| new_game(seats.clone(), room_a(), at);
+
+    // Not through the two-player door: nothing changes.
+    assert!(matches!(
+        store.accept_challenge(c.id, &bob(), game(T0 + 1)).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.get_challenge(c.id).await.unwrap(), c);
+    let (after, none) = store
+        .accept_invitation(c.id, &carol(), game(T0 + 1))
+        .await
+        .unwrap();
+    assert!(none.is_none());
+    assert_eq!(after.status, ChallengeStatus::Pending);
+    assert_eq!(after.accepted, vec![carol()]);
+    assert_eq!(after.updated_at, T0 + 1);
+    assert_eq!(store.get_challenge(c.id).await.unwrap(), after);
+
+    let (again, none) = store
+        .accept_invitation(c.id, &carol(), game(T0 + 2))
+        .await
+        .unwrap();
+    assert!(none.is_none());
+    assert_eq!(
+        again.accepted,
+        vec![carol()],
+        "a second accept is no change"
+    );
+
+    assert!(matches!(
+        store
+            .accept_invitation(c.id, &PlayerId::new(Platform::Console, "eve"), game(T0 + 2))
+            .await,
+        Err(StoreError::Invalid(_))
+    ));
+
+    let (after, none) = store
+        .accept_invitation(c.id, &bob(), game(T0 + 3))
+        .await
+        .unwrap();
+    assert!(none.is_none());
+    assert_eq!(after.accepted, vec![bob(), carol()], "in seat order");
+    assert!(
+        store
+            .list_games(&GameFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    let (done, created) = store
+        .accept_invitation(c.id, &dave(), game(T0 + 4))
+        .await
+        .unwrap();
+    let created = created.expect("the last acceptance creates the game");
+    assert_eq!(done.status, ChallengeStatus::Accepted(created.id));
+    assert_eq!(done.accepted, vec![bob(), carol(), dave()]);
+    assert_eq!(created.seats, seats);
+    assert_eq!(store.get_challenge(c.id).await.unwrap(), done);
+    assert_eq!(store.get_game(created.id).await.unwrap(), created);
+    assert!(matches!(
+        store.accept_invitation(c.id, &dave(), game(T0 + 5)).await,
+        Err(StoreError::ChallengeClosed { .. })
+    ));
+
+    // Declined after one acceptance: closed for everyone.
+    let d = store.create_challenge(new).await.unwrap();
+    store
+        .accept_invitation(d.id, &bob(), game(T0 + 6))
+        .await
+        .unwrap();
+    store
+        .resolve_challenge(d.id, ChallengeResolution::Declined, T0 + 7)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.accept_invitation(d.id, &carol(), game(T0 + 8)).await,
+        Err(StoreError::ChallengeClosed { .. })
+    ));
+    assert_eq!(
+        store
+            .list_games(&GameFilter::default())
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    // A two-player challenge accepted this way starts at once.
+    let two = store
+        .create_challenge(new_challenge(alice(), Some(bob()), room_b(), T0))
+        .await
+        .unwrap();
+    let (two, g) = store
+        .accept_invitation(two.id, &bob(), new_game(vec![alice(), bob()], room_b(), T0))
+        .await
+        .unwrap();
+    assert!(matches!(two.status, ChallengeStatus::Accepted(id) if Some(id) == g.map(|g| g.id)));
+}
+
+/// The three invitees of a four-seat challenge accept at the same moment, several times
+/// over: every acceptance is kept, and exactly one game is created.
+pub async fn racing_last_acceptances_create_one_game<S: GameStore + Clone + 'static>(store: &S) {
+    for round in 0..3 {
+        let mut new = new_challenge(alice(), Some(bob()), room_a(), T0 + round);
+        new.more_invited = vec![carol(), dave()];
+        let c = store.create_challenge(new).await.unwrap();
+        let barrier = Arc::new(Barrier::new(3));
+        let tasks: Vec<_> = [bob(), carol(), dave()]
+            .into_iter()
+            .map(|by| {
+                let store = store.clone();
+                let barrier = barrier.clone();
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    store
+                        .accept_invitation(
+                            c.id,
+                            &by,
+                            new_game(vec![alice(), bob(), carol(), dave()], room_a(), T0),
+                        )
+                        .await
+                })
+            })
+            .collect();
+        let mut games = Vec::new();
+        for task in tasks {
+            let (_, game) = task.await.unwrap().expect("every acceptance is kept");
+            games.extend(game);
+        }
+        assert_eq!(games.len(), 1, "exactly one game in round {round}");
+        let c = store.get_challenge(c.id).await.unwrap();
+        assert_eq!(c.status, ChallengeStatus::Accepted(games[0].id));
+        assert_eq!(c.accepted, vec![bob(), carol(), dave()]);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Games
 
@@ -760,6 +957,7 @@ pub async fn update_game_leaves_moves_alone<S: GameStore>(store: &S) {
             pending_offer: Some(Offer {
                 kind: OfferKind::Draw,
                 by_seat: 3,
+                agreed: SeatSet::EMPTY.with(0).with(2),
             }),
         },
     ];

@@ -10,7 +10,8 @@ use std::{
 };
 
 use super::{
-    ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_new_game,
+    ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_new_challenge,
+    validate_new_game,
 };
 use crate::model::{
     ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
@@ -108,14 +109,36 @@ fn apply(game: &mut GameRecord, update: &GameUpdate, at: i64) -> i64 {
     game.version
 }
 
+/// The refusal of [`GameStore::accept_challenge`] for a challenge to several players, which
+/// only every invitee's acceptance can start.
+fn multi_seat(id: ChallengeId) -> StoreError {
+    StoreError::Invalid(format!(
+        "challenge {id} invites several players: each accepts with accept_invitation"
+    ))
+}
+
+/// Adds `by` to the challenge's acceptances, kept in seat order as the SQL store reads them.
+fn mark_accepted(challenge: &mut ChallengeRecord, by: &PlayerId) {
+    let mut accepted = std::mem::take(&mut challenge.accepted);
+    accepted.push(by.clone());
+    challenge.accepted = challenge
+        .invitees()
+        .filter(|p| accepted.contains(p))
+        .cloned()
+        .collect();
+}
+
 impl GameStore for MemoryStore {
     async fn create_challenge(&self, new: NewChallenge) -> Result<ChallengeRecord> {
+        validate_new_challenge(&new)?;
         let mut inner = self.lock()?;
         inner.last_challenge_id += 1;
         let challenge = ChallengeRecord {
             id: ChallengeId(inner.last_challenge_id),
             challenger: new.challenger,
             challenged: new.challenged,
+            more_invited: new.more_invited,
+            accepted: Vec::new(),
             variant: new.variant,
             options: new.options,
             place: new.place,
@@ -143,9 +166,10 @@ impl GameStore for MemoryStore {
             .rev()
             .filter(|c| filter.place.as_ref().is_none_or(|p| p.covers(&c.place)))
             .filter(|c| {
-                filter.player.as_ref().is_none_or(|p| {
-                    c.challenger == *p || c.challenged.as_ref().is_some_and(|d| d == p)
-                })
+                filter
+                    .player
+                    .as_ref()
+                    .is_none_or(|p| c.challenger == *p || c.is_invited(p))
             })
             .filter(|c| !filter.pending_only || c.status == ChallengeStatus::Pending)
             .cloned()
@@ -175,7 +199,9 @@ impl GameStore for MemoryStore {
         // in the same order as the SQL store: the request first, then the challenge).
         validate_new_game(&game)?;
         let mut inner = self.lock()?;
-        inner.pending_challenge(id)?;
+        if !inner.pending_challenge(id)?.more_invited.is_empty() {
+            return Err(multi_seat(id));
+        }
         let at = game.created_at;
         let game = inner.new_game(game)?;
         let challenge = inner.pending_challenge(id)?;
@@ -183,6 +209,41 @@ impl GameStore for MemoryStore {
         challenge.challenged.get_or_insert_with(|| by.clone());
         challenge.updated_at = at;
         Ok((challenge.clone(), game))
+    }
+
+    async fn accept_invitation(
+        &self,
+        id: ChallengeId,
+        by: &PlayerId,
+        game: NewGame,
+    ) -> Result<(ChallengeRecord, Option<GameRecord>)> {
+        validate_new_game(&game)?;
+        let mut inner = self.lock()?;
+        let challenge = inner.pending_challenge(id)?;
+        if !challenge.is_invited(by) {
+            return Err(StoreError::Invalid(format!(
+                "{by} is not invited to challenge {id}"
+            )));
+        }
+        let at = game.created_at;
+        let waiting: Vec<PlayerId> = challenge
+            .waiting_for()
+            .into_iter()
+            .filter(|p| p != by)
+            .collect();
+        if !waiting.is_empty() {
+            if !challenge.accepted.contains(by) {
+                mark_accepted(challenge, by);
+                challenge.updated_at = at;
+            }
+            return Ok((challenge.clone(), None));
+        }
+        let game = inner.new_game(game)?;
+        let challenge = inner.pending_challenge(id)?;
+        mark_accepted(challenge, by);
+        challenge.status = ChallengeStatus::Accepted(game.id);
+        challenge.updated_at = at;
+        Ok((challenge.clone(), Some(game)))
     }
 
     async fn create_game(&self, new: NewGame) -> Result<GameRecord> {

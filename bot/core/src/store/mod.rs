@@ -201,13 +201,30 @@ pub trait GameStore: Send + Sync {
     /// Accept a pending challenge: in one transaction, mark it accepted by `by` (filling in
     /// `challenged` for an open challenge) and create `game` (whose seats and start state the
     /// service chose). Of two racing accepts exactly one succeeds; the other gets
-    /// [`StoreError::ChallengeClosed`] and no game is created for it.
+    /// [`StoreError::ChallengeClosed`] and no game is created for it. A challenge to several
+    /// players is [`StoreError::Invalid`] here: it starts only through
+    /// [`GameStore::accept_invitation`], when every invitee has accepted.
     fn accept_challenge(
         &self,
         id: ChallengeId,
         by: &PlayerId,
         game: NewGame,
     ) -> impl Future<Output = Result<(ChallengeRecord, GameRecord)>> + Send;
+
+    /// Record that `by`, one of the players a pending challenge invites, accepts. When every
+    /// invitee has then accepted, in the same transaction the challenge is accepted and `game`
+    /// is created, as [`GameStore::accept_challenge`] does; otherwise the challenge stays
+    /// pending with `by` among its [`accepted`](ChallengeRecord::accepted) and no game is
+    /// returned. One transaction, so of two last acceptances racing neither is lost and exactly
+    /// one game is created. Accepting twice is harmless (nothing changes).
+    /// [`StoreError::ChallengeClosed`] if it is no longer pending, [`StoreError::Invalid`] if
+    /// `by` is not invited.
+    fn accept_invitation(
+        &self,
+        id: ChallengeId,
+        by: &PlayerId,
+        game: NewGame,
+    ) -> impl Future<Output = Result<(ChallengeRecord, Option<GameRecord>)>> + Send;
 
     /// Create a game directly (console games, imports). It starts active at version 0.
     fn create_game(&self, new: NewGame) -> impl Future<Output = Result<GameRecord>> + Send;
@@ -268,6 +285,29 @@ pub trait GameStore: Send + Sync {
 
     /// Load a player. [`StoreError::NotFound`] if never seen.
     fn get_player(&self, id: &PlayerId) -> impl Future<Output = Result<PlayerRecord>> + Send;
+}
+
+/// The checks every backend makes on a [`NewChallenge`](crate::model::NewChallenge): further
+/// invitees only after a first one, nobody invited twice, at most 255 of them.
+pub fn validate_new_challenge(new: &crate::model::NewChallenge) -> Result<()> {
+    if new.challenged.is_none() && !new.more_invited.is_empty() {
+        return Err(StoreError::Invalid(
+            "an open challenge cannot invite further players".into(),
+        ));
+    }
+    let invited: Vec<&PlayerId> = new.challenged.iter().chain(&new.more_invited).collect();
+    if invited.len() > usize::from(u8::MAX) {
+        return Err(StoreError::Invalid(format!(
+            "{} invitees are too many",
+            invited.len()
+        )));
+    }
+    for (i, p) in invited.iter().enumerate() {
+        if invited[..i].contains(p) {
+            return Err(StoreError::Invalid(format!("{p} is invited twice")));
+        }
+    }
+    Ok(())
 }
 
 /// The checks every backend makes on a [`NewGame`] before storing it, shared so that they

@@ -1,0 +1,173 @@
+//! Upgrading a database: a store created by the migrations before issue 14 (two-seat
+//! challenges, offers without agreements), with a challenge, a game and an offer in it, is
+//! opened by this version. The new migration must leave every old row reading as it did, and
+//! the upgraded database must take challenges to several players. On SQLite always, on
+//! PostgreSQL when `TEST_POSTGRES_URL` is set.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use bot_core::{
+    model::{
+        ChallengeStatus, GameStatus, NewChallenge, NewGame, Offer, OfferKind, Place, Platform,
+        PlayerId,
+    },
+    store::GameStore,
+};
+use bot_store::SqlStore;
+use sqlx::{AnyPool, migrate::Migrator};
+
+/// The migrations issue 14 found: the schema every database had before it.
+const BEFORE: &[&str] = &[
+    "20260101000000_initial.sql",
+    "20261125000000_drop_preferences.sql",
+];
+
+/// A folder with only the migrations of `BEFORE` for `backend`.
+fn old_migrations(backend: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(backend);
+    for name in BEFORE {
+        std::fs::copy(from.join(name), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+/// Rows as the old version wrote them: a pending two-player challenge and a game with a
+/// move and a pending draw offer by seat 1.
+async fn old_rows(pool: &AnyPool) {
+    for sql in [
+        "INSERT INTO players (platform, user_id, display_name, created_at, updated_at) \
+         VALUES ('console', 'alice', 'Alice', 1, 1), ('console', 'bob', 'Bob', 1, 1)",
+        "INSERT INTO challenges (challenger_platform, challenger_user, challenged_platform, \
+         challenged_user, variant, options, platform, room, thread, status, created_at, \
+         updated_at) VALUES ('console', 'alice', 'console', 'bob', 'chess', '', 'console', \
+         'room', NULL, 'pending', 5, 5)",
+        "INSERT INTO games (variant, options, start_state, platform, room, thread, status, \
+         offer_kind, offer_seat, version, created_at, updated_at) VALUES ('chess', '', \
+         'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', 'console', 'room', NULL, \
+         'active', 'draw', 1, 3, 6, 7)",
+        "INSERT INTO seats (game_id, seat, platform, user_id) VALUES (1, 0, 'console', 'alice'), \
+         (1, 1, 'console', 'bob')",
+        "INSERT INTO moves (game_id, ply, mv, created_at) VALUES (1, 0, 'e2e4', 7)",
+    ] {
+        sqlx::query(sql).execute(pool).await.unwrap();
+    }
+}
+
+fn console(name: &str) -> PlayerId {
+    PlayerId::new(Platform::Console, name)
+}
+
+/// What the upgraded store must read, and that it takes a four-player challenge.
+async fn check_upgraded(store: &SqlStore) {
+    let challenges = store.list_challenges(&Default::default()).await.unwrap();
+    assert_eq!(challenges.len(), 1);
+    let old = &challenges[0];
+    assert_eq!(old.challenger, console("alice"));
+    assert_eq!(old.challenged, Some(console("bob")));
+    assert!(old.more_invited.is_empty() && old.accepted.is_empty());
+    assert_eq!(old.status, ChallengeStatus::Pending);
+    assert_eq!((old.created_at, old.updated_at), (5, 5));
+
+    let game = store
+        .list_games(&Default::default())
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(game.seats, vec![console("alice"), console("bob")]);
+    assert_eq!(game.moves, vec!["e2e4"]);
+    assert_eq!(game.status, GameStatus::Active);
+    assert_eq!(game.version, 3);
+    assert_eq!(
+        game.pending_offer,
+        Some(Offer::new(OfferKind::Draw, 1)),
+        "an old offer reads with nobody's agreement"
+    );
+
+    // The old two-player challenge is accepted the old way.
+    let place = Place::room(Platform::Console, "room");
+    let (accepted, g) = store
+        .accept_invitation(
+            old.id,
+            &console("bob"),
+            NewGame {
+                variant: "chess".into(),
+                options: String::new(),
+                start_state: "x".into(),
+                seats: vec![console("alice"), console("bob")],
+                place: place.clone(),
+                created_at: 9,
+            },
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(accepted.status, ChallengeStatus::Accepted(id) if Some(id) == g.map(|g| g.id))
+    );
+
+    // And a challenge to three players is kept whole.
+    let four = store
+        .create_challenge(NewChallenge {
+            challenger: console("alice"),
+            challenged: Some(console("bob")),
+            more_invited: vec![console("carol"), console("dave")],
+            variant: "dcb-balanced-4p".into(),
+            options: String::new(),
+            place,
+            created_at: 10,
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.get_challenge(four.id).await.unwrap(), four);
+    assert_eq!(four.more_invited, vec![console("carol"), console("dave")]);
+}
+
+#[tokio::test]
+async fn an_old_sqlite_database_is_upgraded_with_its_rows_untouched() {
+    sqlx::any::install_default_drivers();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path: PathBuf = dir.path().join("old.db");
+    let url = format!("sqlite:{}?mode=rwc", path.display());
+    let migrations = old_migrations("sqlite");
+    let pool = AnyPool::connect(&url).await.unwrap();
+    Migrator::new(migrations.path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    old_rows(&pool).await;
+    pool.close().await;
+
+    let store = SqlStore::open_sqlite(&path).await.unwrap();
+    check_upgraded(&store).await;
+    store.close().await;
+}
+
+#[tokio::test]
+async fn an_old_postgres_database_is_upgraded_with_its_rows_untouched() {
+    let Some(url) = common::postgres_url("an_old_postgres_database_is_upgraded") else {
+        return;
+    };
+    let schemas = common::PgSchemas::new(&url).await;
+    let (_, schema_url) = schemas.empty().await;
+    let migrations = old_migrations("postgres");
+    let pool = AnyPool::connect(&schema_url).await.unwrap();
+    Migrator::new(migrations.path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    old_rows(&pool).await;
+    pool.close().await;
+
+    let store = SqlStore::connect(&schema_url).await.unwrap();
+    check_upgraded(&store).await;
+    store.close().await;
+    schemas.drop_all().await;
+}
