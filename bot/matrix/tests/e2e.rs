@@ -971,3 +971,125 @@ async fn four_players_play_a_complete_game_with_reactions_and_mentions() {
         p.sees_since(0, &room, "the last player left").await;
     }
 }
+
+/// A test-only service wrapper: when a player sends `trigger`, it requests the bot's stop (as
+/// SIGTERM does through `bot/app`'s `Shutdown`) and then takes its time over the command, so
+/// that the stop lands while the command is in flight.
+struct StopsDuring<G> {
+    inner: G,
+    trigger: &'static str,
+    stop: std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+}
+
+impl<G: bot_matrix::Games> bot_matrix::Games for StopsDuring<G> {
+    fn handle<'a>(
+        &'a self,
+        actor: &'a bot_core::Actor,
+        place: &'a bot_core::model::Place,
+        cmd: bot_core::command::Command,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Vec<bot_core::reply::Reply>> + Send + 'a>>
+    {
+        self.inner.handle(actor, place, cmd)
+    }
+
+    fn handle_text<'a>(
+        &'a self,
+        actor: &'a bot_core::Actor,
+        place: &'a bot_core::model::Place,
+        text: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Vec<bot_core::reply::Reply>> + Send + 'a>>
+    {
+        Box::pin(async move {
+            if text.trim() == self.trigger {
+                let stop = self.stop.lock().unwrap().take();
+                if let Some(stop) = stop {
+                    let _ = stop.send(());
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+            self.inner.handle_text(actor, place, text).await
+        })
+    }
+
+    fn current_game<'a>(
+        &'a self,
+        actor: &'a bot_core::Actor,
+        place: &'a bot_core::model::Place,
+        game: Option<bot_core::model::GameId>,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Option<bot_core::CurrentGame>> + Send + 'a>,
+    > {
+        self.inner.current_game(actor, place, game)
+    }
+}
+
+/// Shutting down (issue 13, item 7, on Matrix): a stop requested while a command is being
+/// handled lets it finish, store the move and answer it; then the bot stops, and after a
+/// restart the move is there and is not answered again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_during_a_command_lets_it_finish_and_answer_then_stops() {
+    let Some(hs) = homeserver() else { return };
+    let (setup, running, mut t) = started_game(&hs, "chess").await;
+    let bot = running.id();
+    running.stop().await;
+
+    let store = bot_store::SqlStore::open_sqlite(&setup.db).await.unwrap();
+    let catalog = std::sync::Arc::new(rules::Catalog::builtin());
+    let service = bot_core::GameService::new(store, bot_core::SystemClock, catalog.clone());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let games = StopsDuring {
+        inner: service,
+        trigger: "e4",
+        stop: std::sync::Mutex::new(Some(stop)),
+    };
+    let config = bot_matrix::MatrixConfig::new(
+        &setup.hs,
+        Login::Password {
+            user: setup.user.clone(),
+            password: setup.password.clone(),
+        },
+        &setup.state,
+    )
+    .unwrap();
+    let stopping = bot_matrix::MatrixBot::connect(
+        &config,
+        std::sync::Arc::new(games),
+        catalog,
+        std::sync::Arc::new(render::Renderer::new()),
+    )
+    .await
+    .unwrap();
+    stopping.first_sync().await.unwrap();
+    let task = tokio::spawn(async move {
+        stopping
+            .run(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+
+    let (e4, _) = t.alice.say(&t.room, "!fb e4").await;
+    let reply = t.alice.reply_to(&bot, &e4).await;
+    assert!(reply.body().contains("e4"), "{}", reply.body());
+    let finished = tokio::time::timeout(Duration::from_secs(20), task)
+        .await
+        .expect("the bot stops once the command in flight is answered");
+    assert!(matches!(finished, Ok(Ok(()))), "{finished:?}");
+
+    // Up again: e4 was stored (e5 is legal and answered with a board), and e4 is not answered
+    // a second time.
+    let running = setup.start().await;
+    let (e5, _) = t.bob.say(&t.room, "!fb e5").await;
+    let reply = t.bob.reply_to(&bot, &e5).await;
+    assert!(reply.body().contains("e5"), "{}", reply.body());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let room = t.room.clone();
+    let answers = t
+        .alice
+        .drain()
+        .iter()
+        .filter(|s| s.room == room && s.sender() == bot && s.in_reply_to() == Some(e4.as_str()))
+        .count();
+    assert_eq!(answers, 1, "e4 answered {answers} times");
+    running.stop().await;
+}
