@@ -293,20 +293,21 @@ fn zone(v: &Variant, side: Side, optional: bool) -> Option<String> {
         .filter(|c| ranks.contains(&g.info(*c).rank))
         .all(|c| set.contains(c));
     if !whole_ranks {
-        // An area, not whole ranks (Quadruple Besiege: the enemy block): its corners.
-        let corner = |pick: fn(u8, u8) -> u8| {
-            let c = set.iter().reduce(|a, b| {
-                let (ia, ib) = (g.info(a), g.info(b));
-                let f = pick(ia.file, ib.file);
-                let r = pick(ia.rank, ib.rank);
-                g.at(ia.board, f as i32, r as i32).unwrap_or(a)
-            })?;
-            Some(g.name(c).to_string())
-        };
+        // Areas, not whole ranks (Quadruple Besiege: the enemy block; four-player Double
+        // Cross: a file's end on each board): each rectangle by its corners.
+        let parts: Vec<String> = rectangles(g, set)
+            .into_iter()
+            .map(|(a, b)| {
+                if a == b {
+                    g.name(a).to_string()
+                } else {
+                    format!("from {} to {}", g.name(a), g.name(b))
+                }
+            })
+            .collect();
         return Some(format!(
-            "the squares from {} to {}",
-            corner(u8::min)?,
-            corner(u8::max)?
+            "the squares {}",
+            either(&parts).replace(" or ", " and ")
         ));
     }
     let names: Vec<String> = ranks
@@ -318,6 +319,48 @@ fn zone(v: &Variant, side: Side, optional: bool) -> Option<String> {
     } else {
         format!("ranks {}", either(&names).replace(" or ", " and "))
     })
+}
+
+/// A set of cells as rectangles (lowest and highest corner), in board, file and rank order:
+/// each file's runs of consecutive ranks, joined across neighbouring files with the same run.
+fn rectangles(g: &rules::Geometry, set: &rules::CellSet) -> Vec<(rules::Cell, rules::Cell)> {
+    // (board, first file, last file, first rank, last rank)
+    let mut runs: Vec<(u8, u8, u8, u8, u8)> = Vec::new();
+    let mut cells: Vec<(u8, u8, u8)> = set
+        .iter()
+        .map(|c| {
+            let i = g.info(c);
+            (i.board, i.file, i.rank)
+        })
+        .collect();
+    cells.sort_unstable();
+    for (b, f, r) in cells {
+        match runs.last_mut() {
+            Some(last) if last.0 == b && last.1 == f && last.2 == f && last.4 + 1 == r => {
+                last.4 = r;
+            }
+            _ => runs.push((b, f, f, r, r)),
+        }
+    }
+    let mut merged: Vec<(u8, u8, u8, u8, u8)> = Vec::new();
+    for run in runs {
+        match merged
+            .iter_mut()
+            .find(|m| m.0 == run.0 && m.2 + 1 == run.1 && m.3 == run.3 && m.4 == run.4)
+        {
+            Some(m) => m.2 = run.2,
+            None => merged.push(run),
+        }
+    }
+    merged
+        .into_iter()
+        .filter_map(|(b, f0, f1, r0, r1)| {
+            Some((
+                g.at(b, f0 as i32, r0 as i32)?,
+                g.at(b, f1 as i32, r1 as i32)?,
+            ))
+        })
+        .collect()
 }
 
 /// The special powers and rules of one piece, as sentences. `glass`: the piece of Through the
@@ -436,12 +479,23 @@ pub fn powers(v: &Variant, k: Kind, glass: bool) -> Vec<String> {
         ));
     }
     let sides = v.sides as usize;
+    let mut groups: Vec<(Vec<String>, &Vec<String>)> = Vec::new();
     for (s, zones) in p.keep_out.iter().enumerate().filter(|(_, z)| !z.is_empty()) {
+        let name = rules::Side(s as u8).name(sides).to_string();
+        match groups.iter_mut().find(|(_, z)| *z == zones) {
+            Some((names, _)) => names.push(name),
+            None => groups.push((vec![name], zones)),
+        }
+    }
+    for (names, zones) in groups {
+        let many = names.len() > 1;
         out.push(format!(
-            "{side}'s {} never enters {} (ranks by name, rectangles corner to corner): it neither moves nor captures there, as those are the camps of the colours next to {side} in turn order.",
-            p.name,
+            "{}'s {} never {} {} (ranks by name, rectangles corner to corner), neither moving nor capturing there: those are the camps of the colours next to {} own in turn order.",
+            either(&names).replace(" or ", "'s and "),
+            if many { format!("{}s", p.name) } else { p.name.clone() },
+            if many { "enter" } else { "enters" },
             zones.join(", "),
-            side = rules::Side(s as u8).name(sides),
+            if many { "their" } else { "its" },
         ));
     }
     if let Some(c) = &p.crossing {
@@ -669,7 +723,7 @@ mod tests {
                     (p.crossing.is_some(), "river"),
                     (p.shuns != 0, "section"),
                     (!p.files.is_empty(), "keeps to the files"),
-                    (p.keep_out.iter().any(|z| !z.is_empty()), "never enters"),
+                    (p.keep_out.iter().any(|z| !z.is_empty()), "never enter"),
                     (p.royal && !glass, "checkmated"),
                     (p.royal && glass, "capturing it wins"),
                     (glass, "falls to the same square of the other world"),
