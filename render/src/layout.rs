@@ -313,8 +313,15 @@ pub(crate) fn layout(view: &BoardView) -> Layout {
     let (top_players, bottom_players) = match info {
         InfoPlace::Strips => ((top, top_y), (bottom, bottom_y)),
         InfoPlace::Sidebar => {
-            let mut all = top;
-            all.extend(bottom);
+            // Two players: the opponent above, the viewer below, as across a table. More:
+            // in turn order, so the list reads as the round goes.
+            let all = if view.players.len() > 2 {
+                (0..view.players.len()).collect()
+            } else {
+                let mut all = top;
+                all.extend(bottom);
+                all
+            };
             ((Vec::new(), top_y), (all, bottom_y))
         }
     };
@@ -396,5 +403,23 @@ mod tests {
             aspect < 1.45,
             "8x16 picture too tall for a phone preview: {aspect}"
         );
+    }
+
+    #[test]
+    fn four_players_are_listed_in_turn_order_whoever_views() {
+        use crate::view::{Army, PlayerInfo};
+        let mut view = BoardView::new(BoardPanel::rect(8, 16));
+        view.players = [Army::Red, Army::Blue, Army::Yellow, Army::Green]
+            .into_iter()
+            .map(|a| PlayerInfo::new(a, a.name()))
+            .collect();
+        view.viewer = Some(Army::Yellow);
+        let lay = layout(&view);
+        assert_eq!(lay.info, InfoPlace::Sidebar);
+        assert_eq!(lay.bottom_players.0, vec![0, 1, 2, 3]);
+        // Two players: the viewer last (below), as across a table.
+        view.players.truncate(2);
+        view.viewer = Some(Army::Red);
+        assert_eq!(layout(&view).bottom_players.0, vec![1, 0]);
     }
 }
