@@ -321,7 +321,7 @@ impl Evaluator {
             }
         }
         if !self.goal.is_empty() && self.sides == 2 {
-            for s in 0..2 {
+            for (s, total) in score.iter_mut().enumerate().take(2) {
                 let enemy = Side(1 - s as u8);
                 let v = &*self.variant;
                 let taken = self
@@ -329,11 +329,11 @@ impl Evaluator {
                     .iter()
                     .filter(|k| pos.count(enemy, **k) < v.start_counts[enemy.index()][k.index()])
                     .count() as i32;
-                score[s] += 30 * taken * taken;
+                *total += 30 * taken * taken;
                 // The last pieces of a goal kind guard the game itself.
                 for k in &self.goal {
                     if pos.count(Side(s as u8), *k) == 1 {
-                        score[s] += 40 + 10 * taken;
+                        *total += 40 + 10 * taken;
                     }
                 }
             }

@@ -154,7 +154,7 @@ impl Searcher {
             buffers: (0..=MAX_PLY)
                 .map(|_| MoveList::with_capacity(128))
                 .collect(),
-            scores: vec![Vec::with_capacity(128); MAX_PLY + 1],
+            scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
             pv: vec![Vec::new(); MAX_PLY + 1],
         }
     }
@@ -218,12 +218,13 @@ impl Searcher {
             if self.aborted {
                 // A partial iteration counts only when its first move (the previous best) was
                 // fully searched and something beat it.
-                if let Some((m, s)) = best {
-                    if Some(m) != result.best && s > result.score {
-                        result.best = Some(m);
-                        result.score = s;
-                        result.pv = vec![m];
-                    }
+                if let Some((m, s)) = best
+                    && Some(m) != result.best
+                    && s > result.score
+                {
+                    result.best = Some(m);
+                    result.score = s;
+                    result.pv = vec![m];
                 }
                 break;
             }
@@ -318,8 +319,8 @@ impl Searcher {
         let beta = INF;
         let mut best: Option<(Move, i32)> = None;
         self.pv[0].clear();
-        for i in 0..order.len() {
-            let m = order[i].0;
+        for (i, entry) in order.iter_mut().enumerate() {
+            let m = entry.0;
             pos.play_unchecked(m);
             let ext = i32::from(pos.is_check());
             let v = if i == 0 {
@@ -336,7 +337,7 @@ impl Searcher {
             if self.aborted {
                 break;
             }
-            order[i].1 = if v > alpha { v } else { -INF + i as i32 };
+            entry.1 = if v > alpha { v } else { -INF + i as i32 };
             if v > alpha {
                 alpha = v;
                 best = Some((m, v));
@@ -344,7 +345,7 @@ impl Searcher {
             }
         }
         // Best first next time, the others by how they did (stable: ties keep their order).
-        order.sort_by(|a, b| b.1.cmp(&a.1));
+        order.sort_by_key(|o| std::cmp::Reverse(o.1));
         let score = best.map_or(alpha, |b| b.1);
         (best, score)
     }
@@ -390,10 +391,10 @@ impl Searcher {
         } else if self.nodes & 1023 == 0 {
             if self.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
-            } else if let Some(d) = self.deadline {
-                if Instant::now() >= d {
-                    self.aborted = true;
-                }
+            } else if let Some(d) = self.deadline
+                && Instant::now() >= d
+            {
+                self.aborted = true;
             }
         }
         self.aborted

@@ -209,10 +209,10 @@ pub fn parse(line: &str) -> Result<Command, ParseError> {
 fn number(key: &'static str, word: Option<&&str>) -> Result<u64, ParseError> {
     let w = word.ok_or(ParseError::MissingValue(key))?;
     // Clocks may go negative in some GUIs: read them as zero.
-    if let Some(neg) = w.strip_prefix('-') {
-        if neg.parse::<u64>().is_ok() {
-            return Ok(0);
-        }
+    if let Some(neg) = w.strip_prefix('-')
+        && neg.parse::<u64>().is_ok()
+    {
+        return Ok(0);
     }
     w.parse().map_err(|_| ParseError::BadNumber {
         key,

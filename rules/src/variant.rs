@@ -340,7 +340,8 @@ impl Variant {
     /// assert_eq!(d8.blockers, 3);
     /// ```
     pub fn empty_board_reach(&self, kind: Kind, side: Side, from: Cell) -> Vec<Reach> {
-        self.tables.empty_board_reach(kind.index(), side.index(), from.index())
+        self.tables
+            .empty_board_reach(kind.index(), side.index(), from.index())
     }
 
     /// Resolves a merged spec into a variant, validating everything and building the tables.

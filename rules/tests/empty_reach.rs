@@ -68,11 +68,18 @@ fn pawns_reach_forward_and_capture_diagonally() {
     let pawn = chess.kind_by_letter('P').unwrap();
     let mut reach = chess.empty_board_reach(pawn, Side::WHITE, g.parse("e2").unwrap());
     reach.sort_by_key(|r| r.cell);
-    let names: Vec<(&str, bool, bool)> =
-        reach.iter().map(|r| (g.name(r.cell), r.moves, r.captures)).collect();
+    let names: Vec<(&str, bool, bool)> = reach
+        .iter()
+        .map(|r| (g.name(r.cell), r.moves, r.captures))
+        .collect();
     assert_eq!(
         names,
-        [("d3", false, true), ("e3", true, false), ("f3", false, true), ("e4", true, false)]
+        [
+            ("d3", false, true),
+            ("e3", true, false),
+            ("f3", false, true),
+            ("e4", true, false)
+        ]
     );
     let black = chess.empty_board_reach(pawn, Side::BLACK, g.parse("e7").unwrap());
     assert!(black.iter().any(|r| g.name(r.cell) == "e5"));
