@@ -13,6 +13,8 @@ fn nps(c: &mut Criterion) {
     let catalog = Catalog::builtin();
     let mut group = c.benchmark_group("search");
     group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_millis(500));
+    group.measurement_time(std::time::Duration::from_secs(2));
     group.throughput(Throughput::Elements(NODES));
     let mut names = catalog.names();
     names.sort();
