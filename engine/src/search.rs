@@ -491,6 +491,16 @@ impl Searcher {
             return s;
         }
         let in_check = !self.four && pos.is_check();
+        // Near the horizon, a position already far above beta (or hopelessly below alpha for
+        // its quiet moves) is not searched further: the margins are a pawn and a bit per ply,
+        // generous against our evaluation's swings, and never applied in check or near mates.
+        let shallow = !pv_node && !in_check && depth <= 3 && beta.abs() < MATE_BOUND;
+        let stand = if shallow { self.static_eval(pos) } else { 0 };
+        if shallow && stand - 120 * depth >= beta {
+            self.buffers[ply] = moves;
+            return stand;
+        }
+        let futile = shallow && depth == 1 && stand + 200 <= alpha;
         let mut scores = std::mem::take(&mut self.scores[ply]);
         self.order(pos, &moves, &mut scores, tt_move, ply);
         let us = self.team(pos.turn());
@@ -504,6 +514,10 @@ impl Searcher {
             let quiet = !m.is_capture() && m.promotion.is_none();
             pos.play_unchecked(m);
             let gives_check = pos.is_check();
+            if futile && quiet && i > 0 && !gives_check {
+                pos.undo();
+                continue;
+            }
             let ext = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
             let d = depth - 1 + ext;
             let v = if i == 0 {
