@@ -43,4 +43,4 @@ pub use geometry::{Geometry, GeometryError};
 pub use position::{DrawReason, Outcome, Position, PositionError, Setup, WinReason};
 pub use spec::SpecError;
 pub use types::{Cell, CellSet, Kind, Move, MoveKind, MoveList, Piece, Side};
-pub use variant::{CastleEntry, CastlingRule, Draws, PieceType, Promotion, Variant};
+pub use variant::{CastleEntry, CastlingRule, Draws, PieceType, Promotion, Reach, Variant};

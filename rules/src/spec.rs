@@ -111,7 +111,8 @@ pub struct PieceSpec {
     /// May be a castling partner.
     #[serde(default)]
     pub castles: bool,
-    /// Value in pawns, for the AI and material counts.
+    /// Value in pawns for the engine, overriding the one it derives from the piece's movement
+    /// on the variant's board (for powers movement does not show, or a deliberate choice).
     pub value: Option<f32>,
     /// The picture the renderer draws (defaults to the name).
     pub glyph: Option<String>,

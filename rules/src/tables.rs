@@ -14,7 +14,7 @@ use crate::{
     geometry::Geometry,
     orientation::{Facing, Orientation},
     types::{Cell, CellSet, MAX_KINDS, Piece, Side},
-    variant::PieceType,
+    variant::{PieceType, Reach},
 };
 
 /// Landing cells are independent leaps.
@@ -290,6 +290,42 @@ impl Tables {
                 .collect();
         }
         t
+    }
+
+    /// The cells a piece reaches from `cell` on an empty board (see
+    /// [`crate::Variant::empty_board_reach`]); several paths onto one cell merge.
+    pub fn empty_board_reach(&self, kind: usize, side: usize, cell: usize) -> Vec<Reach> {
+        let mut out: Vec<Reach> = Vec::new();
+        if kind == 0 || kind >= self.nkinds || side >= self.sides || cell >= self.ncells {
+            return out;
+        }
+        let (a, b) = self.index[self.slot(kind, side, cell)];
+        for p in &self.paths[a as usize..b as usize] {
+            let s = p.start as usize + p.pre as usize;
+            for (i, c) in self.cells[s..s + p.len as usize].iter().enumerate() {
+                let blockers = p.pre + if p.kind == LEAPS { 0 } else { i as u8 };
+                let hop = p.kind == HOP;
+                let r = Reach {
+                    cell: Cell(*c),
+                    blockers,
+                    moves: p.flags & F_MOVE != 0 && !hop,
+                    captures: p.flags & F_CAPTURE != 0,
+                    hop: hop && p.flags & F_CAPTURE != 0,
+                };
+                match out.iter_mut().find(|o| o.cell == r.cell) {
+                    Some(o) => {
+                        o.blockers = o.blockers.min(r.blockers);
+                        o.moves |= r.moves;
+                        // Captured only by hopping if no path onto it captures plainly.
+                        o.hop = (o.hop || !o.captures) && (r.hop || !r.captures);
+                        o.captures |= r.captures;
+                        o.hop &= o.captures;
+                    }
+                    None => out.push(r),
+                }
+            }
+        }
+        out
     }
 
     /// Marks the slots of pawn-like pieces with a path landing in `zones[side]` (the union

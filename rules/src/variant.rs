@@ -15,7 +15,7 @@ use crate::{
     orientation::Orientation,
     spec::{SpecError, VariantSpec},
     tables::Tables,
-    types::{CellSet, Kind, MAX_KINDS, Side},
+    types::{Cell, CellSet, Kind, MAX_KINDS, Side},
     zobrist::Zobrist,
 };
 
@@ -36,8 +36,9 @@ pub struct PieceType {
     pub pawn: bool,
     /// May be a castling partner.
     pub castles: bool,
-    /// Value in pawns.
-    pub value: f32,
+    /// Its value in pawns as the variant file sets it (`value`), overriding the value the
+    /// engine derives from its movement on this board; `None`: derived.
+    pub value: Option<f32>,
     /// The renderer's picture name.
     pub glyph: String,
     /// The letter SAN uses (usually `letter`).
@@ -139,6 +140,23 @@ pub struct SpecialTables {
     pub wazir: Vec<Vec<(u8, u8)>>,
     /// The cell one further in a Wazir direction: `beyond[cell][dir]` (255: none).
     pub beyond: Vec<[u8; 4]>,
+}
+
+/// One cell a piece reaches on an empty board: see [`Variant::empty_board_reach`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reach {
+    /// The cell reached.
+    pub cell: Cell,
+    /// How many cells on the way must be empty (0 for a leap or a first step; a ride's
+    /// fourth cell needs three): the fewest over the paths that reach it.
+    pub blockers: u8,
+    /// It may move there quietly.
+    pub moves: bool,
+    /// It may capture there.
+    pub captures: bool,
+    /// It captures there only by hopping over a screen (a Cannon's capture), which an empty
+    /// board never offers.
+    pub hop: bool,
 }
 
 /// How castling moves the King and its partner.
@@ -294,6 +312,36 @@ impl Variant {
             let l = self.pieces[kind.index()].letter;
             format!("{}{l}", side.letter(self.sides as usize))
         }
+    }
+
+    /// Every cell a piece of `kind` and `side` standing on `from` reaches on an otherwise empty
+    /// board, one entry per cell, in table order.
+    ///
+    /// This is movement as the variant's own geometry shapes it (holes, wraps, twists,
+    /// confinement, forward frames and first-move steps from start cells included), which is
+    /// what an engine needs to derive piece values and centralisation without per-variant
+    /// tuning. Special powers that are not movement (freeze, kill, push, flip in place) are
+    /// not listed: they are not paths.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, Side};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let g = &chess.geometry;
+    /// let knight = chess.kind_by_letter('N').unwrap();
+    /// let queen = chess.kind_by_letter('Q').unwrap();
+    /// assert_eq!(chess.empty_board_reach(knight, Side::WHITE, g.parse("a1").unwrap()).len(), 2);
+    /// let from_d4 = chess.empty_board_reach(queen, Side::WHITE, g.parse("d4").unwrap());
+    /// assert_eq!(from_d4.len(), 27);
+    /// // d8 is the fourth cell of the ride: three cells on the way must be empty.
+    /// let d8 = from_d4.iter().find(|r| g.name(r.cell) == "d8").unwrap();
+    /// assert_eq!(d8.blockers, 3);
+    /// ```
+    pub fn empty_board_reach(&self, kind: Kind, side: Side, from: Cell) -> Vec<Reach> {
+        self.tables
+            .empty_board_reach(kind.index(), side.index(), from.index())
     }
 
     /// Resolves a merged spec into a variant, validating everything and building the tables.

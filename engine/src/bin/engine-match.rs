@@ -1,0 +1,432 @@
+//! `engine-match`: N games between two engines with the rules crate as referee.
+//!
+//! ```text
+//! engine-match --variant chess --games 50 --movetime 100 \
+//!     --a level:5 --b uci:/usr/games/stockfish --b-opt UCI_LimitStrength=true --b-opt UCI_Elo=1350
+//! ```
+//!
+//! An engine is `level:N` (the built-in engine at level 1-5) or `uci:PATH` (any UCI engine;
+//! `--a-opt` / `--b-opt NAME=VALUE` set its options, and `UCI_Variant` is set for any variant
+//! but chess). Games come in pairs from one opening, each engine playing each colour once;
+//! openings are a few plies chosen at random (seeded) among moves within 50 centipawns of the
+//! best by a shallow search, so they vary but stay sane. Every move is checked by the rules
+//! crate; an illegal or missing move loses the game. Prints each result, then wins, draws,
+//! losses of A and the Elo difference with its 95% margin.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::{Arc, mpsc},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, bail};
+use engine::{Evaluator, Level, Player, Searcher, elo::Tally, level::Rng, search::Limits};
+use rules::{Catalog, Move, Outcome, Position, Side, Variant, notation};
+
+struct Args {
+    variant: String,
+    games: u32,
+    movetime: Option<u64>,
+    nodes: Option<u64>,
+    a: String,
+    b: String,
+    a_opts: Vec<(String, String)>,
+    b_opts: Vec<(String, String)>,
+    seed: u64,
+    opening_plies: u32,
+    max_plies: u32,
+    times: bool,
+}
+
+fn parse_args() -> anyhow::Result<Args> {
+    let mut a = Args {
+        variant: "chess".into(),
+        games: 10,
+        movetime: None,
+        nodes: None,
+        a: "level:5".into(),
+        b: "level:3".into(),
+        a_opts: Vec::new(),
+        b_opts: Vec::new(),
+        seed: 1,
+        opening_plies: 4,
+        max_plies: 400,
+        times: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(k) = it.next() {
+        let mut val = || it.next().with_context(|| format!("{k} needs a value"));
+        match k.as_str() {
+            "--variant" => a.variant = val()?,
+            "--games" => a.games = val()?.parse()?,
+            "--movetime" => a.movetime = Some(val()?.parse()?),
+            "--nodes" => a.nodes = Some(val()?.parse()?),
+            "--a" => a.a = val()?,
+            "--b" => a.b = val()?,
+            "--a-opt" | "--b-opt" => {
+                let v = val()?;
+                let (n, x) = v.split_once('=').context("options are NAME=VALUE")?;
+                let o = (n.to_string(), x.to_string());
+                if k == "--a-opt" {
+                    a.a_opts.push(o)
+                } else {
+                    a.b_opts.push(o)
+                }
+            }
+            "--seed" => a.seed = val()?.parse()?,
+            "--opening-plies" => a.opening_plies = val()?.parse()?,
+            "--max-plies" => a.max_plies = val()?.parse()?,
+            "--times" => a.times = true,
+            "--help" | "-h" => {
+                println!(
+                    "engine-match --variant V --games N (--movetime MS | --nodes N) --a ENGINE --b ENGINE \
+                     [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times]\n\
+                     ENGINE: level:1..5 or uci:PATH"
+                );
+                std::process::exit(0);
+            }
+            _ => bail!("unknown argument {k} (try --help)"),
+        }
+    }
+    if a.movetime.is_none() && a.nodes.is_none() {
+        a.movetime = Some(100);
+    }
+    Ok(a)
+}
+
+/// A UCI engine in a child process; its stdout is read by a thread so waits can time out.
+struct Uci {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    name: String,
+}
+
+impl Uci {
+    fn start(path: &str, variant: &str, opts: &[(String, String)]) -> anyhow::Result<Uci> {
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("cannot start {path}"))?;
+        let stdin = child.stdin.take().context("no stdin")?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut u = Uci {
+            child,
+            stdin,
+            lines: rx,
+            name: path.to_string(),
+        };
+        u.send("uci")?;
+        while let Some(l) = u.wait(Duration::from_secs(10))? {
+            if let Some(n) = l.strip_prefix("id name ") {
+                u.name = n.to_string();
+            }
+            if l == "uciok" {
+                break;
+            }
+        }
+        if variant != "chess" {
+            u.send(&format!("setoption name UCI_Variant value {variant}"))?;
+        }
+        for (k, v) in opts {
+            u.send(&format!("setoption name {k} value {v}"))?;
+        }
+        u.ready()?;
+        Ok(u)
+    }
+
+    fn send(&mut self, s: &str) -> anyhow::Result<()> {
+        writeln!(self.stdin, "{s}")?;
+        self.stdin.flush()?;
+        Ok(())
+    }
+
+    fn wait(&mut self, t: Duration) -> anyhow::Result<Option<String>> {
+        match self.lines.recv_timeout(t) {
+            Ok(l) => Ok(Some(l)),
+            Err(mpsc::RecvTimeoutError::Timeout) => bail!("{} did not answer in {t:?}", self.name),
+            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("{} exited", self.name),
+        }
+    }
+
+    fn ready(&mut self) -> anyhow::Result<()> {
+        self.send("isready")?;
+        loop {
+            let l = self.wait(Duration::from_secs(30))?;
+            if let Some(l) = l {
+                if l.starts_with("info string") && l.contains("ERROR") {
+                    bail!("{}: {l}", self.name);
+                }
+                if l == "readyok" {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn best(&mut self, moves: &[String], go: &str, limit: Duration) -> anyhow::Result<String> {
+        let pos = if moves.is_empty() {
+            "position startpos".to_string()
+        } else {
+            format!("position startpos moves {}", moves.join(" "))
+        };
+        self.send(&pos)?;
+        self.send(go)?;
+        loop {
+            if let Some(l) = self.wait(limit)?
+                && let Some(rest) = l.strip_prefix("bestmove ")
+            {
+                return Ok(rest.split_whitespace().next().unwrap_or("").to_string());
+            }
+        }
+    }
+}
+
+impl Drop for Uci {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        std::thread::sleep(Duration::from_millis(20));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+enum Engine {
+    Internal(Box<Player>),
+    External(Box<Uci>),
+}
+
+impl Engine {
+    fn make(
+        spec: &str,
+        variant: &Arc<Variant>,
+        eval: &Arc<Evaluator>,
+        opts: &[(String, String)],
+        seed: u64,
+    ) -> anyhow::Result<Engine> {
+        if let Some(n) = spec.strip_prefix("level:") {
+            let level = Level::new(n.parse()?)?;
+            return Ok(Engine::Internal(Box::new(Player::new(
+                eval.clone(),
+                level,
+                seed,
+            ))));
+        }
+        if let Some(p) = spec.strip_prefix("uci:") {
+            return Ok(Engine::External(Box::new(Uci::start(
+                p,
+                &variant.name,
+                opts,
+            )?)));
+        }
+        bail!("engine {spec:?}: write level:N or uci:PATH")
+    }
+
+    fn new_game(&mut self) -> anyhow::Result<()> {
+        match self {
+            Engine::Internal(p) => p.new_game(),
+            Engine::External(u) => {
+                u.send("ucinewgame")?;
+                u.ready()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The engine's move, or why it has none (an illegal move, a crash, a timeout).
+    fn play(&mut self, pos: &mut Position, texts: &[String], args: &Args) -> Result<Move, String> {
+        match self {
+            Engine::Internal(p) => {
+                let limits = Limits {
+                    depth: None,
+                    nodes: args.nodes,
+                    time: args.movetime.map(Duration::from_millis),
+                };
+                p.choose(pos, &limits).ok_or_else(|| "no move".to_string())
+            }
+            Engine::External(u) => {
+                let go = match (args.movetime, args.nodes) {
+                    (_, Some(n)) => format!("go nodes {n}"),
+                    (Some(t), None) => format!("go movetime {t}"),
+                    (None, None) => "go movetime 100".into(),
+                };
+                let limit = Duration::from_millis(args.movetime.unwrap_or(1000) * 20 + 10_000);
+                let text = u.best(texts, &go, limit).map_err(|e| e.to_string())?;
+                notation::parse_coord(pos, &text).map_err(|e| format!("illegal move {text:?}: {e}"))
+            }
+        }
+    }
+}
+
+/// A sane random opening: `plies` moves, each uniform among those within 50 centipawns of
+/// the best at depth 2.
+fn opening(variant: &Arc<Variant>, eval: &Arc<Evaluator>, plies: u32, seed: u64) -> Vec<Move> {
+    let mut rng = Rng::new(seed);
+    let mut s = Searcher::new(eval.clone(), 1);
+    let mut pos = Position::start(variant);
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        if pos.outcome().is_some() {
+            break;
+        }
+        let scored = s.score_root_moves(&mut pos, 2, &Limits::default());
+        let Some(best) = scored.iter().map(|x| x.1).max() else {
+            break;
+        };
+        let ok: Vec<Move> = scored
+            .iter()
+            .filter(|x| x.1 >= best - 50)
+            .map(|x| x.0)
+            .collect();
+        let m = ok[rng.below(ok.len() as u64) as usize];
+        pos.play_unchecked(m);
+        out.push(m);
+    }
+    out
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = parse_args()?;
+    let catalog = Catalog::builtin();
+    let variant = catalog.get(&args.variant)?;
+    if variant.sides != 2 {
+        bail!(
+            "{}: the match runner plays two-sided variants only",
+            variant.name
+        );
+    }
+    let eval = Arc::new(Evaluator::new(&variant));
+    let mut a = Engine::make(&args.a, &variant, &eval, &args.a_opts, args.seed)?;
+    let mut b = Engine::make(&args.b, &variant, &eval, &args.b_opts, args.seed ^ 0xB)?;
+    let mut tally = Tally::default();
+    let mut think: Vec<f64> = Vec::new();
+    println!(
+        "{} games of {}: A = {} {:?} vs B = {} {:?}, {}",
+        args.games,
+        variant.name,
+        args.a,
+        args.a_opts,
+        args.b,
+        args.b_opts,
+        match (args.movetime, args.nodes) {
+            (_, Some(n)) => format!("{n} nodes per move"),
+            (Some(t), None) => format!("{t} ms per move"),
+            _ => String::new(),
+        }
+    );
+    let t0 = Instant::now();
+    for g in 0..args.games {
+        let pair = g / 2;
+        let a_white = g % 2 == 0;
+        let book = opening(
+            &variant,
+            &eval,
+            args.opening_plies,
+            args.seed.wrapping_mul(7919) + pair as u64,
+        );
+        a.new_game()?;
+        b.new_game()?;
+        let mut pos = Position::start(&variant);
+        let mut texts = Vec::new();
+        for m in &book {
+            texts.push(notation::coord(&pos, *m));
+            pos.play_unchecked(*m);
+        }
+        let mut result: Option<(Option<Side>, String)> = None;
+        while result.is_none() {
+            if let Some(o) = pos.outcome() {
+                result = Some(match o {
+                    Outcome::Win { winner, .. } => (Some(winner), o.to_string()),
+                    Outcome::Draw(_) => (None, o.to_string()),
+                });
+                break;
+            }
+            if texts.len() as u32 >= args.max_plies {
+                result = Some((None, format!("adjudicated after {} plies", args.max_plies)));
+                break;
+            }
+            let mover = pos.turn();
+            let a_moves = (mover == Side::WHITE) == a_white;
+            let engine = if a_moves { &mut a } else { &mut b };
+            let started = Instant::now();
+            match engine.play(&mut pos, &texts, &args) {
+                Ok(m) => {
+                    if a_moves && matches!(engine, Engine::Internal(_)) {
+                        think.push(started.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    texts.push(notation::coord(&pos, m));
+                    if let Err(e) = pos.play(m) {
+                        result = Some((Some(Side(1 - mover.0)), format!("illegal move: {e}")));
+                    }
+                }
+                Err(e) => {
+                    result = Some((
+                        Some(Side(1 - mover.0)),
+                        format!("{} forfeits: {e}", if a_moves { "A" } else { "B" }),
+                    ));
+                }
+            }
+        }
+        let (winner, why) = result.unwrap_or((None, "?".into()));
+        let a_side = if a_white { Side::WHITE } else { Side::BLACK };
+        let text = match winner {
+            None => {
+                tally.draws += 1;
+                "1/2-1/2"
+            }
+            Some(w) if w == a_side => {
+                tally.wins += 1;
+                if a_white { "1-0" } else { "0-1" }
+            }
+            Some(_) => {
+                tally.losses += 1;
+                if a_white { "0-1" } else { "1-0" }
+            }
+        };
+        println!(
+            "game {:>3}: A {} {text} ({why}, {} plies) | A {}-{}-{}",
+            g + 1,
+            if a_white { "white" } else { "black" },
+            texts.len(),
+            tally.wins,
+            tally.draws,
+            tally.losses
+        );
+    }
+    let (elo, margin) = tally.elo();
+    println!(
+        "A vs B: +{} ={} -{} of {} games, score {:.1}%, Elo difference {:+.0} +/- {:.0} (95%), {:.0} s",
+        tally.wins,
+        tally.draws,
+        tally.losses,
+        tally.games(),
+        100.0 * tally.score(),
+        elo,
+        margin,
+        t0.elapsed().as_secs_f64()
+    );
+    if args.times && !think.is_empty() {
+        think.sort_by(|x, y| x.total_cmp(y));
+        let p = |q: f64| think[((think.len() - 1) as f64 * q) as usize];
+        println!(
+            "A's move times over {} moves: median {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            think.len(),
+            p(0.5),
+            p(0.99),
+            p(1.0)
+        );
+    }
+    Ok(())
+}

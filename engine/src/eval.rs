@@ -1,0 +1,407 @@
+//! Evaluation with no per-variant tuning: everything is derived from the variant's own
+//! geometry and pieces.
+//!
+//! - **Piece values** come from each kind's mobility on the variant's board: the average,
+//!   over every cell, of the cells it reaches on an empty board ([`rules::Variant::empty_board_reach`],
+//!   so holes, wraps and twists count), where a cell `k` steps down a ride counts `(1 - q)^k`
+//!   with `q` the chance that a cell on the way is occupied, estimated from the variant's own
+//!   start position (60% of its density, as a middlegame thins out). Moves that only move or
+//!   only capture count half; a hopper's captures count a quarter. The value is
+//!   `VALUE_SCALE * mobility ^ VALUE_POWER`, two constants fitted once on orthodox chess
+//!   (they give Knight 3.2, Bishop 3.7, Rook 5.2, Queen 9.5) and used unchanged everywhere.
+//!   Pawn-like kinds are the unit (1.0). Royal kinds have no material value: losing them is
+//!   the search's business. A `value` key in the variant file overrides the derived value.
+//! - **Centralisation**: a piece is worth a little more on cells where it reaches more than
+//!   its average, in proportion to its value (the same mobility tables, per cell).
+//! - **Pawn advance**: pawn-like pieces gain as their distance (in their own moves) to the
+//!   side's promotion zone shrinks.
+//! - **King safety**: enemy pieces within two royal steps of a royal piece cost in
+//!   proportion to their value; own pieces next to it help a little.
+//! - **Capture goals** (CoBlaChe): each goal kind already taken from the enemy is a bonus
+//!   that grows as the goal nears, and the last goal pieces a side still has are worth more.
+
+use std::sync::Arc;
+
+use rules::{Cell, CellSet, Kind, Position, Side, Variant};
+
+/// Fitted once on orthodox chess (see the module docs); the same for every variant.
+const VALUE_SCALE: f32 = 0.51;
+/// Fitted once on orthodox chess; slightly above 1, so long-range pieces gain a little more
+/// than their mobility.
+const VALUE_POWER: f32 = 1.1;
+/// Centipawns per pawn.
+pub const PAWN: i32 = 100;
+
+/// One piece kind's value as the engine sees it, for display (`rules VARIANT`) and tests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PieceValue {
+    /// The kind.
+    pub kind: Kind,
+    /// Its letter.
+    pub letter: char,
+    /// Its name.
+    pub name: String,
+    /// Average weighted mobility over the board's cells (see the module docs).
+    pub mobility: f32,
+    /// The value derived from the mobility, in pawns (pawn-like kinds: 1.0).
+    pub derived: f32,
+    /// The value the engine uses, in pawns: the variant file's `value` if set, else `derived`.
+    pub value: f32,
+    /// Whether the variant file's `value` overrides the derived value.
+    pub overridden: bool,
+    /// Royal: no material value (losing it is checkmate).
+    pub royal: bool,
+}
+
+/// The value of every piece kind of a variant, in the variant file's order.
+///
+/// # Examples
+///
+/// ```
+/// let chess = rules::Catalog::builtin().get("chess").unwrap();
+/// let values = engine::eval::piece_values(&chess);
+/// let queen = values.iter().find(|v| v.letter == 'Q').unwrap();
+/// let knight = values.iter().find(|v| v.letter == 'N').unwrap();
+/// assert!(queen.derived > 2.5 * knight.derived);
+/// ```
+pub fn piece_values(v: &Variant) -> Vec<PieceValue> {
+    let q = occupancy(v);
+    v.kinds()
+        .map(|k| {
+            let p = v.piece(k);
+            let mobility = average_mobility(v, k, q);
+            let derived = if p.royal {
+                0.0
+            } else if p.pawn {
+                1.0
+            } else {
+                VALUE_SCALE * mobility.powf(VALUE_POWER)
+            };
+            let derived = (derived * 100.0).round() / 100.0;
+            PieceValue {
+                kind: k,
+                letter: p.letter,
+                name: p.name.clone(),
+                mobility,
+                derived,
+                value: p.value.unwrap_or(derived),
+                overridden: p.value.is_some(),
+                royal: p.royal,
+            }
+        })
+        .collect()
+}
+
+/// The values as lines a player can read: `Q Queen 9.54 (mobility 14.0)`.
+pub fn describe_values(v: &Variant) -> Vec<String> {
+    piece_values(v)
+        .iter()
+        .map(|pv| {
+            if pv.royal {
+                format!(
+                    "{} {}: royal (mobility {:.1})",
+                    pv.letter, pv.name, pv.mobility
+                )
+            } else if pv.overridden {
+                format!(
+                    "{} {}: {:.2} (set by the variant file; derived {:.2})",
+                    pv.letter, pv.name, pv.value, pv.derived
+                )
+            } else {
+                format!(
+                    "{} {}: {:.2} (mobility {:.1})",
+                    pv.letter, pv.name, pv.value, pv.mobility
+                )
+            }
+        })
+        .collect()
+}
+
+/// The chance that a cell on a piece's way is occupied: 60% of the start position's density.
+fn occupancy(v: &Variant) -> f32 {
+    let pieces: u32 = v
+        .start_counts
+        .iter()
+        .flat_map(|c| c.iter())
+        .map(|n| *n as u32)
+        .sum();
+    let cells = v.geometry.len().max(1) as f32;
+    (0.6 * pieces as f32 / cells).clamp(0.05, 0.6)
+}
+
+/// Weighted reach of one kind (White's frame) from one cell.
+fn cell_mobility(v: &Variant, k: Kind, side: Side, c: Cell, q: f32) -> f32 {
+    v.empty_board_reach(k, side, c)
+        .iter()
+        .map(|r| {
+            let open = (1.0 - q).powi(r.blockers as i32);
+            let w = if r.hop {
+                0.25 + if r.moves { 0.5 } else { 0.0 }
+            } else {
+                match (r.moves, r.captures) {
+                    (true, true) => 1.0,
+                    _ => 0.5,
+                }
+            };
+            w * open
+        })
+        .sum()
+}
+
+fn average_mobility(v: &Variant, k: Kind, q: f32) -> f32 {
+    let n = v.geometry.len().max(1) as f32;
+    let total: f32 = v
+        .geometry
+        .cells()
+        .map(|c| cell_mobility(v, k, Side::WHITE, c, q))
+        .sum();
+    total / n
+}
+
+/// Everything the evaluation needs about one variant, computed once (a few milliseconds even
+/// on the largest boards) and shared between searches.
+#[derive(Debug)]
+pub struct Evaluator {
+    variant: Arc<Variant>,
+    ncells: usize,
+    sides: usize,
+    /// Centipawns per kind.
+    value: Vec<i32>,
+    /// `(side * nkinds + kind) * ncells + cell`: centralisation and pawn advance, centipawns.
+    square: Vec<i32>,
+    nkinds: usize,
+    /// Per cell: the cells within two royal steps (the King's zone).
+    zone: Vec<CellSet>,
+    /// Per cell: the cells one royal step away.
+    near: Vec<CellSet>,
+    royal_kinds: u32,
+    goal: Vec<Kind>,
+}
+
+impl Evaluator {
+    /// Derives the tables for a variant.
+    pub fn new(variant: &Arc<Variant>) -> Evaluator {
+        let v = &**variant;
+        let ncells = v.geometry.len();
+        let sides = v.sides as usize;
+        let nkinds = v.pieces.len();
+        let q = occupancy(v);
+        let values = piece_values(v);
+        let mut value = vec![0; nkinds];
+        for pv in &values {
+            value[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
+        }
+        let mut square = vec![0; sides * nkinds * ncells];
+        for s in 0..sides {
+            let side = Side(s as u8);
+            let zone = promotion_zone(v, s);
+            for pv in &values {
+                let k = pv.kind;
+                let base = (s * nkinds + k.index()) * ncells;
+                if pv.royal {
+                    continue;
+                }
+                let per: Vec<f32> = v
+                    .geometry
+                    .cells()
+                    .map(|c| cell_mobility(v, k, side, c, q))
+                    .collect();
+                let avg = per.iter().sum::<f32>() / ncells.max(1) as f32;
+                let weight = if v.piece(k).pawn { 0.1 } else { 0.12 };
+                for (c, m) in per.iter().enumerate() {
+                    let rel = if avg > 0.0 { (m - avg) / avg } else { 0.0 };
+                    square[base + c] =
+                        (rel.clamp(-1.0, 1.0) * weight * value[k.index()] as f32).round() as i32;
+                }
+                if v.piece(k).pawn && !zone.is_empty() {
+                    let dist = promotion_distance(v, k, side, &zone);
+                    let far = dist
+                        .iter()
+                        .filter(|d| **d < u8::MAX)
+                        .max()
+                        .copied()
+                        .unwrap_or(0);
+                    for (c, d) in dist.iter().enumerate() {
+                        if *d == u8::MAX || far == 0 {
+                            continue;
+                        }
+                        let gained = 1.0 - *d as f32 / far as f32;
+                        square[base + c] += (90.0 * gained * gained) as i32;
+                    }
+                }
+            }
+        }
+        let royal_kinds = values
+            .iter()
+            .filter(|p| p.royal)
+            .fold(0, |m, p| m | 1 << p.kind.0);
+        let royal = values.iter().find(|p| p.royal).map(|p| p.kind);
+        let mut near = vec![CellSet::EMPTY; ncells];
+        let mut zone = vec![CellSet::EMPTY; ncells];
+        if let Some(k) = royal {
+            for c in v.geometry.cells() {
+                for r in v.empty_board_reach(k, Side::WHITE, c) {
+                    near[c.index()].insert(r.cell);
+                }
+            }
+            for c in 0..ncells {
+                let mut z = near[c];
+                for n in near[c].iter() {
+                    for m in near[n.index()].iter() {
+                        z.insert(m);
+                    }
+                }
+                z.remove(Cell(c as u8));
+                zone[c] = z;
+            }
+        }
+        Evaluator {
+            variant: variant.clone(),
+            ncells,
+            sides,
+            value,
+            square,
+            nkinds,
+            zone,
+            near,
+            royal_kinds,
+            goal: v.capture_goal.clone(),
+        }
+    }
+
+    /// The variant this evaluator was built for.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    /// A kind's value in centipawns (0 for royal kinds).
+    #[inline]
+    pub fn value(&self, kind: Kind) -> i32 {
+        self.value[kind.index()]
+    }
+
+    /// The static score of `pos` for `side`, in centipawns: positive is good for `side`.
+    ///
+    /// With four sides it is `side`'s own total against the mean of the others still in the
+    /// game (the paranoid view the search takes: see the crate docs).
+    pub fn evaluate(&self, pos: &Position, side: Side) -> i32 {
+        let mut score = [0i32; 4];
+        let mut royal_at = [None; 4];
+        let g = &self.variant.geometry;
+        for c in g.cells() {
+            if let Some(p) = pos.piece_at(c) {
+                let s = p.side.index();
+                if s >= self.sides {
+                    continue;
+                }
+                score[s] += self.value[p.kind.index()]
+                    + self.square[(s * self.nkinds + p.kind.index()) * self.ncells + c.index()];
+                if self.royal_kinds >> p.kind.0 & 1 != 0 {
+                    royal_at[s] = Some(c);
+                }
+            }
+        }
+        // King safety: attackers near each royal piece, shelter right next to it. Only the
+        // cells of the zone are visited, so this costs a few dozen look-ups per King.
+        for (s, at) in royal_at.iter().enumerate().take(self.sides) {
+            let Some(k) = *at else { continue };
+            let near = &self.near[k.index()];
+            for c in self.zone[k.index()].iter() {
+                let Some(p) = pos.piece_at(c) else { continue };
+                if self.royal_kinds >> p.kind.0 & 1 != 0 {
+                    continue;
+                }
+                if p.side.index() == s {
+                    if near.contains(c) {
+                        score[s] += 6;
+                    }
+                } else {
+                    score[s] -= 4 + self.value[p.kind.index()] / 12;
+                }
+            }
+        }
+        if !self.goal.is_empty() && self.sides == 2 {
+            for (s, total) in score.iter_mut().enumerate().take(2) {
+                let enemy = Side(1 - s as u8);
+                let v = &*self.variant;
+                let taken = self
+                    .goal
+                    .iter()
+                    .filter(|k| pos.count(enemy, **k) < v.start_counts[enemy.index()][k.index()])
+                    .count() as i32;
+                *total += 30 * taken * taken;
+                // The last pieces of a goal kind guard the game itself.
+                for k in &self.goal {
+                    if pos.count(Side(s as u8), *k) == 1 {
+                        *total += 40 + 10 * taken;
+                    }
+                }
+            }
+        }
+        let me = side.index();
+        if self.sides == 2 {
+            return score[me] - score[1 - me];
+        }
+        let others: Vec<usize> = (0..self.sides)
+            .filter(|s| *s != me && !pos.is_out(Side(*s as u8)))
+            .collect();
+        if others.is_empty() {
+            return score[me];
+        }
+        score[me] - others.iter().map(|s| score[*s]).sum::<i32>() / others.len() as i32
+    }
+}
+
+/// The promotion cells of a side (compulsory and optional).
+fn promotion_zone(v: &Variant, side: usize) -> CellSet {
+    let mut z = CellSet::EMPTY;
+    if let Some(c) = v.promotion.compulsory.get(side) {
+        for cell in c.iter() {
+            z.insert(cell);
+        }
+    }
+    if let Some(o) = v.promotion.optional.get(side) {
+        for cell in o.iter() {
+            z.insert(cell);
+        }
+    }
+    z
+}
+
+/// Per cell, how many of its own moves a pawn-like piece needs to reach `zone` on an empty
+/// board (`u8::MAX`: never).
+fn promotion_distance(v: &Variant, k: Kind, side: Side, zone: &CellSet) -> Vec<u8> {
+    let n = v.geometry.len();
+    let reach: Vec<Vec<Cell>> = v
+        .geometry
+        .cells()
+        .map(|c| {
+            v.empty_board_reach(k, side, c)
+                .iter()
+                .map(|r| r.cell)
+                .collect()
+        })
+        .collect();
+    let mut dist = vec![u8::MAX; n];
+    for c in zone.iter() {
+        dist[c.index()] = 0;
+    }
+    loop {
+        let mut changed = false;
+        for c in 0..n {
+            let best = reach[c]
+                .iter()
+                .map(|r| dist[r.index()])
+                .min()
+                .unwrap_or(u8::MAX);
+            if best < u8::MAX && best + 1 < dist[c] {
+                dist[c] = best + 1;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    dist
+}

@@ -1,0 +1,729 @@
+//! Iterative-deepening negamax alpha-beta with principal-variation search.
+//!
+//! A [`Searcher`] owns its transposition table, killer moves and history, so consecutive
+//! searches of one game reuse what earlier ones learnt; [`Searcher::new_game`] forgets it.
+//! Limits (depth, nodes, time, an external stop flag) are checked during the search, every
+//! 128 nodes for the clock (a node costs 1-50 µs depending on the board, reading the clock
+//! about 25 ns), so a search overruns its time by at most a few milliseconds. Nothing random
+//! happens here: for a given position, history of searches and node limit the result is
+//! always the same.
+//!
+//! **Four players: paranoid.** With four sides the searching side assumes the three others
+//! play together against it: every node is a max node for "us" or a min node for "them", so
+//! the search stays a two-team negamax where a ply between two opponents keeps the score's
+//! sign. We chose paranoid over max-n because alpha-beta keeps its full pruning (max-n
+//! allows only shallow pruning, so at our node rates it would see about half as deep), the
+//! static evaluation needs one number rather than a vector, and against three humans who may
+//! well gang up on the bot, assuming the worst is the safer mistake. Its known weakness,
+//! over-caution, costs little in the elimination rules our four-player forms use.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use rules::{Move, MoveKind, MoveList, Position, Side};
+
+use crate::{
+    eval::Evaluator,
+    tt::{Bound, Table},
+};
+
+/// The score of a mate at the root; a mate `n` plies away scores `MATE - n`.
+pub const MATE: i32 = 32_000;
+/// Scores beyond this (either sign) are mates.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+const INF: i32 = MATE + 1;
+/// The deepest the search goes (nominal depth plus extensions plus quiescence).
+pub const MAX_PLY: usize = 128;
+
+/// What may stop a search: any that is set and reached ends it.
+#[derive(Debug, Clone, Default)]
+pub struct Limits {
+    /// The deepest iteration to start.
+    pub depth: Option<u32>,
+    /// The most nodes to visit (checked at every node).
+    pub nodes: Option<u64>,
+    /// The most time to take (checked every 128 nodes).
+    pub time: Option<Duration>,
+}
+
+/// A score as UCI writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns for the side to move.
+    Cp(i32),
+    /// Mate in this many moves (negative: the side to move is mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// Reads an internal score.
+    pub fn from_internal(s: i32) -> Score {
+        if s > MATE_BOUND {
+            Score::Mate((MATE - s + 1) / 2)
+        } else if s < -MATE_BOUND {
+            Score::Mate(-(MATE + s + 1) / 2)
+        } else {
+            Score::Cp(s)
+        }
+    }
+}
+
+impl std::fmt::Display for Score {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Score::Cp(c) => write!(f, "cp {c}"),
+            Score::Mate(m) => write!(f, "mate {m}"),
+        }
+    }
+}
+
+/// One finished iteration, as `info` reports it.
+#[derive(Debug, Clone)]
+pub struct Iteration {
+    /// Its depth.
+    pub depth: u32,
+    /// Its score for the side to move.
+    pub score: Score,
+    /// Nodes so far in this search.
+    pub nodes: u64,
+    /// Time so far.
+    pub elapsed: Duration,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// What a search found.
+#[derive(Debug, Clone)]
+pub struct SearchResult {
+    /// The move to play; `None` only when there is no legal move.
+    pub best: Option<Move>,
+    /// Its score (internal units: centipawns, or near [`MATE`]).
+    pub score: i32,
+    /// The last completed depth.
+    pub depth: u32,
+    /// Nodes visited.
+    pub nodes: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+    /// The principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// A search engine for one variant.
+#[derive(Debug)]
+pub struct Searcher {
+    eval: Arc<Evaluator>,
+    tt: Table,
+    killers: Vec<[Option<Move>; 2]>,
+    history: Vec<i32>,
+    nodes: u64,
+    start: Instant,
+    deadline: Option<Instant>,
+    node_limit: u64,
+    stop: Arc<AtomicBool>,
+    aborted: bool,
+    root: Side,
+    four: bool,
+    buffers: Vec<MoveList>,
+    scores: Vec<Vec<i32>>,
+    pv: Vec<Vec<Move>>,
+}
+
+impl Searcher {
+    /// A searcher with a transposition table of about `tt_mb` megabytes.
+    pub fn new(eval: Arc<Evaluator>, tt_mb: usize) -> Searcher {
+        let four = eval.variant().sides > 2;
+        let sides = eval.variant().sides as usize;
+        Searcher {
+            eval,
+            tt: Table::new(tt_mb),
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![0; sides * 256 * 256],
+            nodes: 0,
+            start: Instant::now(),
+            deadline: None,
+            node_limit: u64::MAX,
+            stop: Arc::new(AtomicBool::new(false)),
+            aborted: false,
+            root: Side::WHITE,
+            four,
+            buffers: (0..=MAX_PLY)
+                .map(|_| MoveList::with_capacity(128))
+                .collect(),
+            scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
+            pv: vec![Vec::new(); MAX_PLY + 1],
+        }
+    }
+
+    /// The evaluator.
+    pub fn evaluator(&self) -> &Arc<Evaluator> {
+        &self.eval
+    }
+
+    /// A flag that stops the running search when set (from another thread: UCI `stop`).
+    /// The search clears it when it starts.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// Shares another flag as this searcher's stop flag.
+    pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = flag;
+    }
+
+    /// Forgets what earlier searches learnt (a new game).
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        self.history.iter_mut().for_each(|h| *h = 0);
+        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+    }
+
+    /// Searches `pos` within `limits`, calling `report` after each completed iteration.
+    ///
+    /// The position is played on and undone in place; it is unchanged afterwards.
+    pub fn search(
+        &mut self,
+        pos: &mut Position,
+        limits: &Limits,
+        mut report: impl FnMut(&Iteration),
+    ) -> SearchResult {
+        self.begin(pos, limits);
+        let mut root_moves = MoveList::new();
+        pos.legal_moves_into(&mut root_moves);
+        let mut result = SearchResult {
+            best: root_moves.first().copied(),
+            score: 0,
+            depth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            pv: Vec::new(),
+        };
+        if root_moves.len() <= 1 {
+            // Nothing to think about (a forced move, or a four-player pass).
+            result.elapsed = self.start.elapsed();
+            result.pv = root_moves.clone();
+            return result;
+        }
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 / 2)
+            .clamp(1, MAX_PLY as u32 / 2);
+        let mut order: Vec<(Move, i32)> = root_moves.iter().map(|m| (*m, 0)).collect();
+        for depth in 1..=max_depth {
+            let (best, score) = self.root(pos, depth as i32, &mut order);
+            if self.aborted {
+                // A partial iteration counts only when its first move (the previous best) was
+                // fully searched and something beat it.
+                if let Some((m, s)) = best
+                    && Some(m) != result.best
+                    && s > result.score
+                {
+                    result.best = Some(m);
+                    result.score = s;
+                    result.pv = vec![m];
+                }
+                break;
+            }
+            let Some((m, _)) = best else { break };
+            result.best = Some(m);
+            result.score = score;
+            result.depth = depth;
+            result.pv = self.pv[0].clone();
+            result.nodes = self.nodes;
+            result.elapsed = self.start.elapsed();
+            report(&Iteration {
+                depth,
+                score: Score::from_internal(score),
+                nodes: self.nodes,
+                elapsed: result.elapsed,
+                pv: result.pv.clone(),
+            });
+            if score.abs() > MATE_BOUND && (MATE - score.abs()) as u32 <= depth {
+                break; // a mate found at full width needs no deeper look
+            }
+            if let Some(t) = limits.time {
+                // An iteration takes a few times longer than the last: do not start one that
+                // cannot finish.
+                if self.start.elapsed() * 2 > t {
+                    break;
+                }
+            }
+        }
+        result.nodes = self.nodes;
+        result.elapsed = self.start.elapsed();
+        result
+    }
+
+    /// Scores every root move with a full window at `depth` (for the weaker levels, which
+    /// choose among moves by score): `(move, score for the side to move)`.
+    pub fn score_root_moves(
+        &mut self,
+        pos: &mut Position,
+        depth: u32,
+        limits: &Limits,
+    ) -> Vec<(Move, i32)> {
+        self.begin(pos, limits);
+        let moves = pos.legal_moves();
+        let us = self.team(pos.turn());
+        let mut out = Vec::new();
+        for m in moves {
+            pos.play_unchecked(m);
+            let v = self.child(pos, depth as i32 - 1, -INF, INF, 1, true, us);
+            pos.undo();
+            if self.aborted {
+                break;
+            }
+            out.push((m, v));
+        }
+        out
+    }
+
+    /// Nodes visited by the last search.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    fn begin(&mut self, pos: &Position, limits: &Limits) {
+        self.nodes = 0;
+        self.aborted = false;
+        self.start = Instant::now();
+        self.deadline = limits.time.map(|t| self.start + t);
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.stop.store(false, Ordering::Relaxed);
+        self.root = pos.turn();
+        self.tt.next_age();
+        for h in &mut self.history {
+            *h /= 8;
+        }
+    }
+
+    /// Which team a side plays for: the root side against everyone else (with two sides,
+    /// simply the side).
+    #[inline]
+    fn team(&self, s: Side) -> bool {
+        s == self.root
+    }
+
+    fn root(
+        &mut self,
+        pos: &mut Position,
+        depth: i32,
+        order: &mut [(Move, i32)],
+    ) -> (Option<(Move, i32)>, i32) {
+        let us = self.team(pos.turn());
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut best: Option<(Move, i32)> = None;
+        self.pv[0].clear();
+        for (i, entry) in order.iter_mut().enumerate() {
+            let m = entry.0;
+            pos.play_unchecked(m);
+            let ext = i32::from(pos.is_check());
+            let v = if i == 0 {
+                self.child(pos, depth - 1 + ext, alpha, beta, 1, true, us)
+            } else {
+                let v = self.child(pos, depth - 1 + ext, alpha, alpha + 1, 1, false, us);
+                if v > alpha && !self.aborted {
+                    self.child(pos, depth - 1 + ext, alpha, beta, 1, true, us)
+                } else {
+                    v
+                }
+            };
+            pos.undo();
+            if self.aborted {
+                break;
+            }
+            entry.1 = if v > alpha { v } else { -INF + i as i32 };
+            if v > alpha {
+                alpha = v;
+                best = Some((m, v));
+                self.update_pv(0, m);
+            }
+        }
+        // Best first next time, the others by how they did (stable: ties keep their order).
+        order.sort_by_key(|o| std::cmp::Reverse(o.1));
+        let score = best.map_or(alpha, |b| b.1);
+        (best, score)
+    }
+
+    /// Searches the position after a move: `parent` is the team that moved; the window and the
+    /// result are in the parent's terms.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn child(
+        &mut self,
+        pos: &mut Position,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv: bool,
+        parent: bool,
+    ) -> i32 {
+        if self.team(pos.turn()) == parent {
+            self.negamax(pos, depth, alpha, beta, ply, pv)
+        } else {
+            -self.negamax(pos, depth, -beta, -alpha, ply, pv)
+        }
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        if let Some(next) = tail.first() {
+            line.extend_from_slice(next);
+        }
+    }
+
+    #[inline]
+    fn out_of_budget(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.nodes >= self.node_limit {
+            self.aborted = true;
+        } else if self.nodes & 127 == 0 {
+            if self.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            } else if let Some(d) = self.deadline
+                && Instant::now() >= d
+            {
+                self.aborted = true;
+            }
+        }
+        self.aborted
+    }
+
+    /// The static score for the side to move's team.
+    fn static_eval(&self, pos: &Position) -> i32 {
+        if self.four {
+            let s = self.eval.evaluate(pos, self.root);
+            if pos.turn() == self.root { s } else { -s }
+        } else {
+            self.eval.evaluate(pos, pos.turn())
+        }
+    }
+
+    /// The score of a position with no legal move, or of a finished four-player game, for the
+    /// side to move's team; `None` while the game goes on.
+    fn terminal(&self, pos: &Position, moves_empty: bool, ply: usize) -> Option<i32> {
+        let mated = -(MATE - ply as i32);
+        if self.four {
+            let mine = self.team(pos.turn());
+            let root_score = if pos.is_out(self.root) {
+                Some(mated)
+            } else if self
+                .eval
+                .variant()
+                .all_sides()
+                .all(|s| s == self.root || pos.is_out(s))
+            {
+                Some(-mated)
+            } else if moves_empty {
+                Some(0)
+            } else {
+                None
+            };
+            return root_score.map(|s| if mine { s } else { -s });
+        }
+        if !moves_empty {
+            return None;
+        }
+        if let Some(w) = pos.capture_winner() {
+            return Some(if w == pos.turn() { -mated } else { mated });
+        }
+        Some(if pos.is_check() { mated } else { 0 })
+    }
+
+    fn is_draw(&self, pos: &Position) -> bool {
+        let v = self.eval.variant();
+        (v.draws.fifty_moves && pos.halfmoves() >= 50 * v.sides as u32)
+            || (v.draws.repetitions > 0 && pos.repetitions() >= 2)
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &mut Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv_node: bool,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.quiesce(pos, alpha, beta, ply, 2);
+        }
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return 0;
+        }
+        if self.is_draw(pos) {
+            return 0;
+        }
+        let key = pos.hash();
+        let mut tt_move = None;
+        if let Some(e) = self.tt.probe(key) {
+            tt_move = e.mv;
+            if !pv_node && e.depth as i32 >= depth {
+                let s = from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        pos.legal_moves_into(&mut moves);
+        if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
+            self.buffers[ply] = moves;
+            return s;
+        }
+        let in_check = !self.four && pos.is_check();
+        // Near the horizon, a position already far above beta (or hopelessly below alpha for
+        // its quiet moves) is not searched further: the margins are a pawn and a bit per ply,
+        // generous against our evaluation's swings, and never applied in check or near mates.
+        let shallow = !pv_node && !in_check && depth <= 3 && beta.abs() < MATE_BOUND;
+        let stand = if shallow { self.static_eval(pos) } else { 0 };
+        if shallow && stand - 120 * depth >= beta {
+            self.buffers[ply] = moves;
+            return stand;
+        }
+        let futile = shallow && depth == 1 && stand + 200 <= alpha;
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        self.order(pos, &moves, &mut scores, tt_move, ply);
+        let us = self.team(pos.turn());
+        let side = pos.turn().index();
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        for i in 0..moves.len() {
+            pick(&mut moves, &mut scores, i);
+            let m = moves[i];
+            let quiet = !m.is_capture() && m.promotion.is_none();
+            pos.play_unchecked(m);
+            let gives_check = pos.is_check();
+            if futile && quiet && i > 0 && !gives_check {
+                pos.undo();
+                continue;
+            }
+            let ext = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
+            let d = depth - 1 + ext;
+            let v = if i == 0 {
+                self.child(pos, d, alpha, beta, ply + 1, pv_node, us)
+            } else {
+                // Late quiet moves are searched shallower first, then fully if they surprise.
+                let r = if depth >= 3 && i >= 3 && quiet && !in_check && !gives_check {
+                    1 + i32::from(i >= 8 && depth >= 5)
+                } else {
+                    0
+                };
+                let mut v = self.child(pos, d - r, alpha, alpha + 1, ply + 1, false, us);
+                if v > alpha && r > 0 && !self.aborted {
+                    v = self.child(pos, d, alpha, alpha + 1, ply + 1, false, us);
+                }
+                if v > alpha && v < beta && pv_node && !self.aborted {
+                    v = self.child(pos, d, alpha, beta, ply + 1, true, us);
+                }
+                v
+            };
+            pos.undo();
+            if self.aborted {
+                break;
+            }
+            if v > best {
+                best = v;
+                best_move = Some(m);
+                if v > alpha {
+                    alpha = v;
+                    self.update_pv(ply, m);
+                    if alpha >= beta {
+                        if quiet {
+                            let k = &mut self.killers[ply];
+                            if k[0] != Some(m) {
+                                k[1] = k[0];
+                                k[0] = Some(m);
+                            }
+                            let h = &mut self.history[hidx(side, m)];
+                            *h = (*h + depth * depth).min(1 << 20);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.buffers[ply] = moves;
+        self.scores[ply] = scores;
+        if self.aborted {
+            return 0;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if alpha > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt
+            .store(key, best_move, to_tt(best, ply), depth as i16, bound);
+        best
+    }
+
+    /// Captures and promotions only, standing pat on the static score; when in check (two
+    /// sides) every evasion, `checks` times at most along a line, so a mate in the capture
+    /// sequence is seen without letting checks explode.
+    fn quiesce(
+        &mut self,
+        pos: &mut Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        checks: u8,
+    ) -> i32 {
+        self.nodes += 1;
+        self.pv[ply].clear();
+        if self.out_of_budget() {
+            return 0;
+        }
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
+        pos.legal_moves_into(&mut moves);
+        if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
+            self.buffers[ply] = moves;
+            return s;
+        }
+        let evading = !self.four && checks > 0 && pos.is_check();
+        let stand = self.static_eval(pos);
+        if !evading {
+            if stand >= beta || ply >= MAX_PLY - 1 {
+                self.buffers[ply] = moves;
+                return stand;
+            }
+            alpha = alpha.max(stand);
+            moves.retain(|m| m.is_capture() || m.promotion.is_some() || m.kind == MoveKind::Push);
+        }
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        self.order(pos, &moves, &mut scores, None, ply);
+        let us = self.team(pos.turn());
+        let mut best = if evading { -INF } else { stand };
+        let left = if evading { checks - 1 } else { checks };
+        for i in 0..moves.len() {
+            pick(&mut moves, &mut scores, i);
+            let m = moves[i];
+            pos.play_unchecked(m);
+            let v = if self.team(pos.turn()) == us {
+                self.quiesce(pos, alpha, beta, ply + 1, left)
+            } else {
+                -self.quiesce(pos, -beta, -alpha, ply + 1, left)
+            };
+            pos.undo();
+            if self.aborted {
+                break;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    self.update_pv(ply, m);
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.buffers[ply] = moves;
+        self.scores[ply] = scores;
+        if self.aborted { 0 } else { best }
+    }
+
+    /// Move-ordering keys: hash move, then captures by most valuable victim / least valuable
+    /// attacker and promotions, then killers, then history.
+    fn order(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        scores: &mut Vec<i32>,
+        tt: Option<Move>,
+        ply: usize,
+    ) {
+        scores.clear();
+        let side = pos.turn().index();
+        let killers = self.killers[ply];
+        for m in moves {
+            let s = if Some(*m) == tt {
+                1 << 30
+            } else if m.is_capture() || m.promotion.is_some() {
+                let victim_cell = if m.kind == MoveKind::EnPassant {
+                    m.aux
+                } else {
+                    m.to
+                };
+                let victim = if m.is_capture() {
+                    pos.piece_at(victim_cell)
+                        .map_or(crate::eval::PAWN, |p| self.eval.value(p.kind))
+                } else {
+                    0
+                };
+                let attacker = pos.piece_at(m.from).map_or(0, |p| self.eval.value(p.kind));
+                let promo = m.promotion.map_or(0, |k| self.eval.value(k));
+                (1 << 24) + victim * 16 + promo * 8 - attacker / 8
+            } else if Some(*m) == killers[0] {
+                (1 << 23) + 1
+            } else if Some(*m) == killers[1] {
+                1 << 23
+            } else {
+                self.history[hidx(side, *m)]
+            };
+            scores.push(s);
+        }
+    }
+}
+
+#[inline]
+fn hidx(side: usize, m: Move) -> usize {
+    (side << 16) | (m.from.index() << 8) | m.to.index()
+}
+
+/// Selection sort step: brings the best remaining move to `i`.
+#[inline]
+fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) {
+    let mut best = i;
+    for j in i + 1..moves.len() {
+        if scores[j] > scores[best] {
+            best = j;
+        }
+    }
+    moves.swap(i, best);
+    scores.swap(i, best);
+}
+
+/// Mate scores are stored relative to the node, so they stay right at another ply.
+fn to_tt(s: i32, ply: usize) -> i32 {
+    if s > MATE_BOUND {
+        s + ply as i32
+    } else if s < -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn from_tt(s: i32, ply: usize) -> i32 {
+    if s > MATE_BOUND {
+        s - ply as i32
+    } else if s < -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}

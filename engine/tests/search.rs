@@ -1,0 +1,222 @@
+//! Search: determinism, mates found, legal moves only, four players.
+
+use std::sync::Arc;
+
+use engine::{Evaluator, Level, Player, Score, Searcher, level::Rng, search::Limits};
+use rules::{Catalog, Move, Outcome, Position, WinReason, fen, notation};
+
+fn searcher(variant: &str) -> (Arc<rules::Variant>, Searcher) {
+    let v = Catalog::builtin().get(variant).unwrap();
+    let s = Searcher::new(Arc::new(Evaluator::new(&v)), 4);
+    (v, s)
+}
+
+fn depth(d: u32) -> Limits {
+    Limits {
+        depth: Some(d),
+        ..Limits::default()
+    }
+}
+
+fn mates(pos: &mut Position, m: Move) -> bool {
+    pos.play_unchecked(m);
+    let r = matches!(
+        pos.outcome(),
+        Some(Outcome::Win {
+            reason: WinReason::Checkmate,
+            ..
+        })
+    );
+    pos.undo();
+    r
+}
+
+#[test]
+fn the_same_search_twice_gives_the_same_answer() {
+    let (v, _) = searcher("chess");
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
+    let run = || {
+        let (_, mut s) = searcher("chess");
+        let mut pos = fen::position(&v, fen).unwrap();
+        let r = s.search(
+            &mut pos,
+            &Limits {
+                nodes: Some(30_000),
+                ..Limits::default()
+            },
+            |_| {},
+        );
+        (r.best, r.score, r.nodes, r.pv)
+    };
+    assert_eq!(run(), run());
+    // A level with mistakes replays exactly from its seed.
+    let play = |seed| {
+        let eval = Arc::new(Evaluator::new(&v));
+        let mut p = Player::new(eval, Level::new(1).unwrap(), seed);
+        let mut pos = Position::start(&v);
+        let mut line = Vec::new();
+        for _ in 0..12 {
+            let m = p.choose(&mut pos, &depth(1)).unwrap();
+            line.push(m);
+            pos.play_unchecked(m);
+        }
+        line
+    };
+    assert_eq!(play(7), play(7));
+}
+
+#[test]
+fn finds_mate_in_one_and_two_in_chess() {
+    let (v, mut s) = searcher("chess");
+    let mut pos = fen::position(&v, "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1").unwrap();
+    let r = s.search(&mut pos, &depth(4), |_| {});
+    assert_eq!(notation::san(&pos, r.best.unwrap()), "Ra8#");
+    assert_eq!(Score::from_internal(r.score), Score::Mate(1));
+    // Morphy's problem: 1. Ra6! and 2. b7# (or axb7#) whatever Black does.
+    let mut pos = fen::position(&v, "kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1").unwrap();
+    let r = s.search(&mut pos, &depth(5), |_| {});
+    assert_eq!(notation::coord(&pos, r.best.unwrap()), "a1a6");
+    assert_eq!(Score::from_internal(r.score), Score::Mate(2));
+    // And the defender sees it coming.
+    let mut pos = fen::position(&v, "kbK5/pp6/RP6/8/8/8/8/8 b - - 1 1").unwrap();
+    let r = s.search(&mut pos, &depth(4), |_| {});
+    assert_eq!(Score::from_internal(r.score), Score::Mate(-1));
+}
+
+#[test]
+fn finds_mate_in_one_in_toulousain() {
+    let (v, mut s) = searcher("toulousain");
+    let mut pos = fen::position(&v, "k11/12/1K10/12/12/12/12/12/12/12/12/7R4 w - - 0 1").unwrap();
+    let r = s.search(&mut pos, &depth(3), |_| {});
+    let m = r.best.unwrap();
+    assert!(mates(&mut pos, m), "{}", notation::san(&pos, m));
+    assert_eq!(Score::from_internal(r.score), Score::Mate(1));
+}
+
+/// Plays seeded games preferring captures until the side to move has a mate in one, and
+/// returns that position: positions a variant really produces, whatever its geometry.
+fn position_with_mate_in_one(variant: &str, seed: u64) -> Option<Position> {
+    let v = Catalog::builtin().get(variant).unwrap();
+    let mut rng = Rng::new(seed);
+    for _ in 0..200 {
+        let mut pos = Position::start(&v);
+        for _ in 0..300 {
+            if pos.outcome().is_some() {
+                break;
+            }
+            let moves = pos.legal_moves();
+            if moves.iter().any(|m| mates(&mut pos, *m)) {
+                return Some(pos);
+            }
+            let caps: Vec<Move> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+            let pool = if !caps.is_empty() && rng.below(3) > 0 {
+                caps
+            } else {
+                moves
+            };
+            pos.play_unchecked(pool[rng.below(pool.len() as u64) as usize]);
+        }
+    }
+    None
+}
+
+#[test]
+fn finds_mate_in_one_on_double_cross_boards() {
+    for variant in ["dcb-balanced", "dcb-kamil-moebius"] {
+        let mut pos = position_with_mate_in_one(variant, 3).expect("a mate-in-one position");
+        let (_, mut s) = searcher(variant);
+        let r = s.search(&mut pos, &depth(2), |_| {});
+        let m = r.best.unwrap();
+        assert!(
+            mates(&mut pos, m),
+            "{variant}: {} in {}",
+            notation::coord(&pos, m),
+            fen::write(&pos)
+        );
+    }
+}
+
+#[test]
+fn never_plays_an_illegal_move_in_any_variant() {
+    let catalog = Catalog::builtin();
+    let mut names = catalog.names();
+    names.sort();
+    for (i, name) in names.iter().enumerate() {
+        let v = catalog.get(name).unwrap();
+        let eval = Arc::new(Evaluator::new(&v));
+        // One game between level 5 (node-limited) and level 1, the colours varying by variant.
+        let mut players = [
+            Player::new(eval.clone(), Level::MAX, i as u64),
+            Player::new(eval, Level::new(1).unwrap(), i as u64 + 1),
+        ];
+        let mut pos = Position::start(&v);
+        let limits = Limits {
+            nodes: Some(400),
+            depth: Some(3),
+            ..Limits::default()
+        };
+        for ply in 0..40 {
+            if pos.outcome().is_some() {
+                break;
+            }
+            let p = &mut players[(ply + i) % 2];
+            let m = p
+                .choose(&mut pos.clone(), &limits)
+                .expect("a move while the game goes on");
+            assert!(
+                pos.legal_moves().contains(&m),
+                "{name}: illegal {m:?} in {}",
+                fen::write(&pos)
+            );
+            pos.play(m).unwrap();
+        }
+    }
+}
+
+#[test]
+fn four_players_get_a_legal_move_each_turn() {
+    let (v, mut s) = searcher("dcb-balanced-4p");
+    let mut pos = Position::start(&v);
+    // A few plies in, every side still has its army; the search returns a legal move for
+    // each side in turn, and the position is unchanged afterwards.
+    for _ in 0..8 {
+        let before = pos.clone();
+        let r = s.search(
+            &mut pos,
+            &Limits {
+                nodes: Some(3000),
+                ..Limits::default()
+            },
+            |_| {},
+        );
+        assert!(pos == before);
+        let m = r.best.unwrap();
+        assert!(pos.legal_moves().contains(&m));
+        pos.play(m).unwrap();
+    }
+}
+
+#[test]
+fn node_and_time_limits_stop_the_search() {
+    let (v, mut s) = searcher("toulousain");
+    let mut pos = Position::start(&v);
+    let r = s.search(
+        &mut pos,
+        &Limits {
+            nodes: Some(5_000),
+            ..Limits::default()
+        },
+        |_| {},
+    );
+    assert!(r.nodes <= 5_000 + 1, "{}", r.nodes);
+    assert!(r.best.is_some());
+    let r = s.search(
+        &mut pos,
+        &Limits {
+            time: Some(std::time::Duration::from_millis(30)),
+            ..Limits::default()
+        },
+        |_| {},
+    );
+    assert!(r.best.is_some());
+}
