@@ -78,35 +78,26 @@ pub(crate) trait TrieOp: Copy {
     fn skip(self) -> u16;
 }
 
-impl TrieOp for AttackOp {
-    #[inline(always)]
-    fn tag(self) -> u8 {
-        self.tag
-    }
-    #[inline(always)]
-    fn cell(self) -> u8 {
-        self.cell
-    }
-    #[inline(always)]
-    fn skip(self) -> u16 {
-        self.skip
-    }
+/// Both kinds of operation read their fields the same way.
+macro_rules! trie_op {
+    ($($op:ty),*) => {$(
+        impl TrieOp for $op {
+            #[inline(always)]
+            fn tag(self) -> u8 {
+                self.tag
+            }
+            #[inline(always)]
+            fn cell(self) -> u8 {
+                self.cell
+            }
+            #[inline(always)]
+            fn skip(self) -> u16 {
+                self.skip
+            }
+        }
+    )*};
 }
-
-impl TrieOp for CrowdOp {
-    #[inline(always)]
-    fn tag(self) -> u8 {
-        self.tag
-    }
-    #[inline(always)]
-    fn cell(self) -> u8 {
-        self.cell
-    }
-    #[inline(always)]
-    fn skip(self) -> u16 {
-        self.skip
-    }
-}
+trie_op!(AttackOp, CrowdOp);
 
 /// All precomputed tables of a variant.
 #[derive(Debug, Clone)]
