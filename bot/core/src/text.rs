@@ -160,52 +160,16 @@ pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, UnknownPie
 #[error("{0}")]
 pub struct UnknownPiece(String);
 
-/// The board as text, top rank first, with coordinates; `.` empty, ` ` holes.
+/// The board as text, top rank first, with coordinates; `.` empty, ` ` holes. Pieces are
+/// written as in state text ([`rules::Variant::token`]): a letter with two armies, a colour
+/// initial and a letter with more (`rK` Red's King), since case tells only two apart; then,
+/// with more than two, who is out.
 pub fn board(pos: &Position) -> String {
-    if pos.variant().sides > 2 {
-        return board_of_many(pos);
-    }
-    let v = pos.variant();
-    let g = &v.geometry;
-    let shape = g.shape();
-    let width = shape.rank_names.iter().map(|r| r.len()).max().unwrap_or(1);
-    let mut s = String::new();
-    for b in 0..g.boards() as u8 {
-        if g.boards() > 1 {
-            s.push_str(&format!("{}\n", g.prefixes()[b as usize]));
-        }
-        for y in (0..shape.height as i32).rev() {
-            s.push_str(&format!("{:>width$} ", shape.rank_names[y as usize]));
-            for x in 0..shape.width as i32 {
-                let c = match g.at(b, x, y) {
-                    None => ' ',
-                    Some(cell) => match pos.piece_at(cell) {
-                        Some(p) => v.letter(p.side, p.kind),
-                        None => '.',
-                    },
-                };
-                s.push(c);
-                s.push(' ');
-            }
-            s.push('\n');
-        }
-        s.push_str(&format!("{:>width$} ", ""));
-        for f in &shape.file_names {
-            s.push_str(&format!("{f} "));
-        }
-        s.push('\n');
-    }
-    s.trim_end().to_string()
-}
-
-/// A board of more than two armies as text: each piece as its colour's initial and its
-/// letter (`rK` Red's King, `bP` a Blue Pawn), since case tells only two armies apart; then
-/// who is out.
-fn board_of_many(pos: &Position) -> String {
     let v = pos.variant();
     let g = &v.geometry;
     let shape = g.shape();
     let sides = usize::from(v.sides);
+    let cw = if sides > 2 { 2 } else { 1 };
     let width = shape.rank_names.iter().map(|r| r.len()).max().unwrap_or(1);
     let mut s = String::new();
     for b in 0..g.boards() as u8 {
@@ -216,27 +180,19 @@ fn board_of_many(pos: &Position) -> String {
             s.push_str(&format!("{:>width$} ", shape.rank_names[y as usize]));
             for x in 0..shape.width as i32 {
                 let cell = match g.at(b, x, y) {
-                    None => "  ".to_string(),
+                    None => String::new(),
                     Some(cell) => match pos.piece_at(cell) {
-                        Some(p) => {
-                            let initial = p.side.name(sides).chars().next().unwrap_or('?');
-                            format!(
-                                "{}{}",
-                                initial.to_ascii_lowercase(),
-                                v.letter(p.side, p.kind).to_ascii_uppercase()
-                            )
-                        }
-                        None => " .".to_string(),
+                        Some(p) => v.token(p.side, p.kind),
+                        None => ".".to_string(),
                     },
                 };
-                s.push_str(&cell);
-                s.push(' ');
+                s.push_str(&format!("{cell:>cw$} "));
             }
             s.push('\n');
         }
         s.push_str(&format!("{:>width$} ", ""));
         for f in &shape.file_names {
-            s.push_str(&format!("{f:>2} "));
+            s.push_str(&format!("{f:>cw$} "));
         }
         s.push('\n');
     }
