@@ -24,17 +24,16 @@ impl Position {
             .any(|e| self.attacked_on(board, e, cell.index()))
     }
 
-    /// The cells of every side's pieces but `side`'s (for the merged tries' quick test).
+    /// Whether a piece of some side but `side` stands where it could attack `cell` were
+    /// nothing in the way ([`Tables::may_attack`] for the merged tries): when none does, the
+    /// trie need not be walked.
     #[inline]
-    pub(super) fn others_occupied(&self, side: Side) -> CellSet {
-        let mut all = CellSet::EMPTY;
-        for e in self.enemies(side) {
+    pub(super) fn others_may_attack(&self, crowd: &CrowdTries, side: Side, cell: Cell) -> bool {
+        let near = &crowd.reach[cell.index()];
+        self.enemies(side).any(|e| {
             let o = &self.occupied[e as usize];
-            for (w, x) in all.0.iter_mut().zip(o.0.iter()) {
-                *w |= x;
-            }
-        }
-        all
+            o.0.iter().zip(near.0.iter()).any(|(a, b)| a & b != 0)
+        })
     }
 
     /// Whether `target` is attacked by `by` on `board` (a variant of this position's board);

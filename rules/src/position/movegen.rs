@@ -622,9 +622,7 @@ impl<'p> KingSafety<'p> {
             && !t.has_hoppers
         {
             // More than two sides: every enemy in one walk of the merged trie.
-            let near = &crowd.reach[king.index()];
-            let others = pos.others_occupied(us);
-            if others.0.iter().zip(near.0.iter()).any(|(a, b)| a & b != 0) {
+            if pos.others_may_attack(crowd, us, king) {
                 in_check = xray_others(crowd, &pos.board, us.0, king.index(), &mut risky_from);
             }
             return KingSafety {

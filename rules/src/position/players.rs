@@ -164,7 +164,6 @@ impl Position {
             return u8::MAX;
         };
         let m = last.mv;
-        let t = &self.variant.tables;
         let before = self
             .turnovers
             .last()
@@ -188,13 +187,7 @@ impl Position {
                     || reach.contains(m.to)
                     || (aux && (reach.contains(m.aux) || reach.contains(m.aux2)))
             };
-            let near = match &t.crowd {
-                Some(crowd) => near(&crowd.reach[k.index()]),
-                None => self
-                    .enemies(s)
-                    .any(|e| near(&t.reach[e as usize * t.ncells + k.index()])),
-            };
-            if near {
+            if near(&self.crowd().reach[k.index()]) {
                 mask |= 1 << s.0;
             }
         }
@@ -318,26 +311,19 @@ impl Position {
         let Some(k) = self.royal[side.index()] else {
             return false;
         };
-        let t = &self.variant.tables;
-        if let Some(crowd) = &t.crowd {
-            let near = &crowd.reach[k.index()];
-            let others = self.others_occupied(side);
-            return others.0.iter().zip(near.0.iter()).any(|(a, b)| a & b != 0)
-                && crate::position::attacks::attacked_by_others(
-                    crowd,
-                    &self.board,
-                    side.0,
-                    k.index(),
-                );
-        }
-        self.enemies(side).any(|e| {
-            t.may_attack(
-                &self.board,
-                &self.occupied[e as usize],
-                e as usize,
-                k.index(),
-            ) && self.attacked_on(&self.board, e, k.index())
-        })
+        let crowd = self.crowd();
+        self.others_may_attack(crowd, side, k)
+            && crate::position::attacks::attacked_by_others(crowd, &self.board, side.0, k.index())
+    }
+
+    /// The merged attack tries, which the tables build whenever there are more than two
+    /// sides (the only case in which this module runs).
+    fn crowd(&self) -> &crate::tables::CrowdTries {
+        self.variant
+            .tables
+            .crowd
+            .as_ref()
+            .expect("the tables of a variant of more than two sides have merged tries")
     }
 
     /// Removes every piece of `side` from the board and marks it out.
