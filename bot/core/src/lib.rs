@@ -9,6 +9,7 @@ pub mod export;
 mod memo;
 pub mod model;
 pub mod options;
+pub mod outbox;
 pub mod picture;
 pub mod quote;
 pub mod reply;

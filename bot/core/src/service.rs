@@ -85,6 +85,9 @@ pub struct GameService<S, C = SystemClock> {
     glass: Arc<Variant>,
     /// References for the faults players are told about.
     references: References,
+    /// Where announcements go (the bot's moves, fired deadlines); `None`: nobody listens,
+    /// and announcements are dropped with a log line.
+    outbox: Option<crate::outbox::Outbox>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -100,6 +103,26 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             memo: Memo::default(),
             glass: rules::glass::variant(),
             references: References::new(OsChance.below(u32::MAX)),
+            outbox: None,
+        }
+    }
+
+    /// The same service sending announcements (what it says without a command) to `outbox`;
+    /// the adapter delivers the other half (see [`crate::outbox`]).
+    pub fn with_outbox(mut self, outbox: crate::outbox::Outbox) -> Self {
+        self.outbox = Some(outbox);
+        self
+    }
+
+    /// Says `replies` in the game room `place` and privately, without a command. Durable
+    /// state must be stored before: an announcement that cannot be delivered is only logged.
+    pub fn announce_unasked(&self, place: &Place, replies: Vec<Reply>) {
+        let delivered = self
+            .outbox
+            .as_ref()
+            .is_some_and(|o| o.send(place.clone(), replies));
+        if !delivered {
+            tracing::debug!(room = %place.room, "announcement dropped: no adapter listens");
         }
     }
 
