@@ -12,6 +12,7 @@ pub mod options;
 pub mod outbox;
 pub mod picture;
 pub mod quote;
+pub mod rating;
 pub mod reply;
 pub mod seating;
 pub mod service;
