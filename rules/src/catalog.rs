@@ -389,6 +389,29 @@ mod tests {
     }
 
     #[test]
+    fn rating_families_group_forms_of_one_game_and_nothing_else() {
+        let c = Catalog::builtin();
+        let family = |n: &str| c.get(n).unwrap().rating_family.clone();
+        for form in [
+            "ecumenical-northern",
+            "ecumenical-besiege",
+            "ecumenical-double-besiege",
+            "ecumenical-moebius",
+            "ecumenical-quadruple",
+            "ecumenical-wraparound",
+        ] {
+            assert_eq!(family(form), "ecumenical");
+        }
+        for form in ["dcb-kamil", "dcb-kamil-circular", "dcb-kamil-moebius"] {
+            assert_eq!(family(form), "dcb-kamil");
+        }
+        assert_ne!(family("dcb-kamil"), family("dcb-balanced"));
+        for alone in ["chess", "chess960", "capablanca", "toulousain", "bilateral"] {
+            assert_eq!(family(alone), alone, "{alone} is rated on its own");
+        }
+    }
+
+    #[test]
     fn display_names_without_building_match_the_built_variants() {
         let c = Catalog::builtin();
         for name in c.names() {

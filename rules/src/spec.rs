@@ -26,6 +26,9 @@ pub struct VariantSpec {
     pub description: Option<String>,
     /// What is reconstructed or decided by us rather than given by the source.
     pub reconstructed: Option<String>,
+    /// The ratings this variant's games count for, when several variants share one (the six
+    /// Ecumenical forms); by default the variant's own name.
+    pub rating_family: Option<String>,
     /// The number of sides: 2 (the default) or 4. Four sides are Red, Blue, Yellow and Green,
     /// moving in that order; their pieces are written with a colour letter (`rK`, `bQ`).
     pub sides: Option<u8>,

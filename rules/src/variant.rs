@@ -234,6 +234,9 @@ pub struct Variant {
     pub description: String,
     /// What is reconstructed or decided by us (shown in the rules help).
     pub reconstructed: Option<String>,
+    /// The family of variants whose games share one rating (`ecumenical` for its six forms);
+    /// the variant's own name unless its file says `rating_family`.
+    pub rating_family: String,
     /// The board(s).
     pub geometry: Geometry,
     /// Number of sides.
@@ -443,6 +446,7 @@ impl Variant {
         let special = special_on.then(|| Box::new(special::tables(&geometry)));
         Ok(Variant {
             display_name: spec.display_name.clone().unwrap_or_else(|| name.clone()),
+            rating_family: spec.rating_family.clone().unwrap_or_else(|| name.clone()),
             name,
             source: spec.source.clone().unwrap_or_default(),
             description: spec.description.clone().unwrap_or_default(),
