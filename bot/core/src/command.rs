@@ -2,7 +2,7 @@
 //! from typed slash options).
 //!
 //! ```text
-//! challenge @user VARIANT [white|black|random]   accept [ID]   decline [ID]   cancel [ID]
+//! challenge @user VARIANT [white|black|random] [unrated]   accept [ID]   decline [ID]   cancel [ID]
 //! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
@@ -57,6 +57,8 @@ pub enum Command {
         colour: ColourChoice,
         /// Chess960: the start position's number (0..=959); `None` draws one at random.
         position: Option<u16>,
+        /// Whether the game counts for ratings (`unrated` says no).
+        rated: bool,
     },
     /// Accept a challenge (the only one addressed to the actor if no id).
     Accept(Option<i64>),
@@ -140,12 +142,14 @@ impl std::fmt::Debug for Command {
                 variant,
                 colour,
                 position,
+                rated,
             } => f
                 .debug_struct("Challenge")
                 .field("opponents", opponents)
                 .field("variant", variant)
                 .field("colour", colour)
                 .field("position", position)
+                .field("rated", rated)
                 .finish(),
             Command::Accept(id) => f.debug_tuple("Accept").field(id).finish(),
             Command::Decline(id) => f.debug_tuple("Decline").field(id).finish(),
@@ -279,7 +283,7 @@ const NAMES: &[&str] = &[
 pub fn usage(command: &str) -> Option<&'static str> {
     Some(match command {
         "challenge" => {
-            "challenge @user VARIANT [white|black|random] [position N] — or `challenge VARIANT` for an open challenge; four-player games name three: `challenge @a @b @c dcb-balanced-4p [random]`; Chess960 starts from a random position, or from position N (0-959)"
+            "challenge @user VARIANT [white|black|random] [position N] [unrated] — or `challenge VARIANT` for an open challenge; `unrated` keeps the game out of both players' ratings; four-player games name three: `challenge @a @b @c dcb-balanced-4p [random]`; Chess960 starts from a random position, or from position N (0-959)"
         }
         "accept" => {
             "accept [CHALLENGE-ID] — accept a challenge addressed to you (a four-player game starts when all three have accepted)"
@@ -468,6 +472,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let mut variant = None;
             let mut colour = ColourChoice::First;
             let mut position = None;
+            let mut rated = true;
             let mut args = args.into_iter();
             while let Some(a) = args.next() {
                 let lower = a.to_lowercase();
@@ -475,6 +480,8 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                     "white" | "first" => colour = ColourChoice::First,
                     "black" | "second" => colour = ColourChoice::Second,
                     "random" => colour = ColourChoice::Random,
+                    "unrated" | "casual" => rated = false,
+                    "rated" => rated = true,
                     "position" | "pos" => {
                         let n = args.next().ok_or_else(|| {
                             usage_err(
@@ -495,6 +502,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                 variant,
                 colour,
                 position,
+                rated,
             }
         }
         "accept" => Command::Accept(opt_id(&args, "accept")?),
@@ -649,6 +657,7 @@ mod tests {
                 variant: "toulousain".into(),
                 colour: ColourChoice::First,
                 position: None,
+                rated: true,
             }
         );
         assert_eq!(
@@ -658,8 +667,17 @@ mod tests {
                 variant: "chess".into(),
                 colour: ColourChoice::Second,
                 position: None,
+                rated: true,
             }
         );
+        assert!(matches!(
+            parse("challenge @bob chess UNRATED").unwrap(),
+            Command::Challenge { rated: false, .. }
+        ));
+        assert!(matches!(
+            parse("challenge @bob chess casual rated").unwrap(),
+            Command::Challenge { rated: true, .. }
+        ));
         assert!(matches!(
             parse("challenge chess").unwrap(),
             Command::Challenge { opponents, .. } if opponents.is_empty()
@@ -671,6 +689,7 @@ mod tests {
                 variant: "dcb-balanced-4p".into(),
                 colour: ColourChoice::Random,
                 position: None,
+                rated: true,
             }
         );
         assert!(

@@ -459,6 +459,9 @@ pub struct GameRecord {
     pub pending_offer: Option<Offer>,
     /// Bumped by every change; writers pass the version they read (optimistic concurrency).
     pub version: i64,
+    /// The rating family the game counts for, fixed when it was created; `None`: unrated.
+    /// The store rates a two-seat game when it finishes (see the store's ratings section).
+    pub rating_family: Option<String>,
     /// Unix seconds when the game was created.
     pub created_at: i64,
     /// Unix seconds of the last change.
@@ -495,6 +498,8 @@ pub struct NewGame {
     pub seats: Vec<PlayerId>,
     /// See [`GameRecord::place`].
     pub place: Place,
+    /// See [`GameRecord::rating_family`].
+    pub rating_family: Option<String>,
     /// Unix seconds; also the first `updated_at`.
     pub created_at: i64,
 }
@@ -641,6 +646,32 @@ pub struct NewChallenge {
     pub place: Place,
     /// Unix seconds; also the first `updated_at`.
     pub created_at: i64,
+}
+
+/// One player's standing in one rating family, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingRecord {
+    /// Who.
+    pub player: PlayerId,
+    /// His display name as last seen (empty if never recorded).
+    pub name: String,
+    /// The rating family ([`rules::Variant::rating_family`]).
+    pub family: String,
+    /// His rating and tally there.
+    pub standing: crate::rating::Standing,
+}
+
+/// What one rated game did to one seat's rating.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingChange {
+    /// The seat.
+    pub seat: u8,
+    /// Its player.
+    pub player: PlayerId,
+    /// The rating before the game (idle time charged).
+    pub before: f64,
+    /// The rating after it.
+    pub after: f64,
 }
 
 /// One player as stored.

@@ -1,5 +1,6 @@
 //! A challenge's options, stored with it and with the game it becomes: the colour the
-//! challenger asked for and, for Chess960, the number of the start position.
+//! challenger asked for, for Chess960 the number of the start position, and whether the game
+//! is rated.
 //!
 //! The store keeps them as text (`colour=second position=123`), opaque to it; this is the one
 //! place that writes and reads that text, and an option it does not know is an error, never a
@@ -10,13 +11,26 @@ use std::fmt;
 use crate::command::ColourChoice;
 
 /// What a challenge asked for beyond the variant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GameOptions {
     /// Which side the challenger takes.
     pub colour: ColourChoice,
     /// The Chess960 start position's number, once chosen (by the challenger, or drawn when
     /// the challenge is accepted).
     pub position: Option<u16>,
+    /// Whether the game counts for the players' ratings (the challenger's `unrated` makes it
+    /// not). Stored only when off, so the options of every rated game read as before.
+    pub rated: bool,
+}
+
+impl Default for GameOptions {
+    fn default() -> Self {
+        GameOptions {
+            colour: ColourChoice::default(),
+            position: None,
+            rated: true,
+        }
+    }
 }
 
 /// Stored options that do not read.
@@ -40,6 +54,7 @@ pub enum OptionsError {
 
 const COLOUR: &str = "colour";
 const POSITION: &str = "position";
+const RATED: &str = "rated";
 
 impl GameOptions {
     /// Reads stored options (empty text is the defaults: a game stored before options).
@@ -48,14 +63,18 @@ impl GameOptions {
     /// An unknown option, a bad value, or an option given twice.
     pub fn parse(text: &str) -> Result<GameOptions, OptionsError> {
         let mut options = GameOptions::default();
-        let (mut colour, mut position) = (false, false);
+        let (mut colour, mut position, mut rated) = (false, false, false);
         let cut = |s: &str| s.chars().take(40).collect::<String>();
         for word in text.split_whitespace() {
             let Some((key, value)) = word.split_once('=') else {
                 return Err(OptionsError::Unknown(cut(word)));
             };
             let bad = || OptionsError::Value {
-                key: if key == COLOUR { COLOUR } else { POSITION },
+                key: match key {
+                    COLOUR => COLOUR,
+                    RATED => RATED,
+                    _ => POSITION,
+                },
                 value: cut(value),
             };
             match key {
@@ -78,6 +97,15 @@ impl GameOptions {
                     }
                     options.position = Some(n);
                 }
+                RATED if rated => return Err(OptionsError::Repeated(RATED)),
+                RATED => {
+                    rated = true;
+                    options.rated = match value {
+                        "yes" => true,
+                        "no" => false,
+                        _ => return Err(bad()),
+                    };
+                }
                 _ => return Err(OptionsError::Unknown(cut(word))),
             }
         }
@@ -97,6 +125,9 @@ impl fmt::Display for GameOptions {
         if let Some(n) = self.position {
             write!(f, " {POSITION}={n}")?;
         }
+        if !self.rated {
+            write!(f, " {RATED}=no")?;
+        }
         Ok(())
     }
 }
@@ -113,11 +144,26 @@ mod tests {
             ColourChoice::Random,
         ] {
             for position in [None, Some(0), Some(518), Some(959)] {
-                let o = GameOptions { colour, position };
-                assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                for rated in [true, false] {
+                    let o = GameOptions {
+                        colour,
+                        position,
+                        rated,
+                    };
+                    assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                }
             }
         }
         assert_eq!(GameOptions::parse(""), Ok(GameOptions::default()));
+        assert!(
+            GameOptions::parse("").unwrap().rated,
+            "games before ratings read as rated"
+        );
+        assert_eq!(
+            GameOptions::default().to_string(),
+            "colour=first",
+            "a rated game's options are written as before"
+        );
     }
 
     #[test]
@@ -129,8 +175,9 @@ mod tests {
             "position=960",
             "position=-1",
             "position=x",
-            "clock=5+3",
             "first",
+            "rated=maybe",
+            "rated=no rated=no",
         ] {
             assert!(GameOptions::parse(bad).is_err(), "{bad}");
         }

@@ -145,6 +145,64 @@ pub fn after_game(first: Rating, second: Rating, score: Score) -> (Rating, Ratin
     )
 }
 
+/// A player's standing in one rating family: his rating and the tally of his rated games.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Standing {
+    /// The rating after his last rated game.
+    pub rating: Rating,
+    /// Rated games finished.
+    pub games: u32,
+    /// Of which won.
+    pub wins: u32,
+    /// Of which drawn.
+    pub draws: u32,
+    /// Of which lost.
+    pub losses: u32,
+    /// Unix seconds of his last rated game (the start of his idle time).
+    pub updated_at: i64,
+}
+
+impl Standing {
+    /// A player's standing before his first rated game in a family.
+    pub fn new_player(at: i64) -> Standing {
+        Standing {
+            rating: START,
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            updated_at: at,
+        }
+    }
+
+    /// The rating as of `now`: the deviation grown by the idle time since the last game.
+    pub fn rating_at(&self, now: i64) -> Rating {
+        self.rating.idle(idle_periods(self.updated_at, now))
+    }
+
+    fn after(self, rating: Rating, score: Score, at: i64) -> Standing {
+        Standing {
+            rating,
+            games: self.games + 1,
+            wins: self.wins + u32::from(score == Score::Win),
+            draws: self.draws + u32::from(score == Score::Draw),
+            losses: self.losses + u32::from(score == Score::Loss),
+            updated_at: at,
+        }
+    }
+}
+
+/// Both seats' standings after a rated two-player game finished at `at`: each player's idle
+/// time is charged first, then the game is rated as one period. `score` is the first seat's.
+/// Every store applies exactly this, in the transaction that finishes the game.
+pub fn settle(first: Standing, second: Standing, score: Score, at: i64) -> (Standing, Standing) {
+    let (a, b) = after_game(first.rating_at(at), second.rating_at(at), score);
+    (
+        first.after(a, score, at),
+        second.after(b, score.flipped(), at),
+    )
+}
+
 /// The number of whole idle periods between a player's last rated game and now.
 pub fn idle_periods(last_game_at: i64, now: i64) -> u32 {
     let periods = (now - last_game_at).max(0) / IDLE_PERIOD_SECS;
@@ -268,11 +326,56 @@ mod tests {
         };
         assert_eq!(settled.idle(0), settled);
         let month = settled.idle(30);
-        assert!(month.deviation > 70.0 && month.deviation < 80.0, "{month:?}");
+        assert!(
+            month.deviation > 70.0 && month.deviation < 80.0,
+            "{month:?}"
+        );
         assert_eq!(settled.idle(u32::MAX).deviation, START.deviation);
         assert_eq!(month.rating, 1700.0);
         assert_eq!(idle_periods(0, IDLE_PERIOD_SECS * 3 - 1), 2);
         assert_eq!(idle_periods(100, 0), 0, "a clock set back is no idle time");
+    }
+
+    #[test]
+    fn settling_charges_idle_time_then_rates_and_tallies() {
+        let day = IDLE_PERIOD_SECS;
+        let settled = Standing {
+            rating: Rating {
+                rating: 1600.0,
+                deviation: 60.0,
+                volatility: 0.06,
+            },
+            games: 40,
+            wins: 20,
+            draws: 10,
+            losses: 10,
+            updated_at: 0,
+        };
+        let newcomer = Standing::new_player(100 * day);
+        let (a, b) = settle(settled, newcomer, Score::Draw, 100 * day);
+        assert_eq!((a.games, a.wins, a.draws, a.losses), (41, 20, 11, 10));
+        assert_eq!((b.games, b.wins, b.draws, b.losses), (1, 0, 1, 0));
+        assert_eq!((a.updated_at, b.updated_at), (100 * day, 100 * day));
+        // A draw against a higher-rated player lifts the newcomer a lot and costs the settled
+        // player a little; his hundred idle days made his rating less certain first.
+        assert!(b.rating.rating > 1500.0 + 20.0, "{b:?}");
+        assert!(
+            a.rating.rating < 1600.0 && a.rating.rating > 1590.0,
+            "{a:?}"
+        );
+        let (fresh, _) = settle(
+            Standing {
+                updated_at: 100 * day,
+                ..settled
+            },
+            newcomer,
+            Score::Draw,
+            100 * day,
+        );
+        assert!(
+            a.rating.deviation > fresh.rating.deviation,
+            "idle time counted"
+        );
     }
 
     #[test]

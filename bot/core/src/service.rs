@@ -257,8 +257,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 variant,
                 colour,
                 position,
+                rated,
             } => {
-                self.challenge(actor, place, opponents, &variant, colour, position)
+                let terms = GameOptions {
+                    colour,
+                    position,
+                    rated,
+                };
+                self.challenge(actor, place, opponents, &variant, terms)
                     .await
             }
             Command::Accept(id) => self.accept(actor, place, id).await,

@@ -385,6 +385,7 @@ fn the_random_mover_plays_legal_moves() {
         status: bot_core::model::GameStatus::Active,
         pending_offer: None,
         version: 1,
+        rating_family: None,
         created_at: 0,
         updated_at: 0,
     };

@@ -220,6 +220,8 @@ pub async fn challenge(
     #[description = "Four-player games: the third opponent (Green)"] opponent3: Option<
         serenity::User,
     >,
+    #[description = "Whether the game counts for both players' ratings (default: yes)"]
+    rated: Option<bool>,
 ) -> Result<(), Error> {
     let opponents: Vec<serenity::User> = std::iter::once(opponent)
         .chain(opponent2)
@@ -245,6 +247,7 @@ pub async fn challenge(
         variant: variant.clone(),
         colour: colour.map_or(default_colour, ColourChoice::from),
         position,
+        rated: rated.unwrap_or(true),
     };
     if thread {
         challenge_in_thread(ctx, cmd, &opponents, &variant).await

@@ -127,6 +127,7 @@ pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError>
             get(row, "offer_agreed")?,
         )?,
         version: get(row, "version")?,
+        rating_family: get(row, "rating_family")?,
         created_at: get(row, "created_at")?,
         updated_at: get(row, "updated_at")?,
     })

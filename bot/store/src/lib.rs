@@ -15,6 +15,7 @@
 
 mod codec;
 mod open;
+mod ratings;
 mod redact;
 mod store;
 

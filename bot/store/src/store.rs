@@ -9,7 +9,8 @@
 use bot_core::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, GameId, GameRecord, GameStatus,
-        GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord,
+        GameUpdate, NewChallenge, NewGame, Platform, PlayerId, PlayerRecord, RatingChange,
+        RatingRecord,
     },
     store::{
         ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError,
@@ -27,6 +28,7 @@ use tokio::sync::OwnedMutexGuard;
 use crate::{
     codec::{self, backend, get},
     open::{Backend, SqlStore},
+    ratings,
 };
 
 /// The columns of `games g`, aliased to the names [`codec::game_without_seats`] reads.
@@ -37,6 +39,7 @@ macro_rules! game_columns {
          g.thread AS thread, g.status AS status, g.result AS result, g.reason AS reason, \
          g.offer_kind AS offer_kind, g.offer_seat AS offer_seat, \
          g.offer_agreed AS offer_agreed, g.version AS version, \
+         g.rating_family AS rating_family, \
          g.created_at AS created_at, g.updated_at AS updated_at"
     };
 }
@@ -235,8 +238,8 @@ impl SqlStore {
         validate_new_game(&new)?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO games (variant, options, start_state, platform, room, thread, status, \
-             version, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, 'active', 0, $7, $8) RETURNING id",
+             version, created_at, updated_at, rating_family) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'active', 0, $7, $8, $9) RETURNING id",
         )
         .bind(&new.variant)
         .bind(&new.options)
@@ -246,6 +249,7 @@ impl SqlStore {
         .bind(new.place.thread.as_deref())
         .bind(new.created_at)
         .bind(new.created_at)
+        .bind(new.rating_family.as_deref())
         .fetch_one(&mut *conn)
         .await
         .map_err(backend)?;
@@ -260,6 +264,7 @@ impl SqlStore {
             status: GameStatus::Active,
             pending_offer: None,
             version: 0,
+            rating_family: new.rating_family,
             created_at: new.created_at,
             updated_at: new.created_at,
         };
@@ -787,6 +792,7 @@ impl GameStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
+        ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
         tx.commit().await?;
         Ok(version)
     }
@@ -798,13 +804,26 @@ impl GameStore for SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<i64> {
-        // A single statement is its own transaction.
-        let _gate = self.write_gate().await;
-        let mut conn = self.pool.acquire().await.map_err(backend)?;
-        match Self::bump_version(&mut conn, id, expected_version, update, at).await? {
-            Some(version) => Ok(version),
-            None => Err(Self::version_error(&mut conn, id, expected_version).await),
+        if !matches!(update.status, GameStatus::Finished { .. }) {
+            // A single statement is its own transaction.
+            let _gate = self.write_gate().await;
+            let mut conn = self.pool.acquire().await.map_err(backend)?;
+            return match Self::bump_version(&mut conn, id, expected_version, update, at).await? {
+                Some(version) => Ok(version),
+                None => Err(Self::version_error(&mut conn, id, expected_version).await),
+            };
         }
+        // A result: the game and its ratings in one transaction.
+        let mut tx = self.begin_write().await?;
+        let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
+        else {
+            let error = Self::version_error(&mut tx, id, expected_version).await;
+            tx.rollback().await?;
+            return Err(error);
+        };
+        ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
+        tx.commit().await?;
+        Ok(version)
     }
 
     async fn truncate_moves(
@@ -840,6 +859,7 @@ impl GameStore for SqlStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
+        ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
         tx.commit().await?;
         Ok(version)
     }
@@ -890,5 +910,30 @@ impl GameStore for SqlStore {
         .map_err(backend)?
         .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
         codec::player(&row)
+    }
+
+    async fn ratings_of(&self, player: &PlayerId) -> Result<Vec<RatingRecord>> {
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        ratings::ratings_of(&mut conn, player).await
+    }
+
+    async fn leaderboard(
+        &self,
+        platform: Platform,
+        family: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingRecord>> {
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        ratings::leaderboard(&mut conn, platform, family, limit).await
+    }
+
+    async fn leaderboard_place(&self, player: &PlayerId, family: &str) -> Result<Option<u32>> {
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        ratings::leaderboard_place(&mut conn, player, family).await
+    }
+
+    async fn rating_changes(&self, game: GameId) -> Result<Vec<RatingChange>> {
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        ratings::rating_changes(&mut conn, game).await
     }
 }

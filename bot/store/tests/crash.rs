@@ -70,6 +70,7 @@ fn acknowledged_moves_survive_sigkill() {
                     PlayerId::new(Platform::Console, "b"),
                 ],
                 place: Place::room(Platform::Console, "local"),
+                rating_family: None,
                 created_at: 0,
             })
             .await
@@ -134,4 +135,130 @@ fn acknowledged_moves_survive_sigkill() {
         acked.len(),
         reopened.moves.len()
     );
+}
+
+/// Set (to `PATH`) only in the child of the ratings crash test.
+const RATED_CHILD_ENV: &str = "FAIRYBOT_STORE_RATED_CRASH_CHILD";
+
+/// The two players of the ratings crash test.
+fn rated_players() -> [PlayerId; 2] {
+    [
+        PlayerId::new(Platform::Console, "ann"),
+        PlayerId::new(Platform::Console, "ben"),
+    ]
+}
+
+/// The ratings crash child: creates rated games and finishes each with a move that wins,
+/// printing the game's id once the finishing write returned.
+#[test]
+fn rated_crash_child() {
+    let Ok(path) = std::env::var(RATED_CHILD_ENV) else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let store = SqlStore::open_sqlite(path).await.unwrap();
+        for n in 0_i64.. {
+            let [a, b] = rated_players();
+            let seats = if n % 2 == 0 { vec![a, b] } else { vec![b, a] };
+            let game = store
+                .create_game(NewGame {
+                    variant: "chess".into(),
+                    options: String::new(),
+                    start_state: "startpos".into(),
+                    seats,
+                    place: Place::room(Platform::Console, "local"),
+                    rating_family: Some("chess".into()),
+                    created_at: n,
+                })
+                .await
+                .unwrap();
+            let win = GameUpdate {
+                status: bot_core::model::GameStatus::Finished {
+                    result: bot_core::model::GameResult::Win((n % 3 == 0) as u8),
+                    reason: bot_core::model::EndReason::parse("checkmate").unwrap(),
+                },
+                pending_offer: None,
+            };
+            store
+                .append_move(game.id, 0, "mate", &win, n)
+                .await
+                .unwrap();
+            println!("RATED {}", game.id);
+        }
+    });
+}
+
+/// A result and the ratings it changes are one commit: after a SIGKILL in the middle of a
+/// stream of rated results, every finished game is rated exactly once, no active game is
+/// rated, and each player's tally counts exactly the finished games.
+#[test]
+fn results_and_ratings_survive_sigkill_together() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = dir.path().join("games.db");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        SqlStore::open_sqlite(&path).await.unwrap().close().await;
+    });
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "rated_crash_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(RATED_CHILD_ENV, path.display().to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut acked = 0;
+    let mut killed = false;
+    for line in stdout.lines() {
+        if line.unwrap().contains("RATED ") {
+            acked += 1;
+        }
+        if acked == KILL_AFTER / 2 && !killed {
+            child.kill().unwrap();
+            killed = true;
+        }
+    }
+    child.wait().unwrap();
+    assert!(killed, "the child stopped by itself after {acked} games");
+    rt.block_on(async {
+        let store = SqlStore::open_sqlite(&path).await.unwrap();
+        let games = store
+            .list_games(&bot_core::store::GameFilter::default())
+            .await
+            .unwrap();
+        let mut finished = 0;
+        for g in &games {
+            let changes = store.rating_changes(g.id).await.unwrap();
+            if g.status.is_active() {
+                assert!(changes.is_empty(), "active game {} is rated", g.id);
+            } else {
+                finished += 1;
+                assert_eq!(changes.len(), 2, "finished game {} rated once", g.id);
+            }
+        }
+        assert!(
+            finished >= acked,
+            "acknowledged {acked} results, found {finished}"
+        );
+        for p in rated_players() {
+            let tally = store.ratings_of(&p).await.unwrap();
+            assert_eq!(tally.len(), 1);
+            let s = tally[0].standing;
+            assert_eq!(s.games as usize, finished, "{p}'s tally");
+            assert_eq!((s.wins + s.losses) as usize, finished);
+        }
+        println!("{acked} results acknowledged before SIGKILL; {finished} found, each rated once");
+    });
 }

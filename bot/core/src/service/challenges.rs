@@ -10,9 +10,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         place: &Place,
         opponents: Vec<String>,
         variant: &str,
-        colour: ColourChoice,
-        position: Option<u16>,
+        terms: GameOptions,
     ) -> Outcomes {
+        let GameOptions {
+            colour, position, ..
+        } = terms;
         let kind = self.game_kind(variant)?;
         let (vname, display) = (kind.name().to_string(), kind.display_name().to_string());
         let seats = match &kind {
@@ -64,7 +66,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                  Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
             ));
         }
-        let options = GameOptions { colour, position }.to_string();
+        let options = terms.to_string();
         let mut invited = invited.into_iter();
         let challenged = invited.next();
         let more_invited: Vec<PlayerId> = invited.collect();
@@ -199,6 +201,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     variant: c.variant.clone(),
                     options: c.options.clone(),
                     start_state,
+                    rating_family: self.rating_family(c, &seats)?,
                     seats,
                     place: c.place.clone(),
                     created_at: now,
@@ -292,6 +295,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     variant: c.variant.clone(),
                     options: c.options.clone(),
                     start_state: rules::fen::write(&start),
+                    // Four-player games are unrated: see the README's ratings section.
+                    rating_family: None,
                     seats,
                     place: c.place.clone(),
                     created_at: now,

@@ -135,6 +135,31 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         })
     }
 
+    /// The rating family a game from challenge `c` with these seats counts for: its
+    /// variant's, for a rated challenge between two different players; `None` otherwise.
+    /// (Both Looking-Glass rule sets share one family: the game is the same.)
+    pub(super) fn rating_family(
+        &self,
+        c: &ChallengeRecord,
+        seats: &[PlayerId],
+    ) -> Result<Option<String>, Failure> {
+        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
+            challenge: c.id,
+            source,
+        })?;
+        let [first, second] = seats else {
+            return Ok(None);
+        };
+        if !options.rated || first == second {
+            return Ok(None);
+        }
+        Ok(match self.game_kind(&c.variant)? {
+            GameKind::Board(v) if v.sides == 2 => Some(v.rating_family.clone()),
+            GameKind::Board(_) => None,
+            GameKind::Glass(_) => Some(rules::glass::NAME.to_string()),
+        })
+    }
+
     /// Rebuilds a record's engine: remembered at the record's version, or replayed.
     pub(super) fn rebuild(&self, record: GameRecord) -> Result<Loaded, ServiceError> {
         tracing::Span::current().record("game", record.id.0);

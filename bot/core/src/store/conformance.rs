@@ -17,8 +17,9 @@ use tokio::sync::Barrier;
 use super::{ChallengeFilter, GameFilter, GameStore, Missing, StoreError};
 use crate::model::{
     ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate,
-    NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId, SeatSet,
+    NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId, RatingRecord, SeatSet,
 };
+use crate::rating::Standing;
 
 /// The name and the function of one check.
 type Check<S> = (&'static str, fn(S) -> BoxedCheck);
@@ -56,6 +57,10 @@ checks!(
     game_listing_filters,
     unknown_ids_are_not_found,
     invalid_requests_are_rejected,
+    finishing_a_rated_game_rates_it_once,
+    unrated_aborted_and_lone_games_rate_nobody,
+    leaderboards_order_and_places,
+    racing_results_for_one_player_lose_no_update,
 );
 
 /// Run every check, each on a fresh store from `make`.
@@ -130,7 +135,15 @@ fn new_game(seats: Vec<PlayerId>, place: Place, at: i64) -> NewGame {
         start_state: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
         seats,
         place,
+        rating_family: None,
         created_at: at,
+    }
+}
+
+fn rated_game(seats: Vec<PlayerId>, at: i64) -> NewGame {
+    NewGame {
+        rating_family: Some("chess".into()),
+        ..new_game(seats, room_a(), at)
     }
 }
 
@@ -1245,4 +1258,340 @@ pub async fn invalid_requests_are_rejected<S: GameStore>(store: &S) {
         Err(StoreError::Invalid(_))
     ));
     assert_eq!(store.get_game(g.id).await.unwrap(), g);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ratings
+
+/// The rating of `player` in chess, as stored.
+async fn chess_rating<S: GameStore>(store: &S, player: &PlayerId) -> Option<RatingRecord> {
+    store
+        .ratings_of(player)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|r| r.family == "chess")
+}
+
+/// A rated game that finishes is rated in the same write, by exactly the shared rule; later
+/// writes to the finished game (an offer cleared, a repeated result) never rate it again,
+/// whichever write path finishes it.
+pub async fn finishing_a_rated_game_rates_it_once<S: GameStore>(store: &S) {
+    store.upsert_player(&alice(), "Alice", T0).await.unwrap();
+    let g = store
+        .create_game(rated_game(vec![alice(), bob()], T0))
+        .await
+        .unwrap();
+    assert_eq!(g.rating_family.as_deref(), Some("chess"));
+    assert_eq!(
+        store.get_game(g.id).await.unwrap().rating_family.as_deref(),
+        Some("chess")
+    );
+    assert!(
+        chess_rating(store, &alice()).await.is_none(),
+        "unrated before"
+    );
+    let mate = GameUpdate {
+        status: finished("1-0", "checkmate"),
+        pending_offer: None,
+    };
+    let v = store
+        .append_move(g.id, 0, "e2e4", &mate, T0 + 10)
+        .await
+        .unwrap();
+    let (a, b) = crate::rating::settle(
+        Standing::new_player(T0 + 10),
+        Standing::new_player(T0 + 10),
+        crate::rating::Score::Win,
+        T0 + 10,
+    );
+    let alice_now = chess_rating(store, &alice()).await.expect("alice rated");
+    let bob_now = chess_rating(store, &bob()).await.expect("bob rated");
+    assert_eq!(alice_now.name, "Alice");
+    assert_eq!(bob_now.name, "", "a player never seen has no name");
+    for (got, want) in [(&alice_now.standing, a), (&bob_now.standing, b)] {
+        assert!(
+            (got.rating.rating - want.rating.rating).abs() < 1e-9,
+            "{got:?} {want:?}"
+        );
+        assert!((got.rating.deviation - want.rating.deviation).abs() < 1e-9);
+        assert!((got.rating.volatility - want.rating.volatility).abs() < 1e-12);
+        assert_eq!(
+            (got.games, got.wins, got.draws, got.losses, got.updated_at),
+            (
+                want.games,
+                want.wins,
+                want.draws,
+                want.losses,
+                want.updated_at
+            )
+        );
+    }
+    let changes = store.rating_changes(g.id).await.unwrap();
+    assert_eq!(changes.len(), 2);
+    assert_eq!((changes[0].seat, &changes[0].player), (0, &alice()));
+    assert!((changes[0].before - 1500.0).abs() < 1e-9 && changes[0].after > 1500.0);
+    assert!(changes[1].after < 1500.0);
+    // Writing the finished status again, by every path, rates nothing more.
+    let v = store.update_game(g.id, v, &mate, T0 + 20).await.unwrap();
+    store
+        .truncate_moves(g.id, v, 1, &mate, T0 + 30)
+        .await
+        .unwrap();
+    assert_eq!(
+        chess_rating(store, &alice()).await.unwrap().standing.games,
+        1
+    );
+    assert_eq!(store.rating_changes(g.id).await.unwrap(), changes);
+    // A second game, finished by update_game (a resignation), rates against the new ratings.
+    let g2 = store
+        .create_game(rated_game(vec![bob(), alice()], T0 + 40))
+        .await
+        .unwrap();
+    store
+        .update_game(
+            g2.id,
+            0,
+            &GameUpdate {
+                status: finished("1/2-1/2", "agreement"),
+                pending_offer: None,
+            },
+            T0 + 50,
+        )
+        .await
+        .unwrap();
+    let alice_after = chess_rating(store, &alice()).await.unwrap().standing;
+    assert_eq!(
+        (alice_after.games, alice_after.wins, alice_after.draws),
+        (2, 1, 1)
+    );
+    assert!(
+        alice_after.rating.rating < alice_now.standing.rating.rating,
+        "a draw with the lower-rated player costs Alice"
+    );
+    // A stale write that loses its race rates nothing.
+    let g3 = store
+        .create_game(rated_game(vec![alice(), bob()], T0 + 60))
+        .await
+        .unwrap();
+    let stale = store.update_game(g3.id, 7, &mate, T0 + 70).await;
+    assert!(
+        matches!(stale, Err(StoreError::Conflict { .. })),
+        "{stale:?}"
+    );
+    assert!(store.rating_changes(g3.id).await.unwrap().is_empty());
+    assert_eq!(
+        chess_rating(store, &alice()).await.unwrap().standing.games,
+        2
+    );
+}
+
+/// Games without a family, aborted games, unfinished ones, games of four and games against
+/// oneself leave every rating alone.
+pub async fn unrated_aborted_and_lone_games_rate_nobody<S: GameStore>(store: &S) {
+    let win = GameUpdate {
+        status: finished("1-0", "resignation"),
+        pending_offer: None,
+    };
+    let unrated = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    store
+        .update_game(unrated.id, 0, &win, T0 + 1)
+        .await
+        .unwrap();
+    let aborted = store
+        .create_game(rated_game(vec![alice(), bob()], T0))
+        .await
+        .unwrap();
+    store
+        .update_game(
+            aborted.id,
+            0,
+            &GameUpdate {
+                status: GameStatus::Aborted,
+                pending_offer: None,
+            },
+            T0 + 1,
+        )
+        .await
+        .unwrap();
+    let alone = store
+        .create_game(rated_game(vec![alice(), alice()], T0))
+        .await
+        .unwrap();
+    store.update_game(alone.id, 0, &win, T0 + 1).await.unwrap();
+    let four = store
+        .create_game(rated_game(vec![alice(), bob(), carol(), dave()], T0))
+        .await
+        .unwrap();
+    store.update_game(four.id, 0, &win, T0 + 1).await.unwrap();
+    let ongoing = store
+        .create_game(rated_game(vec![alice(), bob()], T0))
+        .await
+        .unwrap();
+    store
+        .append_move(ongoing.id, 0, "e2e4", &GameUpdate::active(), T0 + 1)
+        .await
+        .unwrap();
+    for p in [alice(), bob(), carol(), dave()] {
+        assert!(store.ratings_of(&p).await.unwrap().is_empty(), "{p}");
+    }
+    for g in [unrated.id, aborted.id, alone.id, four.id, ongoing.id] {
+        assert!(store.rating_changes(g).await.unwrap().is_empty());
+    }
+    let board = store
+        .leaderboard(Platform::Matrix, "chess", 10)
+        .await
+        .unwrap();
+    assert!(board.is_empty());
+    assert_eq!(
+        store.leaderboard_place(&alice(), "chess").await.unwrap(),
+        None
+    );
+}
+
+/// Leaderboards list one platform's players of one family: established ratings before
+/// provisional ones, each by rating; a player's place counts the same way.
+pub async fn leaderboards_order_and_places<S: GameStore>(store: &S) {
+    let matrix = |n: usize| PlayerId::new(Platform::Matrix, format!("@p{n}:example.org"));
+    let mut at = T0;
+    // p0 and p1 play many games, p0 winning two in three (both become established); p2 beats
+    // p3 once (both provisional).
+    let mut play = async |white: PlayerId, black: PlayerId, family: Option<&str>| {
+        at += 100;
+        let g = store
+            .create_game(NewGame {
+                rating_family: family.map(str::to_owned),
+                ..new_game(vec![white, black], room_a(), at)
+            })
+            .await
+            .unwrap();
+        store
+            .update_game(
+                g.id,
+                0,
+                &GameUpdate {
+                    status: finished("1-0", "checkmate"),
+                    pending_offer: None,
+                },
+                at,
+            )
+            .await
+            .unwrap();
+    };
+    for i in 0..30 {
+        if i % 3 == 2 {
+            play(matrix(1), matrix(0), Some("chess")).await;
+        } else {
+            play(matrix(0), matrix(1), Some("chess")).await;
+        }
+    }
+    play(matrix(2), matrix(3), Some("chess")).await;
+    play(matrix(2), matrix(3), Some("toulousain")).await;
+    play(carol(), dave(), Some("chess")).await;
+    let board = store
+        .leaderboard(Platform::Matrix, "chess", 10)
+        .await
+        .unwrap();
+    let order: Vec<&str> = board.iter().map(|r| r.player.user.as_str()).collect();
+    let established: Vec<bool> = board
+        .iter()
+        .map(|r| !r.standing.rating.is_provisional())
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "@p0:example.org",
+            "@p1:example.org",
+            "@p2:example.org",
+            "@p3:example.org"
+        ],
+        "established first, then provisional, each by rating"
+    );
+    assert_eq!(established, [true, true, false, false]);
+    assert!(
+        board[2].standing.rating.rating > board[0].standing.rating.rating,
+        "the provisional winner's rating is higher, yet he is listed after"
+    );
+    assert!(board.iter().all(|r| r.family == "chess"));
+    let top2 = store
+        .leaderboard(Platform::Matrix, "chess", 2)
+        .await
+        .unwrap();
+    assert_eq!(top2, board[..2].to_vec());
+    for (i, r) in board.iter().enumerate() {
+        assert_eq!(
+            store.leaderboard_place(&r.player, "chess").await.unwrap(),
+            Some(i as u32 + 1),
+            "{}",
+            r.player
+        );
+    }
+    assert_eq!(
+        store.leaderboard_place(&carol(), "chess").await.unwrap(),
+        Some(1),
+        "Discord's leaderboard is its own"
+    );
+    assert_eq!(
+        store
+            .leaderboard_place(&matrix(0), "toulousain")
+            .await
+            .unwrap(),
+        None
+    );
+    let p2 = store.ratings_of(&matrix(2)).await.unwrap();
+    assert_eq!(
+        p2.iter().map(|r| r.family.as_str()).collect::<Vec<_>>(),
+        ["chess", "toulousain"]
+    );
+}
+
+/// Many rated games involving one player finish at once, from several tasks: every result
+/// counts in his tally (no two read the same old rating and overwrite each other).
+pub async fn racing_results_for_one_player_lose_no_update<S: GameStore + Clone + 'static>(
+    store: &S,
+) {
+    const GAMES: usize = 12;
+    let opponent = |n: usize| PlayerId::new(Platform::Matrix, format!("@o{n}:example.org"));
+    let mut ids = Vec::new();
+    for n in 0..GAMES {
+        let seats = if n % 2 == 0 {
+            vec![alice(), opponent(n)]
+        } else {
+            vec![opponent(n), alice()]
+        };
+        ids.push(store.create_game(rated_game(seats, T0)).await.unwrap().id);
+    }
+    let barrier = Arc::new(Barrier::new(GAMES));
+    let tasks: Vec<_> = ids
+        .into_iter()
+        .map(|id| {
+            let store = store.clone();
+            let barrier = barrier.clone();
+            tokio::spawn(async move {
+                barrier.wait().await;
+                store
+                    .update_game(
+                        id,
+                        0,
+                        &GameUpdate {
+                            status: finished("1/2-1/2", "agreement"),
+                            pending_offer: None,
+                        },
+                        T0 + 5,
+                    )
+                    .await
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap().expect("each result is stored");
+    }
+    let alice_now = chess_rating(store, &alice()).await.unwrap().standing;
+    assert_eq!(
+        (alice_now.games, alice_now.draws),
+        (GAMES as u32, GAMES as u32)
+    );
 }

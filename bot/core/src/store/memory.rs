@@ -10,12 +10,16 @@ use std::{
 };
 
 use super::{
-    ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_new_challenge,
-    validate_new_game,
+    ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, leaderboard_order,
+    to_rate, validate_new_challenge, validate_new_game,
 };
-use crate::model::{
-    ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
-    GameStatus, GameUpdate, NewChallenge, NewGame, PlayerId, PlayerRecord,
+use crate::{
+    model::{
+        ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
+        GameStatus, GameUpdate, NewChallenge, NewGame, Platform, PlayerId, PlayerRecord,
+        RatingChange, RatingRecord,
+    },
+    rating::{self, Standing},
 };
 
 /// The in-memory store. Clones share the same data.
@@ -29,6 +33,10 @@ struct Inner {
     games: BTreeMap<i64, GameRecord>,
     challenges: BTreeMap<i64, ChallengeRecord>,
     players: HashMap<PlayerId, PlayerRecord>,
+    /// Standings by player and rating family.
+    ratings: HashMap<(PlayerId, String), Standing>,
+    /// The rating changes of each rated game, by game id.
+    rating_changes: HashMap<i64, Vec<RatingChange>>,
     last_game_id: i64,
     last_challenge_id: i64,
 }
@@ -63,6 +71,7 @@ impl Inner {
             status: GameStatus::Active,
             pending_offer: None,
             version: 0,
+            rating_family: new.rating_family,
             created_at: new.created_at,
             updated_at: new.created_at,
         };
@@ -101,12 +110,77 @@ impl Inner {
     }
 }
 
-fn apply(game: &mut GameRecord, update: &GameUpdate, at: i64) -> i64 {
-    game.status = update.status.clone();
-    game.pending_offer = update.pending_offer;
-    game.version += 1;
-    game.updated_at = at;
-    game.version
+impl Inner {
+    /// Applies a versioned write's update to game `id` (already checked to be at the
+    /// expected version) and rates the game if the update finishes it: both under the one
+    /// lock, as the SQL store does both in one transaction.
+    fn apply(&mut self, id: GameId, update: &GameUpdate, at: i64) -> i64 {
+        let Some(game) = self.games.get_mut(&id.0) else {
+            return 0;
+        };
+        game.status = update.status.clone();
+        game.pending_offer = update.pending_offer;
+        game.version += 1;
+        game.updated_at = at;
+        let version = game.version;
+        if let Some(rate) = to_rate(game.rating_family.as_deref(), &game.seats, &update.status)
+            && !self.rating_changes.contains_key(&id.0)
+        {
+            let [first, second] = rate.players;
+            let standing = |p: &PlayerId| {
+                self.ratings
+                    .get(&(p.clone(), rate.family.clone()))
+                    .copied()
+                    .unwrap_or_else(|| Standing::new_player(at))
+            };
+            let (a, b) = (standing(&first), standing(&second));
+            let (new_a, new_b) = rating::settle(a, b, rate.score, at);
+            self.rating_changes.insert(
+                id.0,
+                vec![
+                    RatingChange {
+                        seat: 0,
+                        player: first.clone(),
+                        before: a.rating.rating,
+                        after: new_a.rating.rating,
+                    },
+                    RatingChange {
+                        seat: 1,
+                        player: second.clone(),
+                        before: b.rating.rating,
+                        after: new_b.rating.rating,
+                    },
+                ],
+            );
+            self.ratings.insert((first, rate.family.clone()), new_a);
+            self.ratings.insert((second, rate.family), new_b);
+        }
+        version
+    }
+
+    fn rating_record(&self, player: &PlayerId, family: &str, standing: Standing) -> RatingRecord {
+        RatingRecord {
+            player: player.clone(),
+            name: self
+                .players
+                .get(player)
+                .map(|p| p.display_name.clone())
+                .unwrap_or_default(),
+            family: family.to_owned(),
+            standing,
+        }
+    }
+
+    fn leaderboard(&self, platform: Platform, family: &str) -> Vec<RatingRecord> {
+        let mut board: Vec<RatingRecord> = self
+            .ratings
+            .iter()
+            .filter(|((p, f), _)| p.platform == platform && f == family)
+            .map(|((p, f), s)| self.rating_record(p, f, *s))
+            .collect();
+        board.sort_by(leaderboard_order);
+        board
+    }
 }
 
 /// The refusal of [`GameStore::accept_challenge`] for a challenge to several players, which
@@ -284,7 +358,7 @@ impl GameStore for MemoryStore {
         let mut inner = self.lock()?;
         let game = inner.game_at(id, expected_version)?;
         game.moves.push(mv.to_owned());
-        Ok(apply(game, update, at))
+        Ok(inner.apply(id, update, at))
     }
 
     async fn update_game(
@@ -295,8 +369,8 @@ impl GameStore for MemoryStore {
         at: i64,
     ) -> Result<i64> {
         let mut inner = self.lock()?;
-        let game = inner.game_at(id, expected_version)?;
-        Ok(apply(game, update, at))
+        inner.game_at(id, expected_version)?;
+        Ok(inner.apply(id, update, at))
     }
 
     async fn truncate_moves(
@@ -316,7 +390,7 @@ impl GameStore for MemoryStore {
             )));
         }
         game.moves.truncate(keep);
-        Ok(apply(game, update, at))
+        Ok(inner.apply(id, update, at))
     }
 
     async fn upsert_player(
@@ -350,6 +424,48 @@ impl GameStore for MemoryStore {
             .get(id)
             .cloned()
             .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))
+    }
+
+    async fn ratings_of(&self, player: &PlayerId) -> Result<Vec<RatingRecord>> {
+        let inner = self.lock()?;
+        let mut mine: Vec<RatingRecord> = inner
+            .ratings
+            .iter()
+            .filter(|((p, _), _)| p == player)
+            .map(|((p, f), s)| inner.rating_record(p, f, *s))
+            .collect();
+        mine.sort_by(|a, b| {
+            (b.standing.games.cmp(&a.standing.games)).then_with(|| a.family.cmp(&b.family))
+        });
+        Ok(mine)
+    }
+
+    async fn leaderboard(
+        &self,
+        platform: Platform,
+        family: &str,
+        limit: u32,
+    ) -> Result<Vec<RatingRecord>> {
+        let mut board = self.lock()?.leaderboard(platform, family);
+        board.truncate(limit as usize);
+        Ok(board)
+    }
+
+    async fn leaderboard_place(&self, player: &PlayerId, family: &str) -> Result<Option<u32>> {
+        let board = self.lock()?.leaderboard(player.platform, family);
+        Ok(board
+            .iter()
+            .position(|r| r.player == *player)
+            .and_then(|i| u32::try_from(i + 1).ok()))
+    }
+
+    async fn rating_changes(&self, game: GameId) -> Result<Vec<RatingChange>> {
+        Ok(self
+            .lock()?
+            .rating_changes
+            .get(&game.0)
+            .cloned()
+            .unwrap_or_default())
     }
 }
 

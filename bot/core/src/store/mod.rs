@@ -12,12 +12,25 @@
 //! anything. Two players (or two adapters) racing on one game therefore never both apply; the
 //! loser reloads and retries or reports. A write that returns `Ok` is durable before it returns
 //! (for the SQL store: committed with `synchronous=FULL`), so the service may acknowledge it.
+//!
+//! # Ratings
+//!
+//! A game created with a [`rating_family`](GameRecord::rating_family) is rated by the store
+//! itself, in the transaction of the write that leaves it finished ([`to_rate`] says whether
+//! and how; [`crate::rating::settle`] computes the new standings). The result and the ratings
+//! are therefore one commit: a crash leaves both or neither, and since each game's rating
+//! changes are keyed by the game, no later write can rate it twice. Every write path that can
+//! finish a game (`append_move`, `update_game`, `truncate_moves`) does this.
 
 use std::future::Future;
 
-use crate::model::{
-    ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
-    GameUpdate, NewChallenge, NewGame, Place, PlayerId, PlayerRecord,
+use crate::{
+    model::{
+        ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
+        GameResult, GameStatus, GameUpdate, NewChallenge, NewGame, Place, Platform, PlayerId,
+        PlayerRecord, RatingChange, RatingRecord,
+    },
+    rating::Score,
 };
 
 #[cfg(any(test, feature = "conformance"))]
@@ -285,6 +298,93 @@ pub trait GameStore: Send + Sync {
 
     /// Load a player. [`StoreError::NotFound`] if never seen.
     fn get_player(&self, id: &PlayerId) -> impl Future<Output = Result<PlayerRecord>> + Send;
+
+    /// The player's standings, one per rating family he has finished a rated game in, most
+    /// games first (then by family name).
+    fn ratings_of(
+        &self,
+        player: &PlayerId,
+    ) -> impl Future<Output = Result<Vec<RatingRecord>>> + Send;
+
+    /// The best `limit` standings in `family` among `platform`'s players (identities are per
+    /// platform): established ratings first, then provisional ones (see
+    /// [`crate::rating::PROVISIONAL_DEVIATION`]), each by rating, highest first; ties by more
+    /// games, then by user id.
+    fn leaderboard(
+        &self,
+        platform: Platform,
+        family: &str,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<RatingRecord>>> + Send;
+
+    /// The player's place (from 1) on his platform's leaderboard of `family`, in the order of
+    /// [`GameStore::leaderboard`]; `None` if he has no rating there.
+    fn leaderboard_place(
+        &self,
+        player: &PlayerId,
+        family: &str,
+    ) -> impl Future<Output = Result<Option<u32>>> + Send;
+
+    /// What rating a finished game changed, by seat; empty if it was not rated.
+    fn rating_changes(
+        &self,
+        game: GameId,
+    ) -> impl Future<Output = Result<Vec<RatingChange>>> + Send;
+}
+
+/// What a store rates when a write leaves `game` (as it is after the write) in this status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToRate {
+    /// The rating family.
+    pub family: String,
+    /// The two players, by seat.
+    pub players: [PlayerId; 2],
+    /// The first seat's score.
+    pub score: Score,
+}
+
+/// Whether a write that leaves a game of this rating family and these seats with `status`
+/// rates it: a game with a rating family, two seats held by two different players, finishing
+/// with a result. Aborted games and games against oneself count for nobody. (Whether it was
+/// rated before is the store's business: its rating changes are keyed by the game.)
+pub fn to_rate(family: Option<&str>, seats: &[PlayerId], status: &GameStatus) -> Option<ToRate> {
+    let family = family?;
+    let GameStatus::Finished { result, .. } = status else {
+        return None;
+    };
+    let [first, second] = seats else {
+        return None;
+    };
+    if first == second {
+        return None;
+    }
+    let score = match result {
+        GameResult::Win(0) => Score::Win,
+        GameResult::Win(1) => Score::Loss,
+        GameResult::Win(_) => return None,
+        GameResult::Draw => Score::Draw,
+    };
+    Some(ToRate {
+        family: family.to_owned(),
+        players: [first.clone(), second.clone()],
+        score,
+    })
+}
+
+/// The leaderboard's order of standings: established first, then by rating, then by more
+/// games, then by user id (the memory store sorts by it; SQL stores say the same in SQL).
+pub fn leaderboard_order(a: &RatingRecord, b: &RatingRecord) -> std::cmp::Ordering {
+    let provisional = |r: &RatingRecord| r.standing.rating.is_provisional();
+    provisional(a)
+        .cmp(&provisional(b))
+        .then(
+            b.standing
+                .rating
+                .rating
+                .total_cmp(&a.standing.rating.rating),
+        )
+        .then(b.standing.games.cmp(&a.standing.games))
+        .then(a.player.user.cmp(&b.player.user))
 }
 
 /// The checks every backend makes on a [`NewChallenge`](crate::model::NewChallenge): further
