@@ -7,6 +7,7 @@
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
 //! piece VARIANT PIECE   help [COMMAND]
+//! profile [@user]   leaderboard VARIANT
 //! setup [#GAME] NUMBER|RNBQKBNR|random   ask [#GAME]        (Through the Looking-Glass)
 //! ```
 
@@ -119,6 +120,10 @@ pub enum Command {
     },
     /// Looking-Glass: ask whether one has a legal move on the world one cannot see.
     Ask(Option<GameId>),
+    /// A player's ratings, record and current games (the actor's, or the one mentioned).
+    Profile(Option<String>),
+    /// The best ratings of a variant's rating family on this platform.
+    Leaderboard(String),
 }
 
 impl std::fmt::Debug for Command {
@@ -176,6 +181,8 @@ impl std::fmt::Debug for Command {
                 .finish(),
             Command::Help(t) => f.debug_tuple("Help").field(t).finish(),
             Command::Ask(g) => f.debug_tuple("Ask").field(g).finish(),
+            Command::Profile(who) => f.debug_tuple("Profile").field(who).finish(),
+            Command::Leaderboard(v) => f.debug_tuple("Leaderboard").field(v).finish(),
         }
     }
 }
@@ -204,6 +211,8 @@ impl Command {
             Command::Help(_) => "help",
             Command::Setup { .. } => "setup",
             Command::Ask(_) => "ask",
+            Command::Profile(_) => "profile",
+            Command::Leaderboard(_) => "leaderboard",
         }
     }
 
@@ -225,6 +234,8 @@ impl Command {
             Command::Piece { variant, piece } => vec![variant, piece],
             Command::Help(topic) => topic.iter().map(String::as_str).collect(),
             Command::Setup { choice, .. } => vec![choice],
+            Command::Profile(who) => who.iter().map(String::as_str).collect(),
+            Command::Leaderboard(variant) => vec![variant],
             _ => Vec::new(),
         };
         fields
@@ -277,6 +288,8 @@ const NAMES: &[&str] = &[
     "help",
     "setup",
     "ask",
+    "profile",
+    "leaderboard",
 ];
 
 /// The usage line of each command, for `help COMMAND` and usage errors.
@@ -316,6 +329,12 @@ pub fn usage(command: &str) -> Option<&'static str> {
         }
         "ask" => {
             "ask [#GAME] — Looking-Glass: do I have a legal move on the world I cannot see? (yes or no, privately)"
+        }
+        "profile" => {
+            "profile [@user] — ratings (a `?` marks a provisional one), wins, draws and losses, and games in progress: yours, or another player's"
+        }
+        "leaderboard" => {
+            "leaderboard VARIANT — the ten best ratings in a variant on this platform, and your place, e.g. `leaderboard toulousain`"
         }
         _ => return None,
     })
@@ -592,6 +611,16 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             no_more(&args, "ask")?;
             Command::Ask(g)
         }
+        "profile" | "ratings" => match args.as_slice() {
+            [] => Command::Profile(None),
+            [who] => Command::Profile(Some(who.to_string())),
+            _ => return Err(usage_err("profile", "name at most one player")),
+        },
+        "leaderboard" | "top" => match args.as_slice() {
+            [v] => Command::Leaderboard(v.to_lowercase()),
+            [] => return Err(usage_err("leaderboard", "which variant?")),
+            _ => return Err(usage_err("leaderboard", "name one variant")),
+        },
         other => {
             return Err(ParseError::Unknown {
                 word: other.to_string(),
@@ -617,6 +646,36 @@ mod tests {
         assert_eq!(parse("ask").unwrap(), Command::Ask(None));
         assert!(parse("setup").unwrap_err().to_string().contains("RNBQKBNR"));
         assert!(parse("ask now").is_err());
+    }
+
+    #[test]
+    fn profile_and_leaderboard() {
+        assert_eq!(parse("profile").unwrap(), Command::Profile(None));
+        assert_eq!(
+            parse("profile @bob:example.org").unwrap(),
+            Command::Profile(Some("@bob:example.org".into()))
+        );
+        assert!(
+            parse("profile @a @b")
+                .unwrap_err()
+                .to_string()
+                .contains("at most one")
+        );
+        assert_eq!(
+            parse("leaderboard Toulousain").unwrap(),
+            Command::Leaderboard("toulousain".into())
+        );
+        assert_eq!(
+            parse("top chess").unwrap(),
+            Command::Leaderboard("chess".into())
+        );
+        assert!(
+            parse("leaderboard")
+                .unwrap_err()
+                .to_string()
+                .contains("which variant")
+        );
+        assert!(parse("leaderboard chess grand").is_err());
     }
 
     #[test]

@@ -77,6 +77,64 @@ pub struct Reply {
     /// (a Looking-Glass player gives his orders in his private channel, and the game's room
     /// is told the public part). `None`: the room of the command.
     pub place: Option<Place>,
+    /// A table to show under the text (a profile, a leaderboard): Matrix renders it as an
+    /// HTML table, Discord as an embed, plain renderings as aligned columns
+    /// ([`Reply::render_text`] includes it).
+    pub table: Option<Table>,
+}
+
+/// Rows of plain cells under a header. Cells are plain text (names players chose, numbers):
+/// every adapter escapes them for its markup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// The column headers.
+    pub columns: Vec<String>,
+    /// The rows, each as many cells as there are columns.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// The table as monospace text: one line per row, columns padded to their widest cell,
+    /// numbers right-aligned (a column whose every cell starts with a digit, a sign or `#`).
+    pub fn aligned(&self) -> String {
+        let width = |i: usize| {
+            std::iter::once(&self.columns[i])
+                .chain(self.rows.iter().filter_map(|r| r.get(i)))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let numeric = |i: usize| {
+            !self.rows.is_empty()
+                && self.rows.iter().all(|r| {
+                    r.get(i)
+                        .and_then(|c| c.chars().next())
+                        .is_some_and(|c| c.is_ascii_digit() || c == '+' || c == '-' || c == '#')
+                })
+        };
+        let widths: Vec<usize> = (0..self.columns.len()).map(width).collect();
+        let line = |cells: &[String], header: bool| {
+            let mut out = String::new();
+            for (i, w) in widths.iter().enumerate() {
+                let cell = cells.get(i).map_or("", String::as_str);
+                let pad = " ".repeat(w - cell.chars().count().min(*w));
+                if i > 0 {
+                    out.push_str("  ");
+                }
+                if numeric(i) && !header {
+                    out.push_str(&pad);
+                    out.push_str(cell);
+                } else {
+                    out.push_str(cell);
+                    out.push_str(&pad);
+                }
+            }
+            out.trim_end().to_string()
+        };
+        let mut lines = vec![line(&self.columns, true)];
+        lines.extend(self.rows.iter().map(|r| line(r, false)));
+        lines.join("\n")
+    }
 }
 
 impl Reply {
@@ -89,6 +147,7 @@ impl Reply {
             board: None,
             actions: Vec::new(),
             place: None,
+            table: None,
         }
     }
 
@@ -147,18 +206,63 @@ impl Reply {
         self
     }
 
+    /// Shows a table under the text.
+    pub fn with_table(mut self, table: Table) -> Reply {
+        self.table = Some(table);
+        self
+    }
+
     /// Adds buttons.
     pub fn with_action(mut self, action: Action) -> Reply {
         self.actions.push(action);
         self
     }
 
-    /// The text with mentions replaced by a function of each player (for plain renderings).
+    /// The text with mentions replaced by a function of each player, and the table, if any,
+    /// as aligned lines under it (for plain renderings).
     pub fn render_text(&self, name: impl Fn(&PlayerId) -> String) -> String {
         let mut t = self.text.clone();
         for (i, p) in self.mentions.iter().enumerate() {
             t = t.replace(&format!("{{{i}}}"), &name(p));
         }
+        if let Some(table) = &self.table {
+            t.push('\n');
+            t.push_str(&table.aligned());
+        }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_align_text_left_and_numbers_right() {
+        let t = Table {
+            columns: vec!["#".into(), "Player".into(), "Rating".into()],
+            rows: vec![
+                vec!["1".into(), "Zoë".into(), "1712".into()],
+                vec!["10".into(), "bob".into(), "988?".into()],
+            ],
+        };
+        assert_eq!(
+            t.aligned(),
+            "#   Player  Rating\n 1  Zoë       1712\n10  bob       988?"
+        );
+        let r = Reply::actor("Top:").with_table(t);
+        assert!(
+            r.render_text(|p| p.user.clone())
+                .starts_with("Top:\n#   Player")
+        );
+    }
+
+    #[test]
+    fn an_empty_table_is_its_header() {
+        let t = Table {
+            columns: vec!["Family".into(), "Rating".into()],
+            rows: Vec::new(),
+        };
+        assert_eq!(t.aligned(), "Family  Rating");
     }
 }

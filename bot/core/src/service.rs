@@ -17,6 +17,7 @@ mod glass;
 mod listings;
 mod moves;
 mod offers;
+mod ratings;
 
 pub use challenges::parse_mention;
 pub use failure::ServiceError;
@@ -315,6 +316,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             Command::Abort(game) => self.abort(actor, place, game).await,
             Command::Games => self.games(actor, place).await,
+            Command::Profile(who) => self.profile(actor, place, who).await,
+            Command::Leaderboard(variant) => self.leaderboard(actor, place, &variant).await,
             Command::History(game) => match self.pick_game(actor, place, game, false).await? {
                 Loaded::Glass(g) => self.glass_history(&g),
                 Loaded::Board(g) => {

@@ -293,7 +293,8 @@ async fn checkmate_names_the_winner_and_the_mated_player() {
     let r = t.play("f3 e5 g4 Qh4").await;
     assert_eq!(
         r[0].text,
-        "Game 1: {0} plays Qh4#. Checkmate — {0} (Black) beats {1} (White)."
+        "Game 1: {0} plays Qh4#. Checkmate — {0} (Black) beats {1} (White). \
+         Ratings: {1} 1338 (-162), {0} 1662 (+162)."
     );
     assert_eq!(r[0].mentions, vec![t.bob.id.clone(), t.alice.id.clone()]);
 }

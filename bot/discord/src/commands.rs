@@ -69,6 +69,8 @@ fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
         export(),
         variants(),
         rules(),
+        profile(),
+        leaderboard(),
         piece(),
         help(),
         setup(),
@@ -398,7 +400,7 @@ pub async fn move_(
                     ephemeral: true,
                     png: None,
                     components: vec![serenity::CreateActionRow::SelectMenu(menu)],
-                    mentions: Vec::new(),
+                    ..Outgoing::default()
                 })
                 .await
                 .map_err(Into::into);
@@ -501,7 +503,7 @@ pub async fn resign(
             ephemeral: true,
             png: None,
             components: vec![row],
-            mentions: Vec::new(),
+            ..Outgoing::default()
         })
         .await
         .map_err(Into::into)
@@ -577,6 +579,27 @@ pub async fn rules(
     variant: String,
 ) -> Result<(), Error> {
     run(ctx, Command::Rules(variant)).await
+}
+
+/// A player's ratings, record and games in progress
+#[poise::command(slash_command)]
+pub async fn profile(
+    ctx: Ctx<'_>,
+    #[description = "Whose profile (default: yours)"] player: Option<serenity::User>,
+) -> Result<(), Error> {
+    let who = player.map(|p| convert::opponent_text(p.id.get()));
+    run(ctx, Command::Profile(who)).await
+}
+
+/// The best ratings in a variant on Discord, and your place
+#[poise::command(slash_command)]
+pub async fn leaderboard(
+    ctx: Ctx<'_>,
+    #[description = "The variant"]
+    #[autocomplete = "variant_choices"]
+    variant: String,
+) -> Result<(), Error> {
+    run(ctx, Command::Leaderboard(variant)).await
 }
 
 /// Explain a piece of a variant

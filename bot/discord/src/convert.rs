@@ -36,9 +36,25 @@ pub fn mention(player: &PlayerId) -> String {
 pub fn text(reply: &Reply) -> String {
     let escaped = Reply {
         text: escape_markdown(&reply.text),
+        // A table goes into an embed ([`table_embed`]), where its columns can line up.
+        table: None,
         ..reply.clone()
     };
     escaped.render_text(mention)
+}
+
+/// The most characters an embed's description may hold (Discord's limit).
+const MAX_EMBED_DESCRIPTION: usize = 4_096;
+
+/// A reply's table as an embed: its aligned lines in a code block, where Discord uses a
+/// monospace font and shows every character as it is (a backtick in a name, which could
+/// close the block, is shown as a modifier letter grave). Cut to Discord's limit.
+pub fn table_embed(reply: &Reply) -> Option<serenity::all::CreateEmbed> {
+    let table = reply.table.as_ref()?;
+    let lines = table.aligned().replace('`', "\u{2CB}");
+    let budget = MAX_EMBED_DESCRIPTION - "```\n\n```".len();
+    let lines: String = lines.chars().take(budget).collect();
+    Some(serenity::all::CreateEmbed::new().description(format!("```\n{lines}\n```")))
 }
 
 /// Only the players a reply mentions may be notified by it: no `@everyone`, no role, no user

@@ -188,6 +188,9 @@ impl<'a> Target<'a> {
                             .content(part.content.clone())
                             .ephemeral(out.ephemeral)
                             .components(part.components.clone());
+                        for e in &part.embeds {
+                            r = r.embed(e.clone());
+                        }
                         if let Some(f) = file() {
                             r = r.attachment(f);
                         }
@@ -203,7 +206,8 @@ impl<'a> Target<'a> {
                                 .allowed_mentions(mentions())
                                 .content(part.content.clone())
                                 .ephemeral(out.ephemeral)
-                                .components(part.components.clone());
+                                .components(part.components.clone())
+                                .embeds(part.embeds.clone());
                             if let Some(f) = file() {
                                 m = m.add_file(f);
                             }
@@ -216,7 +220,8 @@ impl<'a> Target<'a> {
                                 .allowed_mentions(mentions())
                                 .content(part.content.clone())
                                 .ephemeral(out.ephemeral)
-                                .components(part.components.clone());
+                                .components(part.components.clone())
+                                .embeds(part.embeds.clone());
                             if let Some(f) = file() {
                                 m = m.add_file(f);
                             }
@@ -315,6 +320,7 @@ async fn outgoing(bot: &Bot, reply: &Reply, ephemeral: bool) -> Outgoing {
         png: picture(bot, reply).await,
         components: action_rows(reply),
         mentions: reply.mentions.iter().filter_map(convert::user_id).collect(),
+        embed: convert::table_embed(reply),
     }
 }
 

@@ -191,6 +191,8 @@ pub(crate) struct Outgoing {
     pub components: Vec<serenity::CreateActionRow>,
     /// The users this message may notify (nobody else: no `@everyone`, no roles).
     pub mentions: Vec<u64>,
+    /// A table, shown under the text (on the last part).
+    pub embed: Option<serenity::CreateEmbed>,
 }
 
 /// One Discord message of an [`Outgoing`].
@@ -199,6 +201,7 @@ pub(crate) struct Part {
     pub content: String,
     pub png: Option<Vec<u8>>,
     pub components: Vec<serenity::CreateActionRow>,
+    pub embeds: Vec<serenity::CreateEmbed>,
 }
 
 impl Outgoing {
@@ -218,6 +221,11 @@ impl Outgoing {
                 } else {
                     Vec::new()
                 },
+                embeds: if i + 1 == n {
+                    self.embed.iter().cloned().collect()
+                } else {
+                    Vec::new()
+                },
             })
             .collect()
     }
@@ -227,7 +235,8 @@ impl Outgoing {
         let mut m = serenity::CreateMessage::new()
             .allowed_mentions(convert::users_allowed(self.mentions.clone()))
             .content(part.content.clone())
-            .components(part.components.clone());
+            .components(part.components.clone())
+            .embeds(part.embeds.clone());
         if let Some(b) = &part.png {
             m = m.add_file(serenity::CreateAttachment::bytes(b.clone(), "board.png"));
         }

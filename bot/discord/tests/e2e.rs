@@ -265,9 +265,11 @@ async fn registration_payload() {
             "games",
             "help",
             "history",
+            "leaderboard",
             "move",
             "moves",
             "piece",
+            "profile",
             "resign",
             "rules",
             "setup",
@@ -275,6 +277,12 @@ async fn registration_payload() {
             "variants"
         ]
     );
+    let challenge_rated = cmds.iter().find(|c| c.name == "challenge").unwrap();
+    assert_eq!(challenge_rated.option("rated").unwrap()["type"], 5);
+    let leaderboard = cmds.iter().find(|c| c.name == "leaderboard").unwrap();
+    assert_eq!(leaderboard.option("variant").unwrap()["autocomplete"], true);
+    let profile = cmds.iter().find(|c| c.name == "profile").unwrap();
+    assert_eq!(profile.option("player").unwrap()["required"], false);
     let challenge = cmds.iter().find(|c| c.name == "challenge").unwrap();
     assert_eq!(challenge.option("opponent").unwrap()["type"], 6);
     assert_eq!(challenge.option("variant").unwrap()["autocomplete"], true);
@@ -336,6 +344,88 @@ async fn full_game_to_fools_mate() {
         .send();
     let err = message(fake, &ix).await;
     assert!(err.is_ephemeral(), "{}", err.content);
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
+}
+
+/// The description of a message's one embed.
+fn embed_description(m: &SentMessage) -> String {
+    assert_eq!(m.embeds.len(), 1, "{m:?}");
+    m.embeds[0]["description"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[tokio::test]
+async fn a_rated_game_shows_in_profiles_and_a_leaderboard_embed() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    play(fake, ids::ALICE, "f3").await;
+    play(fake, ids::BOB, "e5").await;
+    play(fake, ids::ALICE, "g4").await;
+    let mate = play(fake, ids::BOB, "Qh4#").await;
+    assert!(mate.content.contains("Ratings:"), "{}", mate.content);
+    assert!(mate.content.contains("1662 (+162)"), "{}", mate.content);
+
+    let ix = fake.slash("profile").by(ids::ALICE).send();
+    let own = message(fake, &ix).await;
+    assert!(own.is_ephemeral(), "a profile is shown to its asker");
+    assert!(
+        own.content.contains("0 won, 0 drawn, 1 lost"),
+        "{}",
+        own.content
+    );
+    let table = embed_description(&own);
+    assert!(table.starts_with("```\nVariant"), "{table}");
+    assert!(table.contains("1338?"), "{table}");
+
+    let ix = fake
+        .slash("profile")
+        .user("player", ids::BOB)
+        .by(ids::ALICE)
+        .send();
+    let bobs = message(fake, &ix).await;
+    assert!(bobs.content.contains("1 won"), "{}", bobs.content);
+
+    let ix = fake
+        .slash("leaderboard")
+        .string("variant", "chess")
+        .by(ids::ALICE)
+        .send();
+    let board = message(fake, &ix).await;
+    assert!(board.content.contains("You are #2"), "{}", board.content);
+    let table = embed_description(&board);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 5, "fence, header, two players, fence: {table}");
+    assert!(
+        lines[2].starts_with("#1") && lines[2].contains("1662?"),
+        "{table}"
+    );
+    assert!(
+        lines[3].starts_with("#2") && lines[3].contains("1338?"),
+        "{table}"
+    );
+    assert!(
+        board.mentioned_users().is_empty(),
+        "a leaderboard pings nobody"
+    );
+
+    let ix = fake
+        .slash("leaderboard")
+        .string("variant", "chezz")
+        .by(ids::ALICE)
+        .send();
+    let err = message(fake, &ix).await;
+    assert!(
+        err.is_ephemeral() && err.content.contains("Did you mean"),
+        "{}",
+        err.content
+    );
     assert!(
         fake.unhandled_requests().is_empty(),
         "{:?}",

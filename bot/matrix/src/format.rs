@@ -79,6 +79,8 @@ enum Segment {
 /// span may contain shorter runs; a run without its closing run is text). Whatever the text
 /// holds, the HTML body is well-formed, its only tags are `<a href>`, `<code>` and `<br>`,
 /// and what it shows is exactly the plain body; a message longer than [`MAX_CHARS`] is cut.
+/// A reply's table follows: aligned lines in the plain body, a `<table>` of escaped cells in
+/// the HTML one.
 pub fn message(reply: &Reply, prefix: &str, names: &HashMap<PlayerId, String>) -> Message {
     let name = |p: &PlayerId| names.get(p).cloned().unwrap_or_else(|| p.user.clone());
     let mut segments = Vec::new();
@@ -133,7 +135,12 @@ pub fn message(reply: &Reply, prefix: &str, names: &HashMap<PlayerId, String>) -
     let hint = (!reactions.is_empty())
         .then(|| Segment::Text(format!("\nReact {YES} to accept or {NO} to decline.")));
     let segments = cut(segments, hint);
-    let (plain, html) = render(&segments);
+    let (mut plain, mut html) = render(&segments);
+    if let Some(table) = &reply.table {
+        plain.push('\n');
+        plain.push_str(&table.aligned());
+        html.push_str(&table_html(table));
+    }
     let mut mentions: Vec<String> = reply.mentions.iter().map(|p| p.user.clone()).collect();
     mentions.sort();
     mentions.dedup();
@@ -289,6 +296,25 @@ fn render(segments: &[Segment]) -> (String, String) {
     (plain, html)
 }
 
+/// A table as HTML: a header row and a row per row, every cell escaped (names are the
+/// players' own).
+fn table_html(table: &bot_core::reply::Table) -> String {
+    let row = |cells: &[String], tag: &str| {
+        let cells: String = cells
+            .iter()
+            .map(|c| format!("<{tag}>{}</{tag}>", escape(c)))
+            .collect();
+        format!("<tr>{cells}</tr>")
+    };
+    let mut html = String::from("<table>");
+    html.push_str(&row(&table.columns, "th"));
+    for r in &table.rows {
+        html.push_str(&row(r, "td"));
+    }
+    html.push_str("</table>");
+    html
+}
+
 /// `{N}` at the start of `s`: the index and what follows.
 fn placeholder(s: &str) -> Option<(usize, &str)> {
     let inner = s.strip_prefix('{')?;
@@ -335,6 +361,25 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     let w = u32::from_be_bytes(png[16..20].try_into().ok()?);
     let h = u32::from_be_bytes(png[20..24].try_into().ok()?);
     Some((w, h))
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    #[test]
+    fn tables_become_html_tables_with_escaped_cells_and_aligned_plain_lines() {
+        let reply = Reply::actor("Leaderboard:").with_table(bot_core::reply::Table {
+            columns: vec!["#".into(), "Player".into()],
+            rows: vec![vec!["#1".into(), "<b>eve</b> & co".into()]],
+        });
+        let m = message(&reply, "!fb ", &HashMap::new());
+        assert_eq!(m.plain, "Leaderboard:\n#   Player\n#1  <b>eve</b> & co");
+        assert!(m.html.ends_with(
+            "<table><tr><th>#</th><th>Player</th></tr>\
+             <tr><td>#1</td><td>&lt;b&gt;eve&lt;/b&gt; &amp; co</td></tr></table>"
+        ));
+    }
 }
 
 #[cfg(test)]

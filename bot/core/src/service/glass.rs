@@ -246,7 +246,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let mut record = g.record.clone();
             record.moves.push(report.action.clone());
             record.status = status;
-            return Ok(self.glass_replies(&record, &game, &report));
+            let mut replies = self.glass_replies(&record, &game, &report);
+            if report.outcome.is_some()
+                && let Some(room) = replies.first_mut()
+            {
+                self.note_ratings(record.id, room).await;
+            }
+            return Ok(replies);
         }
     }
 

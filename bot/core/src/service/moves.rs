@@ -61,6 +61,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             match self.commit(&g, mv).await {
                 Ok(done) => {
                     let mut reply = self.after_move(&done, &san, to_move);
+                    if !done.game.record.status.is_active() {
+                        self.note_ratings(done.game.record.id, &mut reply).await;
+                    }
                     if let Some(b) = reply.board.as_mut() {
                         // The record is at hand: no reload in `name_players`.
                         b.players = self.seat_names(&done.game.record).await;

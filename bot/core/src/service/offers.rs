@@ -34,7 +34,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             g.record().id,
             Side(1 - seat.min(1)).name(2)
         );
-        Ok(self.ending(&g, text, Some(&actor.id)))
+        Ok(self.ending(&g, text, Some(&actor.id)).await)
     }
 
     /// Resigning in a game of more than two players: the engine's resignation move takes
@@ -261,7 +261,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                             },
                         )
                         .await?;
-                        Ok(self.ending(&g, format!("Game {id} is drawn by agreement."), None))
+                        Ok(self
+                            .ending(&g, format!("Game {id} is drawn by agreement."), None)
+                            .await)
                     }
                     OfferKind::Takeback => self.take_back(&g, o.by_seat).await,
                 }
@@ -330,9 +332,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// in the game's room, wherever the command was typed, mentioning every player (`first`,
     /// when given, as `{0}`); in Looking-Glass also a private word to each player, whose
     /// conversation with the bot is in his direct chat, and the reveal in the game's room.
-    pub(super) fn ending(&self, g: &Loaded, text: String, first: Option<&PlayerId>) -> Vec<Reply> {
+    pub(super) async fn ending(
+        &self,
+        g: &Loaded,
+        text: String,
+        first: Option<&PlayerId>,
+    ) -> Vec<Reply> {
         let mut room = announce(g.record(), text);
         room.mentions.extend(first.cloned());
+        self.note_ratings(g.record().id, &mut room).await;
         let room = room.notify_all(&g.record().seats);
         let mut replies = vec![room.clone()];
         if let Loaded::Glass(glass) = g {
@@ -393,6 +401,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         )
         .await?;
         let text = format!("Game {} is aborted by {{0}}.", g.record().id);
-        Ok(self.ending(&g, text, Some(&actor.id)))
+        Ok(self.ending(&g, text, Some(&actor.id)).await)
     }
 }
