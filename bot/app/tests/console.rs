@@ -140,6 +140,31 @@ fn a_line_that_is_not_utf8_is_refused_and_the_console_goes_on() {
 }
 
 #[test]
+fn a_console_game_is_rated_and_its_leaderboard_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (status, out, err, _) = run_with(&data, b"play chess\nf3\ne5\ng4\nQh4#\n");
+    assert!(status.success(), "{status}: {err}\n{out}");
+    assert!(
+        out.contains("Ratings: white 1338 (-162), black 1662 (+162)."),
+        "{out}"
+    );
+    // A new process on the same database: the ratings are stored, not remembered.
+    let (status, out, err, _) = run_with(&data, b"leaderboard chess\nprofile @nobody\n");
+    assert!(status.success(), "{status}: {err}\n{out}");
+    assert!(
+        out.contains("Leaderboard of Chess on the console. You are #2 (1338?)."),
+        "{out}"
+    );
+    assert!(out.contains("#1  black    1662?      1  1/0/0"), "{out}");
+    assert!(out.contains("#2  white    1338?      1  0/0/1"), "{out}");
+    assert!(
+        out.contains("has never played with me on the console"),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_megabyte_line_is_refused_quickly_with_a_short_quote() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
