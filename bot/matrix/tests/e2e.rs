@@ -123,7 +123,27 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
     }
     let last = last.unwrap();
     assert!(last.body().contains("Checkmate"), "{}", last.body());
+    assert!(last.body().contains("Ratings:"), "{}", last.body());
     alice.check_image(&last).await;
+
+    // The result counted: the leaderboard is an HTML table, with aligned lines in the body.
+    let (cmd, sent) = alice.say(&room, "!fb leaderboard chess").await;
+    let board = alice.reply_to(&bot, &cmd).await;
+    latency.add(sent, &board);
+    assert!(
+        board.body().contains("You are #2 (1338?)"),
+        "{}",
+        board.body()
+    );
+    assert!(board.body().contains("\n#1  "), "{}", board.body());
+    let html = board.content()["formatted_body"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        html.contains("<table><tr><th>#</th><th>Player</th>"),
+        "{html}"
+    );
+    assert!(html.contains("<td>1662?</td>"), "{html}");
 
     // Errors answer the one who typed, by reply and mention; chatter is ignored.
     let (chatter, _) = alice.say(&room, "good game!").await;
