@@ -233,6 +233,40 @@ impl SqlStore {
             .map_err(backend)
     }
 
+    /// Begins a versioned game write: a write transaction in which the game's `UPDATE` is
+    /// applied, and the new version. When the game is not at `expected`, nothing is applied
+    /// and the error says whether it is missing or has moved on.
+    async fn begin_versioned(
+        &self,
+        id: GameId,
+        expected: i64,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<(WriteTx, i64)> {
+        let mut tx = self.begin_write().await?;
+        match Self::bump_version(&mut tx, id, expected, update, at).await? {
+            Some(version) => Ok((tx, version)),
+            None => {
+                let error = Self::version_error(&mut tx, id, expected).await;
+                tx.rollback().await?;
+                Err(error)
+            }
+        }
+    }
+
+    /// Ends a versioned game write: rates the game if `update` finishes it (see the store
+    /// port's ratings section), then commits, so the result and the ratings are one commit.
+    async fn commit_versioned(
+        &self,
+        mut tx: WriteTx,
+        id: GameId,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<()> {
+        ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
+        tx.commit().await
+    }
+
     /// Insert a game and its seats inside `conn`'s transaction.
     async fn insert_game(conn: &mut AnyConnection, new: NewGame) -> Result<GameRecord> {
         validate_new_game(&new)?;
@@ -774,13 +808,9 @@ impl GameStore for SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<i64> {
-        let mut tx = self.begin_write().await?;
-        let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
-        else {
-            let error = Self::version_error(&mut tx, id, expected_version).await;
-            tx.rollback().await?;
-            return Err(error);
-        };
+        let (mut tx, version) = self
+            .begin_versioned(id, expected_version, update, at)
+            .await?;
         sqlx::query(
             "INSERT INTO moves (game_id, ply, mv, created_at) \
              SELECT $1, COALESCE(MAX(ply) + 1, 0), $2, $3 FROM moves WHERE game_id = $4",
@@ -792,8 +822,7 @@ impl GameStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
-        ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
-        tx.commit().await?;
+        self.commit_versioned(tx, id, update, at).await?;
         Ok(version)
     }
 
@@ -814,15 +843,10 @@ impl GameStore for SqlStore {
             };
         }
         // A result: the game and its ratings in one transaction.
-        let mut tx = self.begin_write().await?;
-        let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
-        else {
-            let error = Self::version_error(&mut tx, id, expected_version).await;
-            tx.rollback().await?;
-            return Err(error);
-        };
-        ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
-        tx.commit().await?;
+        let (tx, version) = self
+            .begin_versioned(id, expected_version, update, at)
+            .await?;
+        self.commit_versioned(tx, id, update, at).await?;
         Ok(version)
     }
 
@@ -834,13 +858,9 @@ impl GameStore for SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<i64> {
-        let mut tx = self.begin_write().await?;
-        let Some(version) = Self::bump_version(&mut tx, id, expected_version, update, at).await?
-        else {
-            let error = Self::version_error(&mut tx, id, expected_version).await;
-            tx.rollback().await?;
-            return Err(error);
-        };
+        let (mut tx, version) = self
+            .begin_versioned(id, expected_version, update, at)
+            .await?;
         let count: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM moves WHERE game_id = $1")
             .bind(id.0)
             .fetch_one(&mut *tx)
@@ -859,8 +879,7 @@ impl GameStore for SqlStore {
             .execute(&mut *tx)
             .await
             .map_err(backend)?;
-        ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
-        tx.commit().await?;
+        self.commit_versioned(tx, id, update, at).await?;
         Ok(version)
     }
 

@@ -21,6 +21,13 @@ const CHILD_ENV: &str = "FAIRYBOT_STORE_CRASH_CHILD";
 /// The parent kills the child after this many acknowledgements.
 const KILL_AFTER: usize = 200;
 
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 fn move_text(ply: i64) -> String {
     format!("m{ply}-{}", ply * 7919 % 1000)
 }
@@ -33,10 +40,7 @@ fn crash_child() {
     };
     let (path, id) = spec.rsplit_once(' ').expect("PATH GAME_ID");
     let id = bot_core::model::GameId(id.parse().expect("game id"));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let store = SqlStore::open_sqlite(path).await.unwrap();
         for ply in 0.. {
@@ -54,10 +58,7 @@ fn crash_child() {
 fn acknowledged_moves_survive_sigkill() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let path = dir.path().join("games.db");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let game = rt.block_on(async {
         let store = SqlStore::open_sqlite(&path).await.unwrap();
         let game = store
@@ -155,10 +156,7 @@ fn rated_crash_child() {
     let Ok(path) = std::env::var(RATED_CHILD_ENV) else {
         return;
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         let store = SqlStore::open_sqlite(path).await.unwrap();
         for n in 0_i64.. {
@@ -199,10 +197,7 @@ fn rated_crash_child() {
 fn results_and_ratings_survive_sigkill_together() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let path = dir.path().join("games.db");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     rt.block_on(async {
         SqlStore::open_sqlite(&path).await.unwrap().close().await;
     });
