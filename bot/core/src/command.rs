@@ -2,7 +2,8 @@
 //! from typed slash options).
 //!
 //! ```text
-//! challenge @user VARIANT [white|black|random]   accept [ID]   decline [ID]   cancel [ID]
+//! challenge @user VARIANT [white|black|random] [clock 10+5|3d|3d+7d]
+//! accept [ID]   decline [ID]   cancel [ID]   remind on|off
 //! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
@@ -11,6 +12,7 @@
 //! ```
 
 use crate::{
+    clocks::TimeControl,
     model::GameId,
     quote::{MAX_COMMAND_BYTES, quote},
 };
@@ -57,6 +59,8 @@ pub enum Command {
         colour: ColourChoice,
         /// Chess960: the start position's number (0..=959); `None` draws one at random.
         position: Option<u16>,
+        /// The time control (none unless `clock …` is given).
+        clock: TimeControl,
     },
     /// Accept a challenge (the only one addressed to the actor if no id).
     Accept(Option<i64>),
@@ -117,6 +121,8 @@ pub enum Command {
     },
     /// Looking-Glass: ask whether one has a legal move on the world one cannot see.
     Ask(Option<GameId>),
+    /// Switch one's reminders of correspondence moves on (`true`) or off.
+    Remind(bool),
 }
 
 impl std::fmt::Debug for Command {
@@ -140,12 +146,14 @@ impl std::fmt::Debug for Command {
                 variant,
                 colour,
                 position,
+                clock,
             } => f
                 .debug_struct("Challenge")
                 .field("opponents", opponents)
                 .field("variant", variant)
                 .field("colour", colour)
                 .field("position", position)
+                .field("clock", clock)
                 .finish(),
             Command::Accept(id) => f.debug_tuple("Accept").field(id).finish(),
             Command::Decline(id) => f.debug_tuple("Decline").field(id).finish(),
@@ -172,6 +180,7 @@ impl std::fmt::Debug for Command {
                 .finish(),
             Command::Help(t) => f.debug_tuple("Help").field(t).finish(),
             Command::Ask(g) => f.debug_tuple("Ask").field(g).finish(),
+            Command::Remind(on) => f.debug_tuple("Remind").field(on).finish(),
         }
     }
 }
@@ -200,6 +209,7 @@ impl Command {
             Command::Help(_) => "help",
             Command::Setup { .. } => "setup",
             Command::Ask(_) => "ask",
+            Command::Remind(_) => "remind",
         }
     }
 
@@ -273,13 +283,14 @@ const NAMES: &[&str] = &[
     "help",
     "setup",
     "ask",
+    "remind",
 ];
 
 /// The usage line of each command, for `help COMMAND` and usage errors.
 pub fn usage(command: &str) -> Option<&'static str> {
     Some(match command {
         "challenge" => {
-            "challenge @user VARIANT [white|black|random] [position N] — or `challenge VARIANT` for an open challenge; four-player games name three: `challenge @a @b @c dcb-balanced-4p [random]`; Chess960 starts from a random position, or from position N (0-959)"
+            "challenge @user VARIANT [white|black|random] [position N] [clock TIME] — or `challenge VARIANT` for an open challenge; four-player games name three: `challenge @a @b @c dcb-balanced-4p [random]`; Chess960 starts from a random position, or from position N (0-959); `clock 10+5` is 10 minutes each plus 5 seconds a move, `clock 3d` three days a move (`clock 3d+7d` with a 7-day reserve); no clock unless given"
         }
         "accept" => {
             "accept [CHALLENGE-ID] — accept a challenge addressed to you (a four-player game starts when all three have accepted)"
@@ -309,6 +320,9 @@ pub fn usage(command: &str) -> Option<&'static str> {
         }
         "setup" => {
             "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
+        }
+        "remind" => {
+            "remind on|off — whether I remind you privately when a correspondence game waits for your move (on unless you say off)"
         }
         "ask" => {
             "ask [#GAME] — Looking-Glass: do I have a legal move on the world I cannot see? (yes or no, privately)"
@@ -468,6 +482,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let mut variant = None;
             let mut colour = ColourChoice::First;
             let mut position = None;
+            let mut clock = TimeControl::None;
             let mut args = args.into_iter();
             while let Some(a) = args.next() {
                 let lower = a.to_lowercase();
@@ -484,6 +499,19 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                         })?;
                         position = Some(chess960_position(n)?);
                     }
+                    "clock" | "time" => {
+                        let t = args.next().ok_or_else(|| {
+                            usage_err(
+                                "challenge",
+                                &format!(
+                                    "`clock` needs a time control. {}",
+                                    crate::clocks::ACCEPTED
+                                ),
+                            )
+                        })?;
+                        clock =
+                            TimeControl::parse(t).map_err(|e| ParseError::Usage(e.to_string()))?;
+                    }
                     _ if a.starts_with('@') || a.starts_with("<@") => opponents.push(a.to_string()),
                     _ if variant.is_none() => variant = Some(lower),
                     _ => return Err(usage_err("challenge", &format!("unexpected {}", quote(a)))),
@@ -495,8 +523,14 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                 variant,
                 colour,
                 position,
+                clock,
             }
         }
+        "remind" => match args.first().map(|a| a.to_lowercase()).as_deref() {
+            Some("on") if args.len() == 1 => Command::Remind(true),
+            Some("off") if args.len() == 1 => Command::Remind(false),
+            _ => return Err(usage_err("remind", "say `remind on` or `remind off`")),
+        },
         "accept" => Command::Accept(opt_id(&args, "accept")?),
         "decline" => Command::Decline(opt_id(&args, "decline")?),
         "cancel" => Command::Cancel(opt_id(&args, "cancel")?),
@@ -617,6 +651,7 @@ mod tests {
             parse("challenge @bob chess960 position 0").unwrap(),
             Command::Challenge {
                 position: Some(0),
+                clock: TimeControl::None,
                 ..
             }
         ));
@@ -624,6 +659,7 @@ mod tests {
             parse("challenge chess960 black POSITION 959").unwrap(),
             Command::Challenge {
                 position: Some(959),
+                clock: TimeControl::None,
                 colour: ColourChoice::Second,
                 ..
             }
@@ -641,6 +677,49 @@ mod tests {
     }
 
     #[test]
+    fn time_controls_with_the_challenge() {
+        assert!(matches!(
+            parse("challenge @bob chess clock 10+5").unwrap(),
+            Command::Challenge {
+                clock: TimeControl::RealTime { .. },
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse("challenge @bob chess black CLOCK 3d+7d").unwrap(),
+            Command::Challenge {
+                clock: TimeControl::Correspondence { .. },
+                colour: ColourChoice::Second,
+                ..
+            }
+        ));
+        for (bad, says) in [
+            ("10+", "seconds added per move"),
+            ("-3d", "cannot be negative"),
+            ("999999d", "at most 30 days"),
+            ("0+0", "no time"),
+            ("soon", "is not a time control"),
+        ] {
+            let e = parse(&format!("challenge @bob chess clock {bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says) && e.contains("Accepted:"), "{bad}: {e}");
+        }
+        let e = parse("challenge @bob chess clock").unwrap_err().to_string();
+        assert!(e.contains("needs a time control"), "{e}");
+    }
+
+    #[test]
+    fn remind_on_or_off() {
+        assert_eq!(parse("remind off").unwrap(), Command::Remind(false));
+        assert_eq!(parse("REMIND On").unwrap(), Command::Remind(true));
+        for bad in ["remind", "remind maybe", "remind on off"] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains("`remind on` or `remind off`"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn challenge_forms() {
         assert_eq!(
             parse("challenge @alice toulousain").unwrap(),
@@ -649,6 +728,7 @@ mod tests {
                 variant: "toulousain".into(),
                 colour: ColourChoice::First,
                 position: None,
+                clock: TimeControl::None,
             }
         );
         assert_eq!(
@@ -658,6 +738,7 @@ mod tests {
                 variant: "chess".into(),
                 colour: ColourChoice::Second,
                 position: None,
+                clock: TimeControl::None,
             }
         );
         assert!(matches!(
@@ -671,6 +752,7 @@ mod tests {
                 variant: "dcb-balanced-4p".into(),
                 colour: ColourChoice::Random,
                 position: None,
+                clock: TimeControl::None,
             }
         );
         assert!(

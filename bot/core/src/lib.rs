@@ -3,6 +3,7 @@
 //! platform events into `(Actor, Place, Command)` and deliver the [`reply::Reply`]s.
 
 pub mod chance;
+pub mod clocks;
 pub mod command;
 pub mod engine;
 pub mod export;

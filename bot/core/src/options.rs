@@ -1,5 +1,7 @@
 //! A challenge's options, stored with it and with the game it becomes: the colour the
-//! challenger asked for and, for Chess960, the number of the start position.
+//! challenger asked for, for Chess960 the number of the start position, and the time control
+//! (`clock=10+5`, `clock=3d+7d`; absent for a game without a clock, so games stored before
+//! read as they did).
 //!
 //! The store keeps them as text (`colour=second position=123`), opaque to it; this is the one
 //! place that writes and reads that text, and an option it does not know is an error, never a
@@ -7,7 +9,7 @@
 
 use std::fmt;
 
-use crate::command::ColourChoice;
+use crate::{clocks::TimeControl, command::ColourChoice};
 
 /// What a challenge asked for beyond the variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -17,6 +19,8 @@ pub struct GameOptions {
     /// The Chess960 start position's number, once chosen (by the challenger, or drawn when
     /// the challenge is accepted).
     pub position: Option<u16>,
+    /// The time control ([`TimeControl::None`] unless the challenge chose one).
+    pub clock: TimeControl,
 }
 
 /// Stored options that do not read.
@@ -40,6 +44,7 @@ pub enum OptionsError {
 
 const COLOUR: &str = "colour";
 const POSITION: &str = "position";
+const CLOCK: &str = "clock";
 
 impl GameOptions {
     /// Reads stored options (empty text is the defaults: a game stored before options).
@@ -48,14 +53,18 @@ impl GameOptions {
     /// An unknown option, a bad value, or an option given twice.
     pub fn parse(text: &str) -> Result<GameOptions, OptionsError> {
         let mut options = GameOptions::default();
-        let (mut colour, mut position) = (false, false);
+        let (mut colour, mut position, mut clock) = (false, false, false);
         let cut = |s: &str| s.chars().take(40).collect::<String>();
         for word in text.split_whitespace() {
             let Some((key, value)) = word.split_once('=') else {
                 return Err(OptionsError::Unknown(cut(word)));
             };
             let bad = || OptionsError::Value {
-                key: if key == COLOUR { COLOUR } else { POSITION },
+                key: match key {
+                    COLOUR => COLOUR,
+                    CLOCK => CLOCK,
+                    _ => POSITION,
+                },
                 value: cut(value),
             };
             match key {
@@ -78,6 +87,11 @@ impl GameOptions {
                     }
                     options.position = Some(n);
                 }
+                CLOCK if clock => return Err(OptionsError::Repeated(CLOCK)),
+                CLOCK => {
+                    clock = true;
+                    options.clock = TimeControl::parse(value).map_err(|_| bad())?;
+                }
                 _ => return Err(OptionsError::Unknown(cut(word))),
             }
         }
@@ -97,6 +111,9 @@ impl fmt::Display for GameOptions {
         if let Some(n) = self.position {
             write!(f, " {POSITION}={n}")?;
         }
+        if self.clock.is_some() {
+            write!(f, " {CLOCK}={}", self.clock)?;
+        }
         Ok(())
     }
 }
@@ -113,11 +130,27 @@ mod tests {
             ColourChoice::Random,
         ] {
             for position in [None, Some(0), Some(518), Some(959)] {
-                let o = GameOptions { colour, position };
-                assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                for clock in ["none", "10+5", "1+0", "3d", "3d+7d"] {
+                    let clock = TimeControl::parse(clock).unwrap();
+                    let o = GameOptions {
+                        colour,
+                        position,
+                        clock,
+                    };
+                    assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                }
             }
         }
         assert_eq!(GameOptions::parse(""), Ok(GameOptions::default()));
+        // Without a clock nothing is written: options stored before issue 16 are unchanged.
+        assert_eq!(GameOptions::default().to_string(), "colour=first");
+        assert_eq!(
+            GameOptions::parse("colour=second clock=10+5")
+                .unwrap()
+                .clock
+                .to_string(),
+            "10+5"
+        );
     }
 
     #[test]
@@ -129,7 +162,10 @@ mod tests {
             "position=960",
             "position=-1",
             "position=x",
-            "clock=5+3",
+            "clock=5+",
+            "clock=-3d",
+            "clock=fast",
+            "clock=3d clock=3d",
             "first",
         ] {
             assert!(GameOptions::parse(bad).is_err(), "{bad}");

@@ -201,6 +201,7 @@ async fn a_chess960_game_stored_without_a_number_is_position_518() {
                 start_state: chess960.start.clone(),
                 seats: vec![t.alice.id.clone(), t.bob.id.clone()],
                 place: t.place.clone(),
+                clock: None,
                 created_at: 2,
             },
         )

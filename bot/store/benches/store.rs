@@ -46,6 +46,7 @@ async fn new_game(store: &SqlStore, n: usize) -> GameRecord {
                 PlayerId::new(Platform::Discord, format!("2000{n}")),
             ],
             place: Place::room(Platform::Discord, "424242"),
+            clock: None,
             created_at: 1_780_000_000,
         })
         .await

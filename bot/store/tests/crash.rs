@@ -70,6 +70,7 @@ fn acknowledged_moves_survive_sigkill() {
                     PlayerId::new(Platform::Console, "b"),
                 ],
                 place: Place::room(Platform::Console, "local"),
+                clock: None,
                 created_at: 0,
             })
             .await

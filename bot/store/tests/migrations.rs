@@ -100,6 +100,7 @@ async fn check_upgraded(store: &SqlStore) {
                 start_state: "x".into(),
                 seats: vec![console("alice"), console("bob")],
                 place: place.clone(),
+                clock: None,
                 created_at: 9,
             },
         )

@@ -16,6 +16,7 @@ fn new_game() -> NewGame {
             PlayerId::new(Platform::Console, "black"),
         ],
         place: Place::room(Platform::Console, "local"),
+        clock: None,
         created_at: 1,
     }
 }
