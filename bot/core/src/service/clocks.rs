@@ -92,16 +92,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// The clock line of a board at this moment (`Clock 10+5 · White 9:58 ⏳ · Black 10:00`),
     /// by colour, so a picture is the same whoever's names are known.
     pub(super) fn clock_caption(&self, g: &BoardGame) -> Option<String> {
-        let (control, state) = Self::clock_of(&g.record)?;
-        let n = g.record.seats.len();
+        self.clock_line(&g.record, g.position.turn().index())
+    }
+
+    /// [`GameService::clock_caption`] of a record whose player to move is `to_move`.
+    pub(super) fn clock_line(&self, record: &GameRecord, to_move: usize) -> Option<String> {
+        let (control, state) = Self::clock_of(record)?;
+        let n = record.seats.len();
         let names: Vec<String> = (0..n).map(|i| Side(i as u8).name(n).to_string()).collect();
         // A finished game's clock stands where it stopped.
-        let now = if g.record.status.is_active() {
+        let now = if record.status.is_active() {
             self.clock.now_ms()
         } else {
-            state.turn_started_ms
+            state.deadline_ms.min(self.clock.now_ms())
         };
-        Some(control.caption(state, g.position.turn().index(), now, &names))
+        Some(control.caption(state, to_move, now, &names))
     }
 
     /// If the player to move in `g` has no time left at `now_ms`, ends the game on time and
