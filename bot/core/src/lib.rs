@@ -14,6 +14,7 @@ pub mod outbox;
 pub mod picture;
 pub mod quote;
 pub mod reply;
+pub mod scheduler;
 pub mod seating;
 pub mod service;
 pub mod store;

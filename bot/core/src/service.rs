@@ -22,6 +22,7 @@ mod offers;
 pub use challenges::parse_mention;
 pub use clocks::FireReport;
 pub use failure::ServiceError;
+pub(crate) use failure::chain as error_chain;
 pub use games::CurrentGame;
 
 use crate::{

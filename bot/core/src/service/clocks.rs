@@ -266,6 +266,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         Ok(report)
     }
 
+    /// [`GameService::fire_due`] at the service's own clock: what the scheduler runs.
+    ///
+    /// # Errors
+    /// When the store fails.
+    pub async fn fire_due_now(&self) -> Result<FireReport, ServiceError> {
+        self.fire_due(self.clock.now_ms()).await
+    }
+
     /// Player names on the boards of unasked replies, as a command's replies get them.
     async fn named(&self, mut replies: Vec<Reply>) -> Vec<Reply> {
         self.name_players(&mut replies).await;
