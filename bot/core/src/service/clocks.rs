@@ -234,7 +234,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// When the store fails; what was done before is done and announced.
     pub async fn fire_due(&self, now_ms: i64) -> Result<FireReport, ServiceError> {
         let mut report = FireReport::default();
-        for id in self.store.due_games(now_ms, FIRE_BATCH).await? {
+        let mut due = self.store.due_games(now_ms, FIRE_BATCH).await?;
+        // Processes reading the same list start at different places in it, so that they
+        // mostly work on different games instead of racing for each one in turn.
+        if due.len() > 1 {
+            let start = self.chance.below(due.len() as u32) as usize;
+            due.rotate_left(start);
+        }
+        for id in due {
             let record = match self.store.get_game(id).await {
                 Ok(r) => r,
                 Err(StoreError::NotFound(_)) => continue,
