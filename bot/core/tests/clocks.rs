@@ -166,6 +166,11 @@ async fn the_flag_falls_exactly_at_the_deadline_and_is_announced_to_room_and_pla
     assert!(private[0].text.contains("you lose on time"));
     assert_eq!(private[1].audience, Audience::Private(t.bob.id.clone()));
     assert!(private[1].text.contains("you win on time"));
+    // The finished game's clock stands at the flag: White 0:00.
+    assert_eq!(
+        room.board.as_ref().unwrap().clock.as_deref(),
+        Some("Clock 1+0 · White 0:00 ⏳ · Black 1:00")
+    );
     // Fired once: nothing is due any more.
     assert_eq!(
         t.svc.fire_due(deadline + DAY_MS).await.unwrap(),

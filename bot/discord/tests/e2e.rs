@@ -201,6 +201,38 @@ fn decode_png(bytes: &[u8]) -> (u32, u32) {
     (frame.width, frame.height)
 }
 
+/// A time control comes with `/challenge`'s `clock` option; a malformed one is refused to
+/// the challenger alone, saying what is accepted, and nothing is posted.
+#[tokio::test]
+async fn challenge_with_a_clock_and_a_malformed_one() {
+    let bot = start().await;
+    let ix = bot
+        .fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .string("clock", "10+")
+        .send();
+    let msg = message(&bot.fake, &ix).await;
+    assert!(msg.is_ephemeral(), "{}", msg.content);
+    assert!(
+        msg.content.contains("seconds added per move"),
+        "{}",
+        msg.content
+    );
+    assert!(msg.content.contains("Accepted:"), "{}", msg.content);
+    let ix = bot
+        .fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .string("clock", "3d+7d")
+        .send();
+    let msg = message(&bot.fake, &ix).await;
+    assert!(!msg.is_ephemeral());
+    assert!(msg.content.contains("clock 3d+7d"), "{}", msg.content);
+}
+
 /// Alice challenges Bob to chess as white; Bob accepts with the button. Returns the message
 /// of the accepted game (with its board).
 async fn start_game(fake: &FakeDiscord) -> SentMessage {
@@ -268,6 +300,7 @@ async fn registration_payload() {
             "move",
             "moves",
             "piece",
+            "remind",
             "resign",
             "rules",
             "setup",
@@ -289,6 +322,12 @@ async fn registration_payload() {
             (Some(6), Some(false))
         );
     }
+    // The time control: an optional string (issue 16).
+    let clock = challenge.option("clock").unwrap();
+    assert_eq!(
+        (clock["type"].as_u64(), clock["required"].as_bool()),
+        (Some(3), Some(false))
+    );
     let mv = cmds.iter().find(|c| c.name == "move").unwrap();
     assert_eq!(mv.option("move").unwrap()["autocomplete"], true);
     assert_eq!(mv.option("game").unwrap()["type"], 4);

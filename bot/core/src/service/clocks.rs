@@ -100,11 +100,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let (control, state) = Self::clock_of(record)?;
         let n = record.seats.len();
         let names: Vec<String> = (0..n).map(|i| Side(i as u8).name(n).to_string()).collect();
-        // A finished game's clock stands where it stopped.
-        let now = if record.status.is_active() {
-            self.clock.now_ms()
-        } else {
-            state.deadline_ms.min(self.clock.now_ms())
+        // A finished game's clock stands where it stopped: at the flag for a game lost on
+        // time, else at the last move.
+        let now = match &record.status {
+            GameStatus::Active => self.clock.now_ms(),
+            GameStatus::Finished {
+                reason: EndReason::Timeout,
+                ..
+            } => state.deadline_ms,
+            _ => state.turn_started_ms,
         };
         Some(control.caption(state, to_move, now, &names))
     }
