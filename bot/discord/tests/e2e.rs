@@ -825,7 +825,7 @@ async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
     let fake = &bot.fake;
     let global = fake.registered_commands();
-    assert_eq!(global.len(), 20);
+    assert_eq!(global.len(), 21);
     assert!(fake.guild_commands(ids::GUILD).is_empty());
     for c in &global {
         assert_eq!(
@@ -857,7 +857,7 @@ async fn global_registration() {
 async fn guild_registration_still_offers_dm_play() {
     let bot = start().await;
     let fake = &bot.fake;
-    assert_eq!(fake.guild_commands(ids::GUILD).len(), 20);
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 21);
     let global = fake.registered_commands();
     let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
     names.sort_unstable();
@@ -865,7 +865,7 @@ async fn guild_registration_still_offers_dm_play() {
         names,
         [
             "abort", "ask", "board", "draw", "export", "games", "help", "history", "move", "moves",
-            "piece", "resign", "rules", "setup", "takeback", "variants"
+            "piece", "remind", "resign", "rules", "setup", "takeback", "variants"
         ]
     );
     assert!(
