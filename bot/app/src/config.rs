@@ -59,6 +59,10 @@ pub struct Settings {
     pub theme: render::Theme,
     /// The board picture size in pixels.
     pub size: u32,
+    /// How often this process fires due deadlines and reminders.
+    pub scheduler_interval: std::time::Duration,
+    /// When correspondence players are reminded of their move.
+    pub reminders: bot_core::clocks::ReminderPolicy,
 }
 
 /// The whole configuration.
@@ -80,6 +84,24 @@ pub struct Config {
     /// Matrix.
     #[serde(default)]
     pub matrix: MatrixConfig,
+    /// Clocks: the scheduler and reminders.
+    #[serde(default)]
+    pub clocks: ClocksConfig,
+}
+
+/// Clocks: how often deadlines are checked, and when players are reminded.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClocksConfig {
+    /// Seconds between two passes of the scheduler (1 to 3600; default 1).
+    pub scheduler_interval_seconds: Option<u64>,
+    /// The reminder points of a correspondence turn (`half`, `75%`, `12h`; default half
+    /// time and 12 hours left); empty: no reminders.
+    pub reminders: Option<Vec<String>>,
+    /// At most one reminder per game in this many hours (default 6).
+    pub reminder_gap_hours: Option<u32>,
+    /// At most this many reminders per player per day (default 10).
+    pub reminders_per_day: Option<u32>,
 }
 
 /// The store.
@@ -353,9 +375,37 @@ impl Config {
                 bail!("{key} is empty: set it or leave the key out");
             }
         }
+        let interval = self.clocks.scheduler_interval_seconds.unwrap_or(1);
+        if !(1..=3600).contains(&interval) {
+            bail!(
+                "[clocks] scheduler_interval_seconds = {interval} is out of range: 1 to 3600 \
+                 (default 1; a real-time flag falls at most this late)"
+            );
+        }
+        let mut reminders = bot_core::clocks::ReminderPolicy::default();
+        if let Some(points) = &self.clocks.reminders {
+            reminders.points = points
+                .iter()
+                .map(|p| {
+                    bot_core::clocks::ReminderPolicy::parse_point(p)
+                        .map_err(|e| anyhow::anyhow!("[clocks] reminders: {e}"))
+                })
+                .collect::<anyhow::Result<_>>()?;
+        }
+        if let Some(h) = self.clocks.reminder_gap_hours {
+            if h > 24 * 30 {
+                bail!("[clocks] reminder_gap_hours = {h} is out of range: 0 to 720 (default 6)");
+            }
+            reminders.per_game_gap_ms = i64::from(h) * bot_core::clocks::HOUR_MS;
+        }
+        if let Some(n) = self.clocks.reminders_per_day {
+            reminders.daily_cap = n;
+        }
         Ok(Settings {
             theme,
             size: self.render.size.unwrap_or(DEFAULT_SIZE),
+            scheduler_interval: std::time::Duration::from_secs(interval),
+            reminders,
         })
     }
 
@@ -455,6 +505,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn clock_settings_read_or_name_the_key_that_is_wrong() {
+        let s = parse(
+            "[clocks]\nscheduler_interval_seconds = 5\nreminders = [\"75%\", \"1d\"]\n\
+             reminder_gap_hours = 2\nreminders_per_day = 3\n",
+        )
+        .validate()
+        .unwrap();
+        assert_eq!(s.scheduler_interval, std::time::Duration::from_secs(5));
+        assert_eq!(
+            s.reminders.points,
+            vec![
+                bot_core::clocks::ReminderPoint::Used(750),
+                bot_core::clocks::ReminderPoint::Left(bot_core::clocks::DAY_MS)
+            ]
+        );
+        assert_eq!(s.reminders.per_game_gap_ms, 2 * bot_core::clocks::HOUR_MS);
+        assert_eq!(s.reminders.daily_cap, 3);
+        for (text, says) in [
+            (
+                "scheduler_interval_seconds = 0",
+                "scheduler_interval_seconds = 0 is out of range",
+            ),
+            (
+                "reminders = [\"soon\"]",
+                "[clocks] reminders: reminder point",
+            ),
+            (
+                "reminder_gap_hours = 9999",
+                "reminder_gap_hours = 9999 is out of range",
+            ),
+        ] {
+            let e = parse(&format!("[clocks]\n{text}\n"))
+                .validate()
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+    }
+
+    #[test]
     fn the_example_config_parses_and_documents_every_section() {
         let text = include_str!("../../../config.example.toml");
         let c: Config = toml::from_str(text).unwrap();
@@ -462,7 +552,7 @@ mod tests {
             c.discord_adapter(&c.validate().unwrap()).is_none() && !c.has_matrix(),
             "the example must not carry secrets"
         );
-        for section in ["[store]", "[render]", "[discord]", "[matrix]"] {
+        for section in ["[store]", "[render]", "[discord]", "[matrix]", "[clocks]"] {
             assert!(text.contains(section), "{section}");
         }
     }
@@ -480,6 +570,8 @@ mod tests {
         let settings = Settings {
             theme: render::Theme::light(),
             size: 512,
+            scheduler_interval: std::time::Duration::from_secs(1),
+            reminders: Default::default(),
         };
         let d = c
             .discord_adapter(&settings)

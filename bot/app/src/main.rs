@@ -98,25 +98,61 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             .context("cannot open the store")?,
     };
     let catalog = Arc::new(rules::Catalog::builtin());
-    let service = Arc::new(GameService::new(
-        store.clone(),
-        SystemClock,
-        catalog.clone(),
-    ));
+    let service = Arc::new(
+        GameService::new(store.clone(), SystemClock, catalog.clone())
+            .with_reminders(settings.reminders.clone()),
+    );
     let (theme, size) = (settings.theme.clone(), settings.size);
-
     let matrix = config.matrix_adapter(size)?;
     let discord = config.discord_adapter(&settings);
-    if matrix.is_some() || discord.is_some() {
-        let result = run_chat(matrix, discord, service, catalog, theme, stop).await;
-        store.close().await;
-        return result;
-    }
-    let result = console::Console::new(service, args.as_player, &data_dir, theme, size)
-        .run(stop)
-        .await;
+    // One scheduler per process, for every platform and the console alike: deadlines and
+    // reminders fire whichever frontend runs (several processes on one PostgreSQL database
+    // may each run one; the store lets one of them act on each game).
+    let scheduler = tokio::spawn(bot_core::scheduler::run(
+        service.clone(),
+        settings.scheduler_interval,
+        {
+            let stop = stop.clone();
+            async move { stop.requested().await }
+        },
+    ));
+    let result = frontends(
+        (matrix, discord),
+        args.as_player,
+        service,
+        catalog,
+        &data_dir,
+        theme,
+        size,
+        stop,
+    )
+    .await;
+    scheduler.abort();
     store.close().await;
     result
+}
+
+/// Runs the chat adapters if any is configured, else the console.
+#[allow(clippy::too_many_arguments)] // the wiring's own parts, each used once
+async fn frontends(
+    (matrix, discord): (
+        Option<bot_matrix::MatrixConfig>,
+        Option<bot_discord::DiscordConfig>,
+    ),
+    as_player: Option<String>,
+    service: Arc<GameService<SqlStore, SystemClock>>,
+    catalog: Arc<rules::Catalog>,
+    data_dir: &std::path::Path,
+    theme: render::Theme,
+    size: u32,
+    stop: Shutdown,
+) -> anyhow::Result<()> {
+    if matrix.is_some() || discord.is_some() {
+        return run_chat(matrix, discord, service, catalog, theme, stop).await;
+    }
+    console::Console::new(service, as_player, data_dir, theme, size)
+        .run(stop)
+        .await
 }
 
 /// Runs the configured chat adapters until SIGTERM or SIGINT (or until one fails). On a stop

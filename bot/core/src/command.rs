@@ -2,7 +2,8 @@
 //! from typed slash options).
 //!
 //! ```text
-//! challenge @user VARIANT [white|black|random] [unrated]   accept [ID]   decline [ID]   cancel [ID]
+//! challenge @user VARIANT [white|black|random] [clock 10+5|3d|3d+7d] [unrated]
+//! accept [ID]   decline [ID]   cancel [ID]   remind on|off
 //! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
@@ -12,6 +13,7 @@
 //! ```
 
 use crate::{
+    clocks::TimeControl,
     model::GameId,
     quote::{MAX_COMMAND_BYTES, quote},
 };
@@ -60,6 +62,8 @@ pub enum Command {
         position: Option<u16>,
         /// Whether the game counts for ratings (`unrated` says no).
         rated: bool,
+        /// The time control (none unless `clock …` is given).
+        clock: TimeControl,
     },
     /// Accept a challenge (the only one addressed to the actor if no id).
     Accept(Option<i64>),
@@ -124,6 +128,8 @@ pub enum Command {
     Profile(Option<String>),
     /// The best ratings of a variant's rating family on this platform.
     Leaderboard(String),
+    /// Switch one's reminders of correspondence moves on (`true`) or off.
+    Remind(bool),
 }
 
 impl std::fmt::Debug for Command {
@@ -148,6 +154,7 @@ impl std::fmt::Debug for Command {
                 colour,
                 position,
                 rated,
+                clock,
             } => f
                 .debug_struct("Challenge")
                 .field("opponents", opponents)
@@ -155,6 +162,7 @@ impl std::fmt::Debug for Command {
                 .field("colour", colour)
                 .field("position", position)
                 .field("rated", rated)
+                .field("clock", clock)
                 .finish(),
             Command::Accept(id) => f.debug_tuple("Accept").field(id).finish(),
             Command::Decline(id) => f.debug_tuple("Decline").field(id).finish(),
@@ -183,6 +191,7 @@ impl std::fmt::Debug for Command {
             Command::Ask(g) => f.debug_tuple("Ask").field(g).finish(),
             Command::Profile(who) => f.debug_tuple("Profile").field(who).finish(),
             Command::Leaderboard(v) => f.debug_tuple("Leaderboard").field(v).finish(),
+            Command::Remind(on) => f.debug_tuple("Remind").field(on).finish(),
         }
     }
 }
@@ -213,6 +222,7 @@ impl Command {
             Command::Ask(_) => "ask",
             Command::Profile(_) => "profile",
             Command::Leaderboard(_) => "leaderboard",
+            Command::Remind(_) => "remind",
         }
     }
 
@@ -290,13 +300,14 @@ const NAMES: &[&str] = &[
     "ask",
     "profile",
     "leaderboard",
+    "remind",
 ];
 
 /// The usage line of each command, for `help COMMAND` and usage errors.
 pub fn usage(command: &str) -> Option<&'static str> {
     Some(match command {
         "challenge" => {
-            "challenge @user VARIANT [white|black|random] [position N] [unrated] — or `challenge VARIANT` for an open challenge; `unrated` keeps the game out of both players' ratings; four-player games name three: `challenge @a @b @c dcb-balanced-4p [random]`; Chess960 starts from a random position, or from position N (0-959)"
+            "challenge @user VARIANT [white|black|random] [position N] [clock TIME] [unrated] — or `challenge VARIANT` for an open challenge; four-player games name three: `challenge @a @b @c dcb-balanced-4p [random]`; Chess960 starts from a random position, or from position N (0-959); `clock 10+5` is 10 minutes each plus 5 seconds a move, `clock 3d` three days a move (`clock 3d+7d` with a 7-day reserve); no clock unless given; `unrated` keeps the game out of both players' ratings"
         }
         "accept" => {
             "accept [CHALLENGE-ID] — accept a challenge addressed to you (a four-player game starts when all three have accepted)"
@@ -326,6 +337,9 @@ pub fn usage(command: &str) -> Option<&'static str> {
         }
         "setup" => {
             "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
+        }
+        "remind" => {
+            "remind on|off — whether I remind you privately when a correspondence game waits for your move (on unless you say off)"
         }
         "ask" => {
             "ask [#GAME] — Looking-Glass: do I have a legal move on the world I cannot see? (yes or no, privately)"
@@ -492,6 +506,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let mut colour = ColourChoice::First;
             let mut position = None;
             let mut rated = true;
+            let mut clock = TimeControl::None;
             let mut args = args.into_iter();
             while let Some(a) = args.next() {
                 let lower = a.to_lowercase();
@@ -510,6 +525,19 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                         })?;
                         position = Some(chess960_position(n)?);
                     }
+                    "clock" | "time" => {
+                        let t = args.next().ok_or_else(|| {
+                            usage_err(
+                                "challenge",
+                                &format!(
+                                    "`clock` needs a time control. {}",
+                                    crate::clocks::ACCEPTED
+                                ),
+                            )
+                        })?;
+                        clock =
+                            TimeControl::parse(t).map_err(|e| ParseError::Usage(e.to_string()))?;
+                    }
                     _ if a.starts_with('@') || a.starts_with("<@") => opponents.push(a.to_string()),
                     _ if variant.is_none() => variant = Some(lower),
                     _ => return Err(usage_err("challenge", &format!("unexpected {}", quote(a)))),
@@ -522,8 +550,14 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                 colour,
                 position,
                 rated,
+                clock,
             }
         }
+        "remind" => match args.first().map(|a| a.to_lowercase()).as_deref() {
+            Some("on") if args.len() == 1 => Command::Remind(true),
+            Some("off") if args.len() == 1 => Command::Remind(false),
+            _ => return Err(usage_err("remind", "say `remind on` or `remind off`")),
+        },
         "accept" => Command::Accept(opt_id(&args, "accept")?),
         "decline" => Command::Decline(opt_id(&args, "decline")?),
         "cancel" => Command::Cancel(opt_id(&args, "cancel")?),
@@ -684,6 +718,7 @@ mod tests {
             parse("challenge @bob chess960 position 0").unwrap(),
             Command::Challenge {
                 position: Some(0),
+                clock: TimeControl::None,
                 ..
             }
         ));
@@ -691,6 +726,7 @@ mod tests {
             parse("challenge chess960 black POSITION 959").unwrap(),
             Command::Challenge {
                 position: Some(959),
+                clock: TimeControl::None,
                 colour: ColourChoice::Second,
                 ..
             }
@@ -708,6 +744,49 @@ mod tests {
     }
 
     #[test]
+    fn time_controls_with_the_challenge() {
+        assert!(matches!(
+            parse("challenge @bob chess clock 10+5").unwrap(),
+            Command::Challenge {
+                clock: TimeControl::RealTime { .. },
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse("challenge @bob chess black CLOCK 3d+7d").unwrap(),
+            Command::Challenge {
+                clock: TimeControl::Correspondence { .. },
+                colour: ColourChoice::Second,
+                ..
+            }
+        ));
+        for (bad, says) in [
+            ("10+", "seconds added per move"),
+            ("-3d", "cannot be negative"),
+            ("999999d", "at most 30 days"),
+            ("0+0", "no time"),
+            ("soon", "is not a time control"),
+        ] {
+            let e = parse(&format!("challenge @bob chess clock {bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says) && e.contains("Accepted:"), "{bad}: {e}");
+        }
+        let e = parse("challenge @bob chess clock").unwrap_err().to_string();
+        assert!(e.contains("needs a time control"), "{e}");
+    }
+
+    #[test]
+    fn remind_on_or_off() {
+        assert_eq!(parse("remind off").unwrap(), Command::Remind(false));
+        assert_eq!(parse("REMIND On").unwrap(), Command::Remind(true));
+        for bad in ["remind", "remind maybe", "remind on off"] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains("`remind on` or `remind off`"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn challenge_forms() {
         assert_eq!(
             parse("challenge @alice toulousain").unwrap(),
@@ -717,6 +796,7 @@ mod tests {
                 colour: ColourChoice::First,
                 position: None,
                 rated: true,
+                clock: TimeControl::None,
             }
         );
         assert_eq!(
@@ -727,6 +807,7 @@ mod tests {
                 colour: ColourChoice::Second,
                 position: None,
                 rated: true,
+                clock: TimeControl::None,
             }
         );
         assert!(matches!(
@@ -749,6 +830,7 @@ mod tests {
                 colour: ColourChoice::Random,
                 position: None,
                 rated: true,
+                clock: TimeControl::None,
             }
         );
         assert!(

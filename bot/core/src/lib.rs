@@ -3,6 +3,7 @@
 //! platform events into `(Actor, Place, Command)` and deliver the [`reply::Reply`]s.
 
 pub mod chance;
+pub mod clocks;
 pub mod command;
 pub mod engine;
 pub mod export;
@@ -14,6 +15,7 @@ pub mod picture;
 pub mod quote;
 pub mod rating;
 pub mod reply;
+pub mod scheduler;
 pub mod seating;
 pub mod service;
 pub mod store;

@@ -6,9 +6,12 @@
 //! which are the source of truth (a cached position could drift from them; the moves cannot).
 //!
 //! Times are unix seconds chosen by the caller (the service's clock), never read by the store,
-//! so tests are deterministic and every backend stores the same number.
+//! so tests are deterministic and every backend stores the same number; a game's clock
+//! ([`ClockState`]) counts in milliseconds, because a real-time move is decided by them.
 
 use std::{fmt, str::FromStr};
+
+pub use crate::clocks::ClockState;
 
 /// The chat platform a player or a room belongs to.
 ///
@@ -259,11 +262,13 @@ pub enum EndReason {
     Resignation,
     /// The players agreed to a draw.
     Agreement,
+    /// The loser's time ran out (a draw when his opponent could not have mated).
+    Timeout,
 }
 
 impl EndReason {
     /// Every reason, for round-trip tests.
-    pub const ALL: [EndReason; 10] = [
+    pub const ALL: [EndReason; 11] = [
         EndReason::Checkmate,
         EndReason::Captures,
         EndReason::KingCaptured,
@@ -274,6 +279,7 @@ impl EndReason {
         EndReason::InsufficientMaterial,
         EndReason::Resignation,
         EndReason::Agreement,
+        EndReason::Timeout,
     ];
 
     /// The stable name used in storage.
@@ -289,6 +295,7 @@ impl EndReason {
             EndReason::InsufficientMaterial => "insufficient-material",
             EndReason::Resignation => "resignation",
             EndReason::Agreement => "agreement",
+            EndReason::Timeout => "timeout",
         }
     }
 
@@ -323,6 +330,7 @@ impl EndReason {
             EndReason::InsufficientMaterial => "insufficient material",
             EndReason::Resignation => "resignation",
             EndReason::Agreement => "agreement",
+            EndReason::Timeout => "time running out",
         }
     }
 
@@ -339,6 +347,7 @@ impl EndReason {
             EndReason::InsufficientMaterial => "Insufficient material",
             EndReason::Resignation => "Resignation",
             EndReason::Agreement => "Agreement",
+            EndReason::Timeout => "Time",
         }
     }
 }
@@ -457,6 +466,8 @@ pub struct GameRecord {
     pub status: GameStatus,
     /// The offer waiting for an answer, if any.
     pub pending_offer: Option<Offer>,
+    /// The clock, in a game with a time control (see [`crate::clocks`]).
+    pub clock: Option<ClockState>,
     /// Bumped by every change; writers pass the version they read (optimistic concurrency).
     pub version: i64,
     /// The rating family the game counts for, fixed when it was created; `None`: unrated.
@@ -500,19 +511,26 @@ pub struct NewGame {
     pub place: Place,
     /// See [`GameRecord::rating_family`].
     pub rating_family: Option<String>,
+    /// See [`GameRecord::clock`]: started when the game is created.
+    pub clock: Option<ClockState>,
     /// Unix seconds; also the first `updated_at`.
     pub created_at: i64,
 }
 
-/// The state a versioned write leaves the game in. Both fields are always written, so the
-/// service states the whole outcome of a command (for example: the move mated, so the status
-/// is finished and the pending draw offer is gone) and nothing is left half-updated.
+/// The state a versioned write leaves the game in. Status and offer are always written, so
+/// the service states the whole outcome of a command (for example: the move mated, so the
+/// status is finished and the pending draw offer is gone) and nothing is left half-updated.
+/// The clock is written when given; a write that leaves it `None` (an offer, a resignation)
+/// keeps the stored one, and once a game is no longer active the store forgets when to wake
+/// for it, so no deadline of a finished game is ever fired.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameUpdate {
     /// The status after the write.
     pub status: GameStatus,
     /// The offer pending after the write.
     pub pending_offer: Option<Offer>,
+    /// The clock after the write; `None`: unchanged.
+    pub clock: Option<ClockState>,
 }
 
 impl GameUpdate {
@@ -521,7 +539,15 @@ impl GameUpdate {
         GameUpdate {
             status: GameStatus::Active,
             pending_offer: None,
+            clock: None,
         }
+    }
+
+    /// The same update, also writing `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: Option<ClockState>) -> Self {
+        self.clock = clock;
+        self
     }
 }
 
@@ -681,6 +707,9 @@ pub struct PlayerRecord {
     pub id: PlayerId,
     /// The name last seen on the platform.
     pub display_name: String,
+    /// Whether he wants reminders of his correspondence moves (`remind on|off`; on unless he
+    /// said otherwise).
+    pub reminders: bool,
     /// Unix seconds when the player was first seen.
     pub created_at: i64,
     /// Unix seconds of the last change.
@@ -720,7 +749,7 @@ mod tests {
         ] {
             assert_eq!(EndReason::parse(old), Ok(r));
         }
-        assert!(EndReason::parse("timeout").is_err());
+        assert!(EndReason::parse("flag").is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A challenge's options, stored with it and with the game it becomes: the colour the
-//! challenger asked for, for Chess960 the number of the start position, and whether the game
-//! is rated.
+//! challenger asked for, for Chess960 the number of the start position, the time control
+//! (`clock=10+5`, `clock=3d+7d`; absent for a game without a clock) and whether the game is
+//! rated (`rated=no`; absent for a rated one), so games stored before read as they did.
 //!
 //! The store keeps them as text (`colour=second position=123`), opaque to it; this is the one
 //! place that writes and reads that text, and an option it does not know is an error, never a
@@ -8,7 +9,7 @@
 
 use std::fmt;
 
-use crate::command::ColourChoice;
+use crate::{clocks::TimeControl, command::ColourChoice};
 
 /// What a challenge asked for beyond the variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +19,8 @@ pub struct GameOptions {
     /// The Chess960 start position's number, once chosen (by the challenger, or drawn when
     /// the challenge is accepted).
     pub position: Option<u16>,
+    /// The time control ([`TimeControl::None`] unless the challenge chose one).
+    pub clock: TimeControl,
     /// Whether the game counts for the players' ratings (the challenger's `unrated` makes it
     /// not). Stored only when off, so the options of every rated game read as before.
     pub rated: bool,
@@ -28,6 +31,7 @@ impl Default for GameOptions {
         GameOptions {
             colour: ColourChoice::default(),
             position: None,
+            clock: TimeControl::None,
             rated: true,
         }
     }
@@ -54,6 +58,7 @@ pub enum OptionsError {
 
 const COLOUR: &str = "colour";
 const POSITION: &str = "position";
+const CLOCK: &str = "clock";
 const RATED: &str = "rated";
 
 impl GameOptions {
@@ -63,7 +68,7 @@ impl GameOptions {
     /// An unknown option, a bad value, or an option given twice.
     pub fn parse(text: &str) -> Result<GameOptions, OptionsError> {
         let mut options = GameOptions::default();
-        let (mut colour, mut position, mut rated) = (false, false, false);
+        let (mut colour, mut position, mut clock, mut rated) = (false, false, false, false);
         let cut = |s: &str| s.chars().take(40).collect::<String>();
         for word in text.split_whitespace() {
             let Some((key, value)) = word.split_once('=') else {
@@ -72,6 +77,7 @@ impl GameOptions {
             let bad = || OptionsError::Value {
                 key: match key {
                     COLOUR => COLOUR,
+                    CLOCK => CLOCK,
                     RATED => RATED,
                     _ => POSITION,
                 },
@@ -96,6 +102,11 @@ impl GameOptions {
                         return Err(bad());
                     }
                     options.position = Some(n);
+                }
+                CLOCK if clock => return Err(OptionsError::Repeated(CLOCK)),
+                CLOCK => {
+                    clock = true;
+                    options.clock = TimeControl::parse(value).map_err(|_| bad())?;
                 }
                 RATED if rated => return Err(OptionsError::Repeated(RATED)),
                 RATED => {
@@ -125,6 +136,9 @@ impl fmt::Display for GameOptions {
         if let Some(n) = self.position {
             write!(f, " {POSITION}={n}")?;
         }
+        if self.clock.is_some() {
+            write!(f, " {CLOCK}={}", self.clock)?;
+        }
         if !self.rated {
             write!(f, " {RATED}=no")?;
         }
@@ -144,25 +158,33 @@ mod tests {
             ColourChoice::Random,
         ] {
             for position in [None, Some(0), Some(518), Some(959)] {
-                for rated in [true, false] {
-                    let o = GameOptions {
-                        colour,
-                        position,
-                        rated,
-                    };
-                    assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                for clock in ["none", "10+5", "1+0", "3d", "3d+7d"] {
+                    for rated in [true, false] {
+                        let clock = TimeControl::parse(clock).unwrap();
+                        let o = GameOptions {
+                            colour,
+                            position,
+                            clock,
+                            rated,
+                        };
+                        assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                    }
                 }
             }
         }
         assert_eq!(GameOptions::parse(""), Ok(GameOptions::default()));
+        // Without a clock, rated: nothing more is written; options stored before are unchanged.
+        assert_eq!(GameOptions::default().to_string(), "colour=first");
+        assert_eq!(
+            GameOptions::parse("colour=second clock=10+5")
+                .unwrap()
+                .clock
+                .to_string(),
+            "10+5"
+        );
         assert!(
             GameOptions::parse("").unwrap().rated,
             "games before ratings read as rated"
-        );
-        assert_eq!(
-            GameOptions::default().to_string(),
-            "colour=first",
-            "a rated game's options are written as before"
         );
     }
 
@@ -175,6 +197,10 @@ mod tests {
             "position=960",
             "position=-1",
             "position=x",
+            "clock=5+",
+            "clock=-3d",
+            "clock=fast",
+            "clock=3d clock=3d",
             "first",
             "rated=maybe",
             "rated=no rated=no",

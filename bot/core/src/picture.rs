@@ -253,7 +253,12 @@ pub fn text_board(picture: &BoardPicture, catalog: &Catalog) -> Option<String> {
         EngineKind::Board => {
             let v = catalog.get(&picture.variant).ok()?;
             let pos = rules::fen::position(&v, &picture.state).ok()?;
-            Some(crate::text::board(&pos))
+            let mut text = crate::text::board(&pos);
+            if let Some(clock) = &picture.clock {
+                text.push('\n');
+                text.push_str(clock);
+            }
+            Some(text)
         }
     }
 }
@@ -271,12 +276,14 @@ pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView
         .map_err(|e| PictureError::Position(e.to_string()))?;
     let pos = rules::fen::position(&v, &picture.state)
         .map_err(|e| PictureError::Position(e.to_string()))?;
-    Ok(view(
+    let mut view = view(
         &pos,
         picture.last_move.as_ref(),
         picture.viewer,
         &picture.players,
-    ))
+    );
+    view.caption = picture.clock.clone();
+    Ok(view)
 }
 
 /// What a Looking-Glass picture's state says: the pieces by (world, file, rank, letter), the
@@ -527,6 +534,7 @@ mod tests {
                 last_move: None,
                 viewer: Some(1),
                 players: vec!["alice".into(), "bob".into()],
+                clock: None,
             };
             let bytes = png(&pic, &catalog, &renderer, &render::Theme::light(), 640).unwrap();
             assert_eq!(&bytes[1..4], b"PNG", "{name}");
@@ -587,6 +595,7 @@ mod tests {
                         last_move: last_move(&pos),
                         viewer: None,
                         players: Vec::new(),
+                        clock: None,
                     };
                     let marked = board_view(&pic, &catalog).unwrap().last_move;
                     let want = LastMove {
@@ -703,6 +712,7 @@ mod tests {
             last_move: None,
             viewer: Some(1),
             players: vec!["alice".into(), "bob".into()],
+            clock: None,
         };
         let catalog = Catalog::builtin();
         let view = board_view(&pic, &catalog).unwrap();

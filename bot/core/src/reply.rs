@@ -36,6 +36,10 @@ pub struct BoardPicture {
     pub viewer: Option<u8>,
     /// Player names by seat, for the captions.
     pub players: Vec<String>,
+    /// The clock line under the board (`Clock 10+5 · White 9:58 ⏳ · Black 10:00`), in a
+    /// game with a time control: the times at the moment of the reply, so a picture is a
+    /// function of the stored game and the service's clock.
+    pub clock: Option<String>,
 }
 
 /// The two cells of a move, by the geometry's exact cell names: resolved by the engine from the

@@ -11,6 +11,7 @@ use rules::{Catalog, Outcome, Position, Side, Variant, glass::Glass, notation};
 
 mod challenges;
 pub(crate) mod chess960;
+mod clocks;
 mod failure;
 mod games;
 mod glass;
@@ -20,11 +21,14 @@ mod offers;
 mod ratings;
 
 pub use challenges::parse_mention;
+pub use clocks::FireReport;
 pub use failure::ServiceError;
+pub(crate) use failure::chain as error_chain;
 pub use games::CurrentGame;
 
 use crate::{
     chance::{Chance, OsChance},
+    clocks::TimeControl,
     command::{self, Answer, ColourChoice, Command},
     engine::{EngineKind, GameEngine, GameKind},
     export,
@@ -42,10 +46,17 @@ use crate::{
 use failure::{Failure, References, user};
 use games::{BoardGame, GlassGame, Loaded};
 
-/// The time source, so tests are deterministic.
+/// The time source, so tests are deterministic. Milliseconds, because a real-time clock is
+/// decided by them (a move in the same second as the flag may still be in time); the store's
+/// record times (`created_at`, `updated_at`) stay in seconds ([`Clock::now_secs`]).
 pub trait Clock: Send + Sync {
-    /// Unix seconds now.
-    fn now(&self) -> i64;
+    /// Unix milliseconds now.
+    fn now_ms(&self) -> i64;
+
+    /// Unix seconds now (rounded down), for the store's record times.
+    fn now_secs(&self) -> i64 {
+        self.now_ms().div_euclid(1000)
+    }
 }
 
 /// The system clock.
@@ -53,10 +64,10 @@ pub trait Clock: Send + Sync {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn now(&self) -> i64 {
+    fn now_ms(&self) -> i64 {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or(0)
     }
 }
@@ -89,6 +100,8 @@ pub struct GameService<S, C = SystemClock> {
     /// Where announcements go (the bot's moves, fired deadlines); `None`: nobody listens,
     /// and announcements are dropped with a log line.
     outbox: Option<crate::outbox::Outbox>,
+    /// When correspondence players are reminded of their move.
+    reminders: crate::clocks::ReminderPolicy,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -105,7 +118,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             glass: rules::glass::variant(),
             references: References::new(OsChance.below(u32::MAX)),
             outbox: None,
+            reminders: crate::clocks::ReminderPolicy::default(),
         }
+    }
+
+    /// The same service reminding correspondence players by `policy` (the default: at half
+    /// time and with 12 hours left).
+    pub fn with_reminders(mut self, policy: crate::clocks::ReminderPolicy) -> Self {
+        self.reminders = policy;
+        self
     }
 
     /// The same service sending announcements (what it says without a command) to `outbox`;
@@ -223,7 +244,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if !self.memo.knows_name(&actor.id, &name) {
             let record = self
                 .store
-                .upsert_player(&actor.id, &name, self.clock.now())
+                .upsert_player(&actor.id, &name, self.clock.now_secs())
                 .await?;
             self.memo.keep_name(&actor.id, &record.display_name);
         }
@@ -258,16 +279,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 variant,
                 colour,
                 position,
+                clock,
                 rated,
             } => {
-                let terms = GameOptions {
+                let asked = GameOptions {
                     colour,
                     position,
+                    clock,
                     rated,
                 };
-                self.challenge(actor, place, opponents, &variant, terms)
+                self.challenge(actor, place, opponents, &variant, asked)
                     .await
             }
+            Command::Remind(on) => self.remind_setting(actor, on).await,
             Command::Accept(id) => self.accept(actor, place, id).await,
             Command::Decline(id) => {
                 self.close_challenge(actor, place, id, ChallengeResolution::Declined)

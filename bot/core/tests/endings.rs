@@ -384,6 +384,7 @@ fn the_random_mover_plays_legal_moves() {
         place: Place::room(Platform::Matrix, "!x:y"),
         status: bot_core::model::GameStatus::Active,
         pending_offer: None,
+        clock: None,
         version: 1,
         rating_family: None,
         created_at: 0,

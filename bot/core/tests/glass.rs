@@ -608,6 +608,7 @@ fn the_checker_catches_a_leak() {
         last_move: None,
         viewer: Some(1),
         players: vec![],
+        clock: None,
     });
     assert!(!check(&reply, &g, &seats, &mut history, false, None).is_empty());
 }

@@ -202,6 +202,7 @@ async fn a_chess960_game_stored_without_a_number_is_position_518() {
                 seats: vec![t.alice.id.clone(), t.bob.id.clone()],
                 place: t.place.clone(),
                 rating_family: None,
+                clock: None,
                 created_at: 2,
             },
         )

@@ -2,8 +2,10 @@
 //! replies.
 
 use bot_core::{
+    clocks::TimeControl,
     command::{Answer, ColourChoice, Command},
     model::{GameId, Place},
+    reply::Reply,
 };
 use poise::serenity_prelude as serenity;
 
@@ -75,6 +77,7 @@ fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
         help(),
         setup(),
         ask(),
+        remind(),
     ]
 }
 
@@ -224,7 +227,20 @@ pub async fn challenge(
     >,
     #[description = "Whether the game counts for both players' ratings (default: yes)"]
     rated: Option<bool>,
+    #[description = "Time control: 10+5 (minutes each + seconds a move), 3d (days a move), 3d+7d (with a reserve); default none"]
+    #[max_length = 40]
+    clock: Option<String>,
 ) -> Result<(), Error> {
+    // A time control that does not read is refused before anything is created (or a thread
+    // opened), with what is accepted.
+    let clock = match clock.as_deref().map(TimeControl::parse).transpose() {
+        Ok(c) => c.unwrap_or_default(),
+        Err(e) => {
+            let mut target = Target::command(ctx);
+            return deliver::deliver(ctx.data(), &mut target, vec![Reply::actor(e.to_string())])
+                .await;
+        }
+    };
     let opponents: Vec<serenity::User> = std::iter::once(opponent)
         .chain(opponent2)
         .chain(opponent3)
@@ -249,6 +265,7 @@ pub async fn challenge(
         variant: variant.clone(),
         colour: colour.map_or(default_colour, ColourChoice::from),
         position,
+        clock,
         rated: rated.unwrap_or(true),
     };
     if thread {
@@ -432,6 +449,26 @@ pub async fn setup(
         },
     )
     .await
+}
+
+/// Reminders of your correspondence moves, on or off.
+#[derive(Debug, Clone, Copy, poise::ChoiceParameter)]
+pub enum OnOff {
+    /// Remind me.
+    #[name = "on"]
+    On,
+    /// Do not.
+    #[name = "off"]
+    Off,
+}
+
+/// Whether I remind you privately when a correspondence game waits for your move
+#[poise::command(slash_command)]
+pub async fn remind(
+    ctx: Ctx<'_>,
+    #[description = "on (the default) or off"] setting: OnOff,
+) -> Result<(), Error> {
+    run(ctx, Command::Remind(matches!(setting, OnOff::On))).await
 }
 
 /// Looking-Glass: do I have a legal move on the world I cannot see? (answered privately)

@@ -201,6 +201,38 @@ fn decode_png(bytes: &[u8]) -> (u32, u32) {
     (frame.width, frame.height)
 }
 
+/// A time control comes with `/challenge`'s `clock` option; a malformed one is refused to
+/// the challenger alone, saying what is accepted, and nothing is posted.
+#[tokio::test]
+async fn challenge_with_a_clock_and_a_malformed_one() {
+    let bot = start().await;
+    let ix = bot
+        .fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .string("clock", "10+")
+        .send();
+    let msg = message(&bot.fake, &ix).await;
+    assert!(msg.is_ephemeral(), "{}", msg.content);
+    assert!(
+        msg.content.contains("seconds added per move"),
+        "{}",
+        msg.content
+    );
+    assert!(msg.content.contains("Accepted:"), "{}", msg.content);
+    let ix = bot
+        .fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .string("clock", "3d+7d")
+        .send();
+    let msg = message(&bot.fake, &ix).await;
+    assert!(!msg.is_ephemeral());
+    assert!(msg.content.contains("clock 3d+7d"), "{}", msg.content);
+}
+
 /// Alice challenges Bob to chess as white; Bob accepts with the button. Returns the message
 /// of the accepted game (with its board).
 async fn start_game(fake: &FakeDiscord) -> SentMessage {
@@ -270,6 +302,7 @@ async fn registration_payload() {
             "moves",
             "piece",
             "profile",
+            "remind",
             "resign",
             "rules",
             "setup",
@@ -297,6 +330,12 @@ async fn registration_payload() {
             (Some(6), Some(false))
         );
     }
+    // The time control: an optional string (issue 16).
+    let clock = challenge.option("clock").unwrap();
+    assert_eq!(
+        (clock["type"].as_u64(), clock["required"].as_bool()),
+        (Some(3), Some(false))
+    );
     let mv = cmds.iter().find(|c| c.name == "move").unwrap();
     assert_eq!(mv.option("move").unwrap()["autocomplete"], true);
     assert_eq!(mv.option("game").unwrap()["type"], 4);
@@ -876,7 +915,7 @@ async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
     let fake = &bot.fake;
     let global = fake.registered_commands();
-    assert_eq!(global.len(), 20);
+    assert_eq!(global.len(), 23);
     assert!(fake.guild_commands(ids::GUILD).is_empty());
     for c in &global {
         assert_eq!(
@@ -908,15 +947,32 @@ async fn global_registration() {
 async fn guild_registration_still_offers_dm_play() {
     let bot = start().await;
     let fake = &bot.fake;
-    assert_eq!(fake.guild_commands(ids::GUILD).len(), 20);
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 23);
     let global = fake.registered_commands();
     let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
     names.sort_unstable();
     assert_eq!(
         names,
         [
-            "abort", "ask", "board", "draw", "export", "games", "help", "history", "move", "moves",
-            "piece", "resign", "rules", "setup", "takeback", "variants"
+            "abort",
+            "ask",
+            "board",
+            "draw",
+            "export",
+            "games",
+            "help",
+            "history",
+            "leaderboard",
+            "move",
+            "moves",
+            "piece",
+            "profile",
+            "remind",
+            "resign",
+            "rules",
+            "setup",
+            "takeback",
+            "variants"
         ]
     );
     assert!(
@@ -1668,7 +1724,9 @@ async fn looking_glass_with_closed_dms_and_a_resignation_from_a_dm() {
         .unwrap();
     let mut told = result.mentioned_users();
     told.sort_unstable();
+    told.dedup(); // the rating line names both again
     assert_eq!(told, [ids::ALICE, ids::BOB]);
+    assert!(result.content.contains("Ratings:"), "{}", result.content);
     let to_alice = fake
         .wait_until("the result by DM to Alice", Duration::from_secs(5), |r| {
             r.dm_messages_to(ids::ALICE)
@@ -1726,6 +1784,7 @@ async fn looking_glass_with_closed_dms_and_a_resignation_from_a_dm() {
     assert!(result.content.contains("Black wins"), "{}", result.content);
     let mut told = result.mentioned_users();
     told.sort_unstable();
+    told.dedup(); // the rating line names both again
     assert_eq!(told, [ids::ALICE, ids::CAROL]);
     for user in [ids::ALICE, ids::CAROL] {
         fake.wait_until("the result by DM", Duration::from_secs(5), |r| {

@@ -15,6 +15,11 @@
 //!
 //! Run: `cargo bench -p bot-store --bench service`. The database lives under cargo's target
 //! tmp dir, on the same disk as the build, never on a tmpfs where fsync is free.
+//!
+//! Clocks (issue 16): with `FAIRYBOT_BENCH_CLOCKED_GAMES=10000` the store first holds that
+//! many live correspondence games (`clock 3d`, none due during the run), every table plays
+//! with `clock 10+5` (each move charges it), and the scheduler runs beside the tables with its
+//! production interval of one second.
 
 use std::{
     sync::Arc,
@@ -100,11 +105,57 @@ fn table(n: usize) -> Table {
 
 type Service = GameService<SqlStore, SystemClock>;
 
+/// The time control the tables play with, when the run is about clocks.
+fn table_clock() -> &'static str {
+    if clocked_games() > 0 {
+        " clock 10+5"
+    } else {
+        ""
+    }
+}
+
+/// How many live clocked games the store holds before the run (`FAIRYBOT_BENCH_CLOCKED_GAMES`).
+fn clocked_games() -> usize {
+    std::env::var("FAIRYBOT_BENCH_CLOCKED_GAMES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `n` live correspondence games between other players in other rooms, each with a clock
+/// whose deadline is days away (not measured).
+async fn seed_clocked_games(store: &SqlStore, n: usize) {
+    use bot_core::{Clock, clocks::TimeControl, model::NewGame, store::GameStore};
+    let control = TimeControl::parse("3d").unwrap();
+    let now = SystemClock.now_ms();
+    let start = rules::fen::write(&Position::start(
+        &Catalog::builtin().get("chess").expect("chess"),
+    ));
+    for i in 0..n {
+        store
+            .create_game(NewGame {
+                variant: "chess".into(),
+                options: format!("colour=first clock={control}"),
+                start_state: start.clone(),
+                seats: vec![
+                    PlayerId::new(Platform::Discord, format!("{}", 2 * i + 1)),
+                    PlayerId::new(Platform::Discord, format!("{}", 2 * i + 2)),
+                ],
+                place: Place::room(Platform::Discord, format!("{}", 9_000_000 + i)),
+                rating_family: None,
+                clock: control.start(2, now),
+                created_at: now / 1000,
+            })
+            .await
+            .unwrap();
+    }
+}
+
 /// Challenge and accept (not measured): a fresh game at the table.
 async fn start_game(svc: &Service, t: &Table, variant: &str) {
     let [w, b] = &t.players;
     // The challenger plays first (white).
-    let text = format!("challenge {} {variant}", b.id.user);
+    let text = format!("challenge {} {variant}{}", b.id.user, table_clock());
     svc.handle_text(w, &t.place, &text).await;
     let r = svc.handle_text(b, &t.place, "accept").await;
     assert!(
@@ -203,6 +254,25 @@ fn run(rt: &Runtime, variant: &'static str, depth: Depth, tables: usize) {
             SystemClock,
             catalog.clone(),
         ));
+        let clocked = clocked_games();
+        if clocked > 0 {
+            let t = Instant::now();
+            seed_clocked_games(&store, clocked).await;
+            println!(
+                "  ({clocked} live clocked games stored in {:.1} s)",
+                t.elapsed().as_secs_f64()
+            );
+        }
+        let (stop_scheduler, stopped) = tokio::sync::oneshot::channel::<()>();
+        let scheduler = (clocked > 0).then(|| {
+            tokio::spawn(bot_core::scheduler::run(
+                svc.clone(),
+                bot_core::scheduler::DEFAULT_INTERVAL,
+                async {
+                    let _ = stopped.await;
+                },
+            ))
+        });
         let start = Instant::now();
         let tasks: Vec<_> = (0..tables)
             .map(|n| {
@@ -222,6 +292,10 @@ fn run(rt: &Runtime, variant: &'static str, depth: Depth, tables: usize) {
             samples.extend(task.await.unwrap());
         }
         let wall = start.elapsed();
+        let _ = stop_scheduler.send(());
+        if let Some(s) = scheduler {
+            s.await.unwrap();
+        }
         report(
             &format!("{variant} {}, {tables} table(s)", depth.name()),
             samples,
@@ -241,8 +315,14 @@ fn main() {
         .unwrap();
     println!(
         "move command path on SQLite on disk (WAL, synchronous=FULL), {MOVES} moves a line, \
-         {} cores",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+         {} cores, {} live clocked games{}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        clocked_games(),
+        if clocked_games() > 0 {
+            ", tables on clock 10+5, scheduler every second"
+        } else {
+            ""
+        }
     );
     for variant in ["chess", "toulousain"] {
         for depth in [Depth::View, Depth::Svg, Depth::Raster] {

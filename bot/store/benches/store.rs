@@ -47,6 +47,7 @@ async fn new_game(store: &SqlStore, n: usize) -> GameRecord {
             ],
             place: Place::room(Platform::Discord, "424242"),
             rating_family: None,
+            clock: None,
             created_at: 1_780_000_000,
         })
         .await

@@ -126,6 +126,10 @@ pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError>
             get(row, "offer_seat")?,
             get(row, "offer_agreed")?,
         )?,
+        clock: get::<Option<String>>(row, "clock")?
+            .map(|t| bot_core::clocks::ClockState::parse(&t))
+            .transpose()
+            .map_err(corrupt)?,
         version: get(row, "version")?,
         rating_family: get(row, "rating_family")?,
         created_at: get(row, "created_at")?,
@@ -275,6 +279,7 @@ pub(crate) fn player(row: &AnyRow) -> Result<PlayerRecord, StoreError> {
             user: get(row, "user_id")?,
         },
         display_name: get(row, "display_name")?,
+        reminders: get::<i64>(row, "reminders")? != 0,
         created_at: get(row, "created_at")?,
         updated_at: get(row, "updated_at")?,
     })

@@ -38,7 +38,7 @@ macro_rules! game_columns {
          g.start_state AS start_state, g.platform AS platform, g.room AS room, \
          g.thread AS thread, g.status AS status, g.result AS result, g.reason AS reason, \
          g.offer_kind AS offer_kind, g.offer_seat AS offer_seat, \
-         g.offer_agreed AS offer_agreed, g.version AS version, \
+         g.offer_agreed AS offer_agreed, g.clock AS clock, g.version AS version, \
          g.rating_family AS rating_family, \
          g.created_at AS created_at, g.updated_at AS updated_at"
     };
@@ -55,14 +55,18 @@ macro_rules! challenge_columns {
 /// The columns of `players`, as [`codec::player`] reads them.
 macro_rules! player_columns {
     () => {
-        "platform, user_id, display_name, created_at, updated_at"
+        "platform, user_id, display_name, reminders, created_at, updated_at"
     };
 }
 
-/// Bumps the version and writes status and offer; binds: status, result, reason, offer_kind,
-/// offer_seat, updated_at, id, expected version, offer_agreed.
+/// Bumps the version and writes status and offer, and the clock when one is given; binds:
+/// status, result, reason, offer_kind, offer_seat, updated_at, id, expected version,
+/// offer_agreed, clock text, clock wake. A game no longer active loses its wake, so the
+/// scheduler never looks at it again.
 const UPDATE_GAME: &str = "UPDATE games SET version = version + 1, status = $1, result = $2, \
-     reason = $3, offer_kind = $4, offer_seat = $5, updated_at = $6, offer_agreed = $9 \
+     reason = $3, offer_kind = $4, offer_seat = $5, updated_at = $6, offer_agreed = $9, \
+     clock = COALESCE($10, clock), \
+     clock_wake = CASE WHEN $1 = 'active' THEN COALESCE($11, clock_wake) ELSE NULL END \
      WHERE id = $7 AND version = $8 RETURNING version";
 
 /// Seats are read in chunks of this many game ids, well below every backend's bind limit.
@@ -228,6 +232,8 @@ impl SqlStore {
             .bind(id.0)
             .bind(expected)
             .bind(offer_agreed)
+            .bind(update.clock.as_ref().map(|c| c.to_text()))
+            .bind(update.clock.as_ref().map(|c| c.wake_ms))
             .fetch_optional(conn)
             .await
             .map_err(backend)
@@ -272,8 +278,8 @@ impl SqlStore {
         validate_new_game(&new)?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO games (variant, options, start_state, platform, room, thread, status, \
-             version, created_at, updated_at, rating_family) \
-             VALUES ($1, $2, $3, $4, $5, $6, 'active', 0, $7, $8, $9) RETURNING id",
+             version, created_at, updated_at, clock, clock_wake, rating_family) \
+             VALUES ($1, $2, $3, $4, $5, $6, 'active', 0, $7, $8, $9, $10, $11) RETURNING id",
         )
         .bind(&new.variant)
         .bind(&new.options)
@@ -283,6 +289,8 @@ impl SqlStore {
         .bind(new.place.thread.as_deref())
         .bind(new.created_at)
         .bind(new.created_at)
+        .bind(new.clock.as_ref().map(|c| c.to_text()))
+        .bind(new.clock.as_ref().map(|c| c.wake_ms))
         .bind(new.rating_family.as_deref())
         .fetch_one(&mut *conn)
         .await
@@ -297,6 +305,7 @@ impl SqlStore {
             place: new.place,
             status: GameStatus::Active,
             pending_offer: None,
+            clock: new.clock,
             version: 0,
             rating_family: new.rating_family,
             created_at: new.created_at,
@@ -954,5 +963,63 @@ impl GameStore for SqlStore {
     async fn rating_changes(&self, game: GameId) -> Result<Vec<RatingChange>> {
         let mut conn = self.pool.acquire().await.map_err(backend)?;
         ratings::rating_changes(&mut conn, game).await
+    }
+
+    async fn due_games(&self, now_ms: i64, limit: u32) -> Result<Vec<GameId>> {
+        let ids: Vec<i64> = sqlx::query_scalar(
+            "SELECT id FROM games WHERE clock_wake IS NOT NULL AND clock_wake <= $1 \
+             ORDER BY clock_wake, id LIMIT $2",
+        )
+        .bind(now_ms)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await
+        .map_err(backend)?;
+        Ok(ids.into_iter().map(GameId).collect())
+    }
+
+    async fn set_reminders(&self, id: &PlayerId, on: bool, at: i64) -> Result<PlayerRecord> {
+        let _gate = self.write_gate().await;
+        let row = sqlx::query(concat!(
+            "UPDATE players SET \
+             updated_at = CASE WHEN reminders = $1 THEN updated_at ELSE $2 END, \
+             reminders = $1 \
+             WHERE platform = $3 AND user_id = $4 RETURNING ",
+            player_columns!()
+        ))
+        .bind(i64::from(on))
+        .bind(at)
+        .bind(id.platform.as_str())
+        .bind(&id.user)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?
+        .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
+        codec::player(&row)
+    }
+
+    async fn count_reminder(&self, id: &PlayerId, day: i64, cap: u32) -> Result<bool> {
+        // One statement: the row lock (PostgreSQL) or the write lock (SQLite) makes two
+        // processes counting at once take turns, and the second sees the first's count.
+        let _gate = self.write_gate().await;
+        let counted: Option<i64> = sqlx::query_scalar(
+            "UPDATE players SET \
+             reminder_count = CASE WHEN reminder_day = $1 THEN reminder_count + 1 ELSE 1 END, \
+             reminder_day = $1 \
+             WHERE platform = $2 AND user_id = $3 AND $4 > 0 \
+             AND (reminder_day <> $1 OR reminder_count < $4) RETURNING reminder_count",
+        )
+        .bind(day)
+        .bind(id.platform.as_str())
+        .bind(&id.user)
+        .bind(i64::from(cap))
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        drop(_gate);
+        match counted {
+            Some(_) => Ok(true),
+            None => self.get_player(id).await.map(|_| false),
+        }
     }
 }

@@ -72,6 +72,7 @@ fn acknowledged_moves_survive_sigkill() {
                 ],
                 place: Place::room(Platform::Console, "local"),
                 rating_family: None,
+                clock: None,
                 created_at: 0,
             })
             .await
@@ -170,6 +171,7 @@ fn rated_crash_child() {
                     seats,
                     place: Place::room(Platform::Console, "local"),
                     rating_family: Some("chess".into()),
+                    clock: None,
                     created_at: n,
                 })
                 .await
@@ -180,6 +182,7 @@ fn rated_crash_child() {
                     reason: bot_core::model::EndReason::parse("checkmate").unwrap(),
                 },
                 pending_offer: None,
+                clock: None,
             };
             store
                 .append_move(game.id, 0, "mate", &win, n)

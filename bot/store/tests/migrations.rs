@@ -101,6 +101,7 @@ async fn check_upgraded(store: &SqlStore) {
                 seats: vec![console("alice"), console("bob")],
                 place: place.clone(),
                 rating_family: None,
+                clock: None,
                 created_at: 9,
             },
         )

@@ -15,6 +15,8 @@ fn family(declared: &str) -> &'static str {
     match declared.to_ascii_lowercase().as_str() {
         "integer" | "bigint" => "int",
         "text" => "text",
+        // Glicko-2 ratings: SQLite's REAL and PostgreSQL's DOUBLE PRECISION are both f64.
+        "real" | "double precision" => "float",
         other => panic!("unexpected column type {other}: add it to the portable set or avoid it"),
     }
 }
@@ -60,9 +62,13 @@ async fn sqlite_schema_has_the_expected_tables() {
             "games",
             "moves",
             "players",
+            "rating_changes",
+            "ratings",
             "seats"
         ])
     );
+    assert!(columns.contains(&("ratings".into(), "rating".into(), "float", true)));
+    assert!(columns.contains(&("games".into(), "rating_family".into(), "text", false)));
     assert!(columns.contains(&("moves".into(), "ply".into(), "int", true)));
     assert!(columns.contains(&("games".into(), "offer_agreed".into(), "int", true)));
     assert!(columns.contains(&(
@@ -73,6 +79,7 @@ async fn sqlite_schema_has_the_expected_tables() {
     )));
     assert!(indexes.contains("seats_by_player"));
     assert!(indexes.contains("challenge_invitees_by_player"));
+    assert!(indexes.contains("ratings_by_family"));
 }
 
 #[tokio::test]

@@ -17,6 +17,7 @@ fn new_game() -> NewGame {
         ],
         place: Place::room(Platform::Console, "local"),
         rating_family: None,
+        clock: None,
         created_at: 1,
     }
 }

@@ -10,11 +10,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         place: &Place,
         opponents: Vec<String>,
         variant: &str,
-        terms: GameOptions,
+        asked: GameOptions,
     ) -> Outcomes {
         let GameOptions {
-            colour, position, ..
-        } = terms;
+            colour,
+            position,
+            clock,
+            ..
+        } = asked;
         let kind = self.game_kind(variant)?;
         let (vname, display) = (kind.name().to_string(), kind.display_name().to_string());
         let seats = match &kind {
@@ -66,7 +69,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                  Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
             ));
         }
-        let options = terms.to_string();
+        if clock.is_some() && (seats != 2 || matches!(kind, GameKind::Glass(_))) {
+            return user(format!(
+                "{display} is played without a clock for now: clocks are for two-player board \
+                 games. Drop `clock {clock}`."
+            ));
+        }
+        let options = asked.to_string();
         let mut invited = invited.into_iter();
         let challenged = invited.next();
         let more_invited: Vec<PlayerId> = invited.collect();
@@ -79,9 +88,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 variant: vname,
                 options,
                 place: place.clone(),
-                created_at: self.clock.now(),
+                created_at: self.clock.now_secs(),
             })
             .await?;
+        let timed = match clock {
+            TimeControl::None => String::new(),
+            c => format!(", clock {c}"),
+        };
         let mut reply = match &challenged {
             Some(_) if !more_invited.is_empty() => {
                 let names: Vec<String> = (1..=rec.invitees().count())
@@ -113,13 +126,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 r
             }
             Some(p) => Reply::room(format!(
-                "{{0}} challenges {{1}} to {} (challenge {}). {{1}}: type `accept {}` or `decline {}`.",
+                "{{0}} challenges {{1}} to {} (challenge {}{timed}). {{1}}: type `accept {}` or `decline {}`.",
                 display, rec.id, rec.id, rec.id
             ))
             .mention(actor.id.clone())
             .mention(p.clone()),
             None => Reply::room(format!(
-                "{{0}} opens a challenge to {} (challenge {}). Anyone here may `accept {}`.",
+                "{{0}} opens a challenge to {} (challenge {}{timed}). Anyone here may `accept {}`.",
                 display, rec.id, rec.id
             ))
             .mention(actor.id.clone()),
@@ -190,8 +203,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         actor: &Actor,
         seats: Vec<PlayerId>,
         start_state: String,
-        now: i64,
+        now_ms: i64,
     ) -> Result<GameRecord, Failure> {
+        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
+            challenge: c.id,
+            source,
+        })?;
+        let clock = self.start_clock(options.clock, seats.len(), now_ms);
         let accepted = self
             .store
             .accept_challenge(
@@ -204,7 +222,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     rating_family: self.rating_family(c, &seats)?,
                     seats,
                     place: c.place.clone(),
-                    created_at: now,
+                    clock,
+                    created_at: now_ms.div_euclid(1000),
                 },
             )
             .await;
@@ -232,7 +251,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if !c.more_invited.is_empty() {
             return self.accept_seat(c, actor).await;
         }
-        let now = self.clock.now();
+        let now_ms = self.clock.now_ms();
         let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
             challenge: c.id,
             source,
@@ -248,12 +267,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             vec![actor.id.clone(), c.challenger.clone()]
         };
         let v = match self.game_kind(&c.variant)? {
-            GameKind::Glass(rules) => return self.glass_start(c, rules, actor, seats, now).await,
+            GameKind::Glass(rules) => {
+                return self.glass_start(c, rules, actor, seats, now_ms).await;
+            }
             GameKind::Board(v) => v,
         };
         let (start, c, numbered) = chess960::start(&v, c, options, &*self.chance)?;
         let game = self
-            .open_game(&c, actor, seats.clone(), rules::fen::write(&start), now)
+            .open_game(&c, actor, seats.clone(), rules::fen::write(&start), now_ms)
             .await?;
         self.game_starts(game, numbered.unwrap_or_else(|| v.display_name.clone()))
             .await
@@ -268,7 +289,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 c.id
             ));
         }
-        let now = self.clock.now();
+        let now = self.clock.now_secs();
         let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
             challenge: c.id,
             source,
@@ -299,6 +320,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     rating_family: None,
                     seats,
                     place: c.place.clone(),
+                    // Clocks are for two seats (refused with the challenge).
+                    clock: None,
                     created_at: now,
                 },
             )
@@ -388,7 +411,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
         match self
             .store
-            .resolve_challenge(c.id, how, self.clock.now())
+            .resolve_challenge(c.id, how, self.clock.now_secs())
             .await
         {
             Ok(_) => {}

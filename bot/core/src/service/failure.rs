@@ -132,7 +132,7 @@ impl References {
 }
 
 /// An error and its causes on one line, for the log.
-pub(super) fn chain(e: &dyn Error) -> String {
+pub(crate) fn chain(e: &dyn Error) -> String {
     let mut s = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {

@@ -295,6 +295,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             last_move: last,
             viewer,
             players: Vec::new(),
+            clock: self.clock_caption(g),
         })
     }
 }

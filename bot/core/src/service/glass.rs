@@ -102,12 +102,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         rules: GlassRules,
         actor: &Actor,
         seats: Vec<PlayerId>,
-        now: i64,
+        now_ms: i64,
     ) -> Outcomes {
         let name = GameKind::Glass(rules).display_name().to_string();
         let start = Glass::with_variant(self.glass.clone(), rules).state_text();
         let game = self
-            .open_game(&challenge, actor, seats.clone(), start, now)
+            .open_game(&challenge, actor, seats.clone(), start, now_ms)
             .await?;
         let id = game.id;
         let mut replies = vec![
@@ -209,6 +209,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let update = GameUpdate {
                 status: status.clone(),
                 pending_offer: None,
+                clock: None,
             };
             match self
                 .store
@@ -217,7 +218,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     g.record.version,
                     &report.action,
                     &update,
-                    self.clock.now(),
+                    self.clock.now_secs(),
                 )
                 .await
             {
@@ -352,6 +353,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             last_move: None,
             viewer: Some(side.0),
             players: Vec::new(),
+            clock: None,
         })
     }
 
@@ -378,6 +380,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 last_move: None,
                 viewer: None,
                 players: Vec::new(),
+                clock: None,
             })
     }
 

@@ -63,8 +63,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .await?;
         let mut s = String::new();
         let line = |g: &GameRecord| {
+            // Clocks are for two seats, where the ply's parity says who is to move.
+            let clock = self
+                .clock_line(g, g.moves.len() % g.seats.len().max(1))
+                .map(|c| format!(" — {c}"))
+                .unwrap_or_default();
             format!(
-                "#{} {} — {} vs {} (ply {})",
+                "#{} {} — {} vs {} (ply {}){clock}",
                 g.id,
                 g.variant,
                 g.seats.first().map(|p| p.user.as_str()).unwrap_or("?"),

@@ -32,6 +32,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
                 Loaded::Board(g) => g,
             };
+            // The move's time: taken once, before anything else, so the flag and the clock
+            // charge agree on it.
+            let now_ms = self.clock.now_ms();
             let seat = g.record.seat_of(&actor.id);
             let to_move = g.position.turn().0;
             let my_turn = g.record.seats.get(to_move as usize) == Some(&actor.id);
@@ -44,6 +47,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     ),
                     None => format!("You are not playing in game {}.", g.record.id),
                 });
+            }
+            // A move at or after the deadline is not played: the player has lost on time.
+            match self.flag_if_due(&g, now_ms).await {
+                Ok(Some(replies)) => return Ok(replies),
+                Ok(None) => {}
+                Err(Failure::User(_)) if attempt < RACE_RETRIES => {
+                    attempt += 1;
+                    continue;
+                }
+                Err(e) => return Err(e),
             }
             let mv = match notation::parse_move(&g.position, text) {
                 Ok(m) => m,
@@ -58,7 +71,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 return user("You can resign only for yourself: type `resign`.");
             }
             let san = notation::san(&g.position, mv);
-            match self.commit(&g, mv).await {
+            match self.commit(&g, mv, now_ms).await {
                 Ok(done) => {
                     let mut reply = self.after_move(&done, &san, to_move);
                     if !done.game.record.status.is_active() {
@@ -110,6 +123,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         &self,
         g: &BoardGame,
         mv: rules::Move,
+        now_ms: i64,
     ) -> Result<Committed, Failure> {
         let mut after = g.position.clone();
         let mut texts = vec![notation::coord(&after, mv)];
@@ -118,19 +132,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let passed = crate::seating::auto_passes(&mut after);
         texts.extend(passed.iter().map(|_| "pass".to_string()));
         let status = after.outcome().map_or(GameStatus::Active, finished);
+        // The mover is charged until now and the next player's time runs from now. (Clocks
+        // are for two seats, so there are no passes to charge.)
+        let clock = self.clock_after(
+            &g.record,
+            g.position.turn().index(),
+            after.turn().index(),
+            now_ms,
+        );
         let mut version = g.record.version;
         for (i, text) in texts.iter().enumerate() {
             let update = if i + 1 == texts.len() {
                 GameUpdate {
                     status: status.clone(),
                     pending_offer: None,
+                    clock: clock.clone(),
                 }
             } else {
                 GameUpdate::active()
             };
             version = match self
                 .store
-                .append_move(g.record.id, version, text, &update, self.clock.now())
+                .append_move(g.record.id, version, text, &update, now_ms.div_euclid(1000))
                 .await
             {
                 Ok(v) => v,
@@ -146,6 +169,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         record.moves.extend(texts);
         record.status = status;
         record.version = version;
+        if clock.is_some() {
+            record.clock = clock;
+        }
         Ok(Committed {
             game: BoardGame {
                 record,

@@ -14,6 +14,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if !g.record().status.is_active() {
             return user(format!("Game {} is already over.", g.record().id));
         }
+        if let Some(flagged) = self.flagged_now(&g).await? {
+            return Ok(flagged);
+        }
         let seat = g.record().seat_of(&actor.id).unwrap_or(0);
         if let Loaded::Board(board) = &g
             && crate::seating::is_multi(&board.position)
@@ -27,6 +30,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 reason: EndReason::Resignation,
             },
             pending_offer: None,
+            clock: None,
         };
         self.versioned(&g, &update).await?;
         let text = format!(
@@ -57,7 +61,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 g.record.id
             ));
         };
-        let done = self.commit(g, mv).await?;
+        let done = self.commit(g, mv, self.clock.now_ms()).await?;
         let head = format!(
             "Game {}: {{0}} ({}) resigns and is out.",
             done.game.record.id,
@@ -70,10 +74,24 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         Ok(vec![reply])
     }
 
+    /// The game ended on time now if its player to move has no time left (see
+    /// [`GameService::flag_if_due`]).
+    async fn flagged_now(&self, g: &Loaded) -> Result<Option<Vec<Reply>>, Failure> {
+        match g {
+            Loaded::Board(b) => self.flag_if_due(b, self.clock.now_ms()).await,
+            Loaded::Glass(_) => Ok(None),
+        }
+    }
+
     pub(super) async fn versioned(&self, g: &Loaded, update: &GameUpdate) -> Result<(), Failure> {
         match self
             .store
-            .update_game(g.record().id, g.record().version, update, self.clock.now())
+            .update_game(
+                g.record().id,
+                g.record().version,
+                update,
+                self.clock.now_secs(),
+            )
             .await
         {
             Ok(_) => Ok(()),
@@ -95,6 +113,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let g = self.pick_game(actor, place, game, true).await?;
         if !g.record().status.is_active() {
             return user(format!("Game {} is over.", g.record().id));
+        }
+        // After the deadline the game is lost on time, whatever was offered or answered.
+        if let Some(flagged) = self.flagged_now(&g).await? {
+            return Ok(flagged);
         }
         let seat = g.record().seat_of(&actor.id).unwrap_or(0);
         let what = match kind {
@@ -170,6 +192,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     &GameUpdate {
                         status: GameStatus::Active,
                         pending_offer: Some(Offer::new(kind, seat)),
+                        clock: None,
                     },
                 )
                 .await?;
@@ -232,6 +255,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         &GameUpdate {
                             status: GameStatus::Active,
                             pending_offer: Some(Offer { agreed, ..o }),
+                            clock: None,
                         },
                     )
                     .await?;
@@ -258,6 +282,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                                     reason: EndReason::Agreement,
                                 },
                                 pending_offer: None,
+                                clock: None,
                             },
                         )
                         .await?;
@@ -289,14 +314,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let Some(last) = last else {
             return user("There is no move to take back.");
         };
+        // The player whose time was running is charged until now; the player to move after
+        // the takeback (two seats: the one who played move `last`) runs from now.
+        let now_ms = self.clock.now_ms();
+        let clock = self.clock_after_takeback(g.record(), ply % n, last % n, now_ms);
         match self
             .store
             .truncate_moves(
                 g.record().id,
                 g.record().version,
                 last,
-                &GameUpdate::active(),
-                self.clock.now(),
+                &GameUpdate::active().with_clock(clock),
+                now_ms.div_euclid(1000),
             )
             .await
         {
@@ -368,6 +397,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if !g.record().status.is_active() {
             return user(format!("Game {} is already over.", g.record().id));
         }
+        if let Some(flagged) = self.flagged_now(&g).await? {
+            return Ok(flagged);
+        }
         // A Looking-Glass record also holds the secret setups: only moves count here.
         let moves = match &g {
             Loaded::Glass(glass) => glass
@@ -397,6 +429,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             &GameUpdate {
                 status: GameStatus::Aborted,
                 pending_offer: None,
+                clock: None,
             },
         )
         .await?;

@@ -49,7 +49,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 platform_name(place.platform)
             ));
         }
-        let now = self.clock.now();
+        let now = self.clock.now_secs();
         let (games_rated, wins, draws, losses) = ratings.iter().fold((0, 0, 0, 0), |t, r| {
             let s = &r.standing;
             (t.0 + s.games, t.1 + s.wins, t.2 + s.draws, t.3 + s.losses)
@@ -171,7 +171,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 kind.name()
             ))]);
         }
-        let now = self.clock.now();
+        let now = self.clock.now_secs();
         let rows = board
             .iter()
             .enumerate()

@@ -61,6 +61,10 @@ checks!(
     unrated_aborted_and_lone_games_rate_nobody,
     leaderboards_order_and_places,
     racing_results_for_one_player_lose_no_update,
+    clocks_round_trip_and_wake_only_active_games,
+    due_games_are_listed_most_overdue_first,
+    reminder_settings_and_daily_caps,
+    racing_flags_finish_a_game_once,
 );
 
 /// Run every check, each on a fresh store from `make`.
@@ -136,6 +140,7 @@ fn new_game(seats: Vec<PlayerId>, place: Place, at: i64) -> NewGame {
         seats,
         place,
         rating_family: None,
+        clock: None,
         created_at: at,
     }
 }
@@ -158,6 +163,7 @@ fn offer(kind: OfferKind, by_seat: u8) -> GameUpdate {
     GameUpdate {
         status: GameStatus::Active,
         pending_offer: Some(Offer::new(kind, by_seat)),
+        clock: None,
     }
 }
 
@@ -792,6 +798,7 @@ pub async fn append_sets_status_and_offer<S: GameStore>(store: &S) {
     let mate = GameUpdate {
         status: finished("1-0", "checkmate"),
         pending_offer: None,
+        clock: None,
     };
     let v = store
         .append_move(g.id, 1, "f7f6", &mate, T0 + 2)
@@ -823,6 +830,7 @@ pub async fn stale_versions_conflict_and_change_nothing<S: GameStore>(store: &S)
     let resign = GameUpdate {
         status: finished("0-1", "resignation"),
         pending_offer: None,
+        clock: None,
     };
     for stale in [0, 1, 3, -1] {
         expect_conflict(
@@ -964,6 +972,7 @@ pub async fn update_game_leaves_moves_alone<S: GameStore>(store: &S) {
         GameUpdate {
             status: finished("1/2-1/2", "agreement"),
             pending_offer: None,
+            clock: None,
         },
         GameUpdate {
             status: GameStatus::Aborted,
@@ -972,6 +981,7 @@ pub async fn update_game_leaves_moves_alone<S: GameStore>(store: &S) {
                 by_seat: 3,
                 agreed: SeatSet::EMPTY.with(0).with(2),
             }),
+            clock: None,
         },
     ];
     for (i, update) in steps.iter().enumerate() {
@@ -1093,6 +1103,7 @@ pub async fn game_listing_filters<S: GameStore>(store: &S) {
             &GameUpdate {
                 status: GameStatus::Aborted,
                 pending_offer: None,
+                clock: None,
             },
             T0 + 5,
         )
@@ -1105,6 +1116,7 @@ pub async fn game_listing_filters<S: GameStore>(store: &S) {
             &GameUpdate {
                 status: finished("0-1", "resignation"),
                 pending_offer: None,
+                clock: None,
             },
             T0 + 6,
         )
@@ -1294,6 +1306,7 @@ pub async fn finishing_a_rated_game_rates_it_once<S: GameStore>(store: &S) {
     let mate = GameUpdate {
         status: finished("1-0", "checkmate"),
         pending_offer: None,
+        clock: None,
     };
     let v = store
         .append_move(g.id, 0, "e2e4", &mate, T0 + 10)
@@ -1355,6 +1368,7 @@ pub async fn finishing_a_rated_game_rates_it_once<S: GameStore>(store: &S) {
             &GameUpdate {
                 status: finished("1/2-1/2", "agreement"),
                 pending_offer: None,
+                clock: None,
             },
             T0 + 50,
         )
@@ -1392,6 +1406,7 @@ pub async fn unrated_aborted_and_lone_games_rate_nobody<S: GameStore>(store: &S)
     let win = GameUpdate {
         status: finished("1-0", "resignation"),
         pending_offer: None,
+        clock: None,
     };
     let unrated = store
         .create_game(new_game(vec![alice(), bob()], room_a(), T0))
@@ -1412,6 +1427,7 @@ pub async fn unrated_aborted_and_lone_games_rate_nobody<S: GameStore>(store: &S)
             &GameUpdate {
                 status: GameStatus::Aborted,
                 pending_offer: None,
+                clock: None,
             },
             T0 + 1,
         )
@@ -1475,6 +1491,7 @@ pub async fn leaderboards_order_and_places<S: GameStore>(store: &S) {
                 &GameUpdate {
                     status: finished("1-0", "checkmate"),
                     pending_offer: None,
+                    clock: None,
                 },
                 at,
             )
@@ -1579,6 +1596,7 @@ pub async fn racing_results_for_one_player_lose_no_update<S: GameStore + Clone +
                         &GameUpdate {
                             status: finished("1/2-1/2", "agreement"),
                             pending_offer: None,
+                            clock: None,
                         },
                         T0 + 5,
                     )
@@ -1594,4 +1612,195 @@ pub async fn racing_results_for_one_player_lose_no_update<S: GameStore + Clone +
         (alice_now.games, alice_now.draws),
         (GAMES as u32, GAMES as u32)
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clocks (issue 16)
+
+fn clock(deadline_ms: i64, wake_ms: i64) -> crate::clocks::ClockState {
+    crate::clocks::ClockState {
+        remaining_ms: vec![600_000, 599_999],
+        turn_started_ms: deadline_ms - 600_000,
+        deadline_ms,
+        wake_ms,
+        reminded: 1,
+        last_reminder_ms: Some(deadline_ms - 1),
+    }
+}
+
+/// A game with a clock whose next wake is `wake_ms`.
+async fn clocked_game<S: GameStore>(store: &S, wake_ms: i64) -> crate::model::GameRecord {
+    let mut new = new_game(vec![alice(), bob()], room_a(), T0);
+    new.options = "colour=first clock=10+5".into();
+    new.clock = Some(clock(wake_ms, wake_ms));
+    store.create_game(new).await.unwrap()
+}
+
+/// The clock comes back as written, moves and offers keep it unless they write one, and a
+/// game that is no longer active is never due again.
+pub async fn clocks_round_trip_and_wake_only_active_games<S: GameStore>(store: &S) {
+    let g = clocked_game(store, 5_000).await;
+    assert_eq!(g.clock, Some(clock(5_000, 5_000)));
+    assert_eq!(store.get_game(g.id).await.unwrap().clock, g.clock);
+    let plain = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    assert_eq!(store.get_game(plain.id).await.unwrap().clock, None);
+    // An offer without a clock keeps the stored one.
+    store
+        .update_game(g.id, 0, &offer(OfferKind::Draw, 0), T0 + 1)
+        .await
+        .unwrap();
+    assert_eq!(store.get_game(g.id).await.unwrap().clock, g.clock);
+    // A move writes the new one.
+    let later = clock(9_000, 7_000);
+    store
+        .append_move(
+            g.id,
+            1,
+            "e2e4",
+            &GameUpdate::active().with_clock(Some(later.clone())),
+            T0 + 2,
+        )
+        .await
+        .unwrap();
+    let read = store.get_game(g.id).await.unwrap();
+    assert_eq!(read.clock, Some(later.clone()));
+    assert_eq!(
+        store.list_games(&GameFilter::default()).await.unwrap()[1].clock,
+        Some(later.clone()),
+        "listings carry the clock too"
+    );
+    assert_eq!(store.due_games(6_999, 10).await.unwrap(), vec![]);
+    assert_eq!(store.due_games(7_000, 10).await.unwrap(), vec![g.id]);
+    // A takeback writes its clock as well.
+    let back = clock(20_000, 20_000);
+    store
+        .truncate_moves(
+            g.id,
+            2,
+            0,
+            &GameUpdate::active().with_clock(Some(back.clone())),
+            T0 + 3,
+        )
+        .await
+        .unwrap();
+    assert_eq!(store.get_game(g.id).await.unwrap().clock, Some(back));
+    assert_eq!(store.due_games(19_999, 10).await.unwrap(), vec![]);
+    // Finished: the clock is kept to be shown, but never due again.
+    store
+        .update_game(
+            g.id,
+            3,
+            &GameUpdate {
+                status: finished("0-1", "timeout"),
+                pending_offer: None,
+                clock: None,
+            },
+            T0 + 4,
+        )
+        .await
+        .unwrap();
+    let read = store.get_game(g.id).await.unwrap();
+    assert!(read.clock.is_some());
+    assert_eq!(store.due_games(i64::MAX, 10).await.unwrap(), vec![]);
+}
+
+/// Due games come most overdue first, only those due, at most `limit`.
+pub async fn due_games_are_listed_most_overdue_first<S: GameStore>(store: &S) {
+    let late = clocked_game(store, 3_000).await;
+    let early = clocked_game(store, 1_000).await;
+    let future = clocked_game(store, 9_000).await;
+    assert_eq!(
+        store.due_games(5_000, 10).await.unwrap(),
+        vec![early.id, late.id]
+    );
+    assert_eq!(store.due_games(5_000, 1).await.unwrap(), vec![early.id]);
+    assert_eq!(
+        store.due_games(9_000, 10).await.unwrap(),
+        vec![early.id, late.id, future.id]
+    );
+}
+
+/// `remind on|off` is stored per player (on by default), and the daily count stops at the
+/// cap and starts again the next day.
+pub async fn reminder_settings_and_daily_caps<S: GameStore>(store: &S) {
+    assert!(matches!(
+        store.set_reminders(&alice(), false, T0).await,
+        Err(StoreError::NotFound(Missing::Player(_)))
+    ));
+    assert!(matches!(
+        store.count_reminder(&alice(), 1, 5).await,
+        Err(StoreError::NotFound(Missing::Player(_)))
+    ));
+    let p = store.upsert_player(&alice(), "Alice", T0).await.unwrap();
+    assert!(p.reminders, "reminders are on unless switched off");
+    let p = store.set_reminders(&alice(), false, T0 + 1).await.unwrap();
+    assert!(!p.reminders);
+    assert!(!store.get_player(&alice()).await.unwrap().reminders);
+    // A new name keeps the setting.
+    let p = store
+        .upsert_player(&alice(), "Alicia", T0 + 2)
+        .await
+        .unwrap();
+    assert!(!p.reminders);
+    assert!(
+        store
+            .set_reminders(&alice(), true, T0 + 3)
+            .await
+            .unwrap()
+            .reminders
+    );
+    store.upsert_player(&bob(), "Bob", T0).await.unwrap();
+    for _ in 0..2 {
+        assert!(store.count_reminder(&alice(), 100, 2).await.unwrap());
+    }
+    assert!(!store.count_reminder(&alice(), 100, 2).await.unwrap());
+    assert!(
+        store.count_reminder(&bob(), 100, 2).await.unwrap(),
+        "per player"
+    );
+    assert!(
+        store.count_reminder(&alice(), 101, 2).await.unwrap(),
+        "a new day"
+    );
+}
+
+/// Two writers flagging one game at the version they read: exactly one finishes it.
+pub async fn racing_flags_finish_a_game_once<S: GameStore + Clone + 'static>(store: &S) {
+    let g = clocked_game(store, 1_000).await;
+    let barrier = Arc::new(Barrier::new(2));
+    let mut tasks = Vec::new();
+    for winner in ["1-0", "0-1"] {
+        let (store, barrier) = (store.clone(), barrier.clone());
+        tasks.push(tokio::spawn(async move {
+            barrier.wait().await;
+            store
+                .update_game(
+                    g.id,
+                    0,
+                    &GameUpdate {
+                        status: finished(winner, "timeout"),
+                        pending_offer: None,
+                        clock: None,
+                    },
+                    T0 + 1,
+                )
+                .await
+        }));
+    }
+    let mut ok = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(v) => {
+                assert_eq!(v, 1);
+                ok += 1;
+            }
+            Err(StoreError::Conflict { .. }) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert_eq!(ok, 1);
+    assert_eq!(store.due_games(i64::MAX, 10).await.unwrap(), vec![]);
 }

@@ -37,6 +37,8 @@ struct Inner {
     ratings: HashMap<(PlayerId, String), Standing>,
     /// The rating changes of each rated game, by game id.
     rating_changes: HashMap<i64, Vec<RatingChange>>,
+    /// Reminders counted per player: (day, count).
+    reminders: HashMap<PlayerId, (i64, u32)>,
     last_game_id: i64,
     last_challenge_id: i64,
 }
@@ -70,6 +72,7 @@ impl Inner {
             place: new.place,
             status: GameStatus::Active,
             pending_offer: None,
+            clock: new.clock,
             version: 0,
             rating_family: new.rating_family,
             created_at: new.created_at,
@@ -120,6 +123,9 @@ impl Inner {
         };
         game.status = update.status.clone();
         game.pending_offer = update.pending_offer;
+        if let Some(clock) = &update.clock {
+            game.clock = Some(clock.clone());
+        }
         game.version += 1;
         game.updated_at = at;
         let version = game.version;
@@ -412,6 +418,7 @@ impl GameStore for MemoryStore {
             .or_insert_with(|| PlayerRecord {
                 id: id.clone(),
                 display_name: display_name.to_owned(),
+                reminders: true,
                 created_at: at,
                 updated_at: at,
             });
@@ -466,6 +473,52 @@ impl GameStore for MemoryStore {
             .get(&game.0)
             .cloned()
             .unwrap_or_default())
+    }
+
+    async fn due_games(&self, now_ms: i64, limit: u32) -> Result<Vec<GameId>> {
+        let inner = self.lock()?;
+        let mut due: Vec<(i64, GameId)> = inner
+            .games
+            .values()
+            .filter(|g| g.status.is_active())
+            .filter_map(|g| g.clock.as_ref().map(|c| (c.wake_ms, g.id)))
+            .filter(|&(wake, _)| wake <= now_ms)
+            .collect();
+        due.sort();
+        Ok(due
+            .into_iter()
+            .take(limit as usize)
+            .map(|(_, id)| id)
+            .collect())
+    }
+
+    async fn set_reminders(&self, id: &PlayerId, on: bool, at: i64) -> Result<PlayerRecord> {
+        let mut inner = self.lock()?;
+        let player = inner
+            .players
+            .get_mut(id)
+            .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
+        if player.reminders != on {
+            player.reminders = on;
+            player.updated_at = at;
+        }
+        Ok(player.clone())
+    }
+
+    async fn count_reminder(&self, id: &PlayerId, day: i64, cap: u32) -> Result<bool> {
+        let mut inner = self.lock()?;
+        if !inner.players.contains_key(id) {
+            return Err(StoreError::NotFound(Missing::Player(id.clone())));
+        }
+        let entry = inner.reminders.entry(id.clone()).or_insert((day, 0));
+        if entry.0 != day {
+            *entry = (day, 0);
+        }
+        if entry.1 >= cap {
+            return Ok(false);
+        }
+        entry.1 += 1;
+        Ok(true)
     }
 }
 

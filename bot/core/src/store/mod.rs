@@ -182,7 +182,8 @@ impl ChallengeFilter {
 /// cheap to clone handles to shared state (a pool, an `Arc`), because the service and tests
 /// clone them into tasks.
 ///
-/// Times (`at`, `created_at`) are unix seconds from the caller's clock.
+/// Times (`at`, `created_at`) are unix seconds from the caller's clock; clock times
+/// (`now_ms`, [`ClockState`](crate::clocks::ClockState)) are Unix milliseconds.
 pub trait GameStore: Send + Sync {
     /// Record a new pending challenge.
     fn create_challenge(
@@ -298,6 +299,37 @@ pub trait GameStore: Send + Sync {
 
     /// Load a player. [`StoreError::NotFound`] if never seen.
     fn get_player(&self, id: &PlayerId) -> impl Future<Output = Result<PlayerRecord>> + Send;
+
+    /// The active games whose clock wants attention at `now_ms` (a deadline or a reminder
+    /// is due: [`ClockState::wake_ms`](crate::clocks::ClockState::wake_ms) ≤ `now_ms`), most
+    /// overdue first, at most `limit`. Only a hint of what to look at: the scheduler claims
+    /// each by its versioned write, so two processes asking at once both get the same ids and
+    /// exactly one of them acts on each.
+    fn due_games(
+        &self,
+        now_ms: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<GameId>>> + Send;
+
+    /// Switch a known player's reminders on or off (`remind on|off`). [`StoreError::NotFound`]
+    /// if never seen.
+    fn set_reminders(
+        &self,
+        id: &PlayerId,
+        on: bool,
+        at: i64,
+    ) -> impl Future<Output = Result<PlayerRecord>> + Send;
+
+    /// Count one reminder for a player on `day` (days since the Unix epoch, UTC) if fewer
+    /// than `cap` were counted that day; `false` (and nothing counted) once the cap is
+    /// reached. Atomic: two processes reminding one player at once never pass the cap.
+    /// [`StoreError::NotFound`] if never seen.
+    fn count_reminder(
+        &self,
+        id: &PlayerId,
+        day: i64,
+        cap: u32,
+    ) -> impl Future<Output = Result<bool>> + Send;
 
     /// The player's standings, one per rating family he has finished a rated game in, most
     /// games first (then by family name).
