@@ -1,5 +1,6 @@
 //! A challenge's options, stored with it and with the game it becomes: the colour the
-//! challenger asked for and, for Chess960, the number of the start position.
+//! challenger asked for, for Chess960 the number of the start position, and in a game
+//! against the bot the bot's level.
 //!
 //! The store keeps them as text (`colour=second position=123`), opaque to it; this is the one
 //! place that writes and reads that text, and an option it does not know is an error, never a
@@ -17,6 +18,12 @@ pub struct GameOptions {
     /// The Chess960 start position's number, once chosen (by the challenger, or drawn when
     /// the challenge is accepted).
     pub position: Option<u16>,
+    /// The bot's playing level, in a game against the bot (`level=3`), `None` otherwise.
+    /// The bot always holds the challenged seat, and a game against it is stored with the
+    /// colour already drawn (`first` or `second`, never `random`), so the level and the
+    /// colour together say which seat the bot plays after a restart, whatever the bot's
+    /// user id on the platform is.
+    pub level: Option<engine::Level>,
 }
 
 /// Stored options that do not read.
@@ -40,6 +47,7 @@ pub enum OptionsError {
 
 const COLOUR: &str = "colour";
 const POSITION: &str = "position";
+const LEVEL: &str = "level";
 
 impl GameOptions {
     /// Reads stored options (empty text is the defaults: a game stored before options).
@@ -48,14 +56,18 @@ impl GameOptions {
     /// An unknown option, a bad value, or an option given twice.
     pub fn parse(text: &str) -> Result<GameOptions, OptionsError> {
         let mut options = GameOptions::default();
-        let (mut colour, mut position) = (false, false);
+        let (mut colour, mut position, mut level) = (false, false, false);
         let cut = |s: &str| s.chars().take(40).collect::<String>();
         for word in text.split_whitespace() {
             let Some((key, value)) = word.split_once('=') else {
                 return Err(OptionsError::Unknown(cut(word)));
             };
             let bad = || OptionsError::Value {
-                key: if key == COLOUR { COLOUR } else { POSITION },
+                key: match key {
+                    COLOUR => COLOUR,
+                    LEVEL => LEVEL,
+                    _ => POSITION,
+                },
                 value: cut(value),
             };
             match key {
@@ -78,6 +90,12 @@ impl GameOptions {
                     }
                     options.position = Some(n);
                 }
+                LEVEL if level => return Err(OptionsError::Repeated(LEVEL)),
+                LEVEL => {
+                    level = true;
+                    let n: u8 = value.parse().map_err(|_| bad())?;
+                    options.level = Some(engine::Level::new(n).map_err(|_| bad())?);
+                }
                 _ => return Err(OptionsError::Unknown(cut(word))),
             }
         }
@@ -97,6 +115,9 @@ impl fmt::Display for GameOptions {
         if let Some(n) = self.position {
             write!(f, " {POSITION}={n}")?;
         }
+        if let Some(level) = self.level {
+            write!(f, " {LEVEL}={}", level.number())?;
+        }
         Ok(())
     }
 }
@@ -113,11 +134,37 @@ mod tests {
             ColourChoice::Random,
         ] {
             for position in [None, Some(0), Some(518), Some(959)] {
-                let o = GameOptions { colour, position };
-                assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                for level in [None, Some(1), Some(3), Some(5)] {
+                    let level = level.map(|n| engine::Level::new(n).unwrap());
+                    let o = GameOptions {
+                        colour,
+                        position,
+                        level,
+                    };
+                    assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                }
             }
         }
         assert_eq!(GameOptions::parse(""), Ok(GameOptions::default()));
+    }
+
+    #[test]
+    fn the_level_reads_in_any_order_and_says_what_is_wrong() {
+        let o = GameOptions::parse("level=2 colour=second").unwrap();
+        assert_eq!(o.level.map(engine::Level::number), Some(2));
+        assert_eq!(o.colour, ColourChoice::Second);
+        assert_eq!(o.to_string(), "colour=second level=2");
+        assert_eq!(
+            GameOptions::parse("level=9"),
+            Err(OptionsError::Value {
+                key: "level",
+                value: "9".into()
+            })
+        );
+        assert_eq!(
+            GameOptions::parse("colour=first level=1 level=2"),
+            Err(OptionsError::Repeated("level"))
+        );
     }
 
     #[test]
@@ -131,6 +178,12 @@ mod tests {
             "position=x",
             "clock=5+3",
             "first",
+            "level=0",
+            "level=6",
+            "level=x",
+            "level=",
+            "level=3 level=3",
+            "level=-1",
         ] {
             assert!(GameOptions::parse(bad).is_err(), "{bad}");
         }
