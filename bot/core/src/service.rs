@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use rules::{Catalog, Outcome, Position, Side, Variant, glass::Glass, notation};
 
+mod bot;
 mod challenges;
 pub(crate) mod chess960;
 mod failure;
@@ -18,6 +19,7 @@ mod listings;
 mod moves;
 mod offers;
 
+pub use bot::{DRAW_MARGIN, RESIGN_AFTER, RESIGN_BELOW};
 pub use challenges::parse_mention;
 pub use failure::ServiceError;
 pub use games::CurrentGame;
@@ -88,6 +90,8 @@ pub struct GameService<S, C = SystemClock> {
     /// Where announcements go (the bot's moves, fired deadlines); `None`: nobody listens,
     /// and announcements are dropped with a log line.
     outbox: Option<crate::outbox::Outbox>,
+    /// The bot as a player (its search threads), when it plays; see `service/bot.rs`.
+    bot: Option<bot::Bot>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -104,6 +108,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             glass: rules::glass::variant(),
             references: References::new(OsChance.below(u32::MAX)),
             outbox: None,
+            bot: None,
         }
     }
 
@@ -261,6 +266,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 self.challenge(actor, place, opponents, &variant, colour, position)
                     .await
             }
+            Command::PlayBot {
+                variant,
+                level,
+                colour,
+                position,
+            } => {
+                self.play_bot(actor, place, &variant, level, colour, position)
+                    .await
+            }
             Command::Accept(id) => self.accept(actor, place, id).await,
             Command::Decline(id) => {
                 self.close_challenge(actor, place, id, ChallengeResolution::Declined)
@@ -389,6 +403,10 @@ pub trait Games: Send + Sync + 'static {
     ) -> BoxFuture<'a, Option<GameId>> {
         Box::pin(async move { self.current_game(actor, place, game).await.map(|g| g.id) })
     }
+
+    /// Tells the service who the bot is on a platform (the adapter learns it at login), so
+    /// players can `challenge` the bot's own user. The default ignores it (test doubles).
+    fn set_bot_user(&self, _id: PlayerId, _name: &str) {}
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
@@ -430,6 +448,10 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
             let r = g.record();
             r.status.is_active().then_some(r.id)
         })
+    }
+
+    fn set_bot_user(&self, id: PlayerId, name: &str) {
+        GameService::set_bot_user(self, id, name);
     }
 }
 
