@@ -252,7 +252,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                         others.push(p.user.clone());
                     }
                 }
-                others.retain(|u| u != me);
+                // Nobody reads the bot's mailbox: its moves come from the service itself.
+                others.retain(|u| u != me && u != bot_core::opponent::CONSOLE_NAME);
                 Route::HereAndTo(others)
             }
         }
