@@ -252,6 +252,10 @@ fn run_busy(rt: &Runtime, threads: usize) {
                 .unwrap(),
         );
         svc.start_bot().await.unwrap();
+        svc.set_bot_user(
+            PlayerId::new(Platform::Matrix, "@fairybot:bench.example"),
+            "fairybot",
+        );
         let line = |what: &str| format!("chess view, 1 table, {what} ({threads} search thr.)");
         let start = Instant::now();
         let idle = play_table(
