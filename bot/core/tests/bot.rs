@@ -45,6 +45,11 @@ fn bot_id() -> PlayerId {
 
 /// A chess game against the bot (level 3, Alice white) from a position of the test's choice.
 async fn game_from(svc: &Svc, fen: &str) -> GameId {
+    game_at_level(svc, fen, 3).await
+}
+
+/// A chess game against the bot at `level` (Alice white) from a position.
+async fn game_at_level(svc: &Svc, fen: &str, level: u8) -> GameId {
     let (alice, bot) = (actor("alice").id, bot_id());
     let store = svc.store();
     let c = store
@@ -53,7 +58,7 @@ async fn game_from(svc: &Svc, fen: &str) -> GameId {
             challenged: Some(bot.clone()),
             more_invited: Vec::new(),
             variant: "chess".into(),
-            options: "colour=first level=3".into(),
+            options: format!("colour=first level={level}"),
             place: place(),
             created_at: 0,
         })
@@ -345,4 +350,49 @@ async fn the_bot_accepts_a_draw_only_where_it_judges_the_game_drawn() {
             ..
         }
     ));
+}
+
+#[tokio::test]
+async fn at_level_five_the_bot_resigns_when_it_finds_itself_mated_and_not_before() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 20_000).await;
+    // Black (the bot) to move: whatever it plays (Kb8, g6, g5), Rh8 mates.
+    let mated = "k7/6p1/1K6/8/8/8/8/7R b - - 0 1";
+    let lost = game_at_level(&svc, mated, 5).await;
+    // The same at level 4: it plays on (only level 5 resigns).
+    let played = game_at_level(&svc, mated, 4).await;
+    assert_eq!(
+        svc.start_bot().await.unwrap(),
+        2,
+        "both games queued at start"
+    );
+    let mut texts = Vec::new();
+    for _ in 0..2 {
+        let a = next(&mut announcements).await;
+        texts.push(a.replies[0].text.clone());
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(&format!("Game {lost}: {{0}} resigns"))),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(&format!("Game {played}: {{0}} plays"))),
+        "{texts:?}"
+    );
+    let g = svc.store().get_game(lost).await.unwrap();
+    assert!(
+        matches!(
+            g.status,
+            GameStatus::Finished {
+                result: GameResult::Win(0),
+                reason: bot_core::model::EndReason::Resignation,
+            }
+        ),
+        "{:?}",
+        g.status
+    );
+    assert!(g.moves.is_empty());
 }

@@ -373,9 +373,22 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             .list_games(&GameFilter::default().active())
             .await?
         {
-            if let Some((seat, _)) = bot_seat(&record)
-                && record.moves.len() % record.seats.len().max(1) == usize::from(seat)
-            {
+            let Some((seat, _)) = bot_seat(&record) else {
+                continue;
+            };
+            // Whose turn it is comes from the position (a game may start with Black to move).
+            let to_move = match self.rebuild(record.clone()) {
+                Ok(Loaded::Board(g)) => g.position.turn().0,
+                Ok(Loaded::Glass(_)) => continue,
+                Err(e) => {
+                    tracing::error!(
+                        game = record.id.0,
+                        "a game against the bot does not replay: {e}"
+                    );
+                    continue;
+                }
+            };
+            if to_move == seat {
                 self.wake_bot(record.id);
                 queued += 1;
             }
