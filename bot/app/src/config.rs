@@ -63,6 +63,8 @@ pub struct Settings {
     pub scheduler_interval: std::time::Duration,
     /// When correspondence players are reminded of their move.
     pub reminders: bot_core::clocks::ReminderPolicy,
+    /// Threads for the bot's searches.
+    pub engine_threads: usize,
 }
 
 /// The whole configuration.
@@ -84,6 +86,9 @@ pub struct Config {
     /// Matrix.
     #[serde(default)]
     pub matrix: MatrixConfig,
+    /// The bot as a player.
+    #[serde(default)]
+    pub bot: BotConfig,
     /// Clocks: the scheduler and reminders.
     #[serde(default)]
     pub clocks: ClocksConfig,
@@ -103,6 +108,18 @@ pub struct ClocksConfig {
     /// At most this many reminders per player per day (default 10).
     pub reminders_per_day: Option<u32>,
 }
+
+/// The bot as a player.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotConfig {
+    /// Threads for its searches; default one per core minus one, at least one.
+    pub engine_threads: Option<usize>,
+}
+
+/// The most search threads accepted: more than any machine we run on has cores, and each
+/// thread holds a transposition table of up to 16 MB while it searches.
+const MAX_ENGINE_THREADS: usize = 64;
 
 /// The store.
 #[derive(Clone, Default, Deserialize)]
@@ -326,6 +343,15 @@ impl Config {
             self.discord.board_size,
         )?;
         size_ok("[matrix] board_size", self.matrix.board_size)?;
+        if let Some(n) = self.bot.engine_threads
+            && !(1..=MAX_ENGINE_THREADS).contains(&n)
+        {
+            bail!(
+                "[bot] engine_threads = {n} is out of range: 1 to {MAX_ENGINE_THREADS} \
+                 (leave it out for one per core minus one, here {})",
+                bot_core::opponent::default_threads()
+            );
+        }
         let theme_name = self.render.theme.as_deref().unwrap_or("light");
         let Some(theme) = render::Theme::by_name(theme_name.trim()) else {
             bail!("[render] theme = {theme_name:?} is unknown: use light, dark or colour-blind");
@@ -406,6 +432,10 @@ impl Config {
             size: self.render.size.unwrap_or(DEFAULT_SIZE),
             scheduler_interval: std::time::Duration::from_secs(interval),
             reminders,
+            engine_threads: self
+                .bot
+                .engine_threads
+                .unwrap_or_else(bot_core::opponent::default_threads),
         })
     }
 
@@ -572,6 +602,7 @@ mod tests {
             size: 512,
             scheduler_interval: std::time::Duration::from_secs(1),
             reminders: Default::default(),
+            engine_threads: 1,
         };
         let d = c
             .discord_adapter(&settings)
@@ -613,6 +644,26 @@ mod tests {
 
     fn parse(text: &str) -> Config {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn engine_threads_default_to_the_cores_minus_one_and_bad_counts_are_refused() {
+        let s = Config::default().validate().unwrap();
+        assert_eq!(s.engine_threads, bot_core::opponent::default_threads());
+        assert!(s.engine_threads >= 1);
+        let s = parse("[bot]\nengine_threads = 3").validate().unwrap();
+        assert_eq!(s.engine_threads, 3);
+        for bad in ["0", "65", "1000"] {
+            let e = parse(&format!("[bot]\nengine_threads = {bad}"))
+                .validate()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("[bot] engine_threads = {bad} is out of range")),
+                "{e}"
+            );
+        }
+        assert!(toml::from_str::<Config>("[bot]\nthreads = 2").is_err());
     }
 
     #[test]

@@ -10,6 +10,11 @@
 //! player may see; what belongs to another player (his private lines and pictures, and the
 //! announcements of the shared `console` room) goes to that player's mailbox
 //! ([`crate::mailbox`]), which his console prints.
+//!
+//! Against the bot (`play chess vs bot`): the bot is the console player
+//! [`bot_core::opponent::CONSOLE_NAME`]; the keyboard never acts for it, and its moves arrive
+//! as announcements ([`bot_core::outbox`]), printed (and passed on) as they come, like a
+//! command's replies.
 
 use std::{
     io::Write,
@@ -42,6 +47,8 @@ pub struct Console<S, C> {
     fixed: Option<String>,
     boards_dir: PathBuf,
     mailboxes: Mailboxes,
+    /// What the service says without a command (the bot's moves), when this console drains it.
+    announcements: Option<bot_core::outbox::Announcements>,
     renderer: render::Renderer,
     theme: render::Theme,
     size: u32,
@@ -84,10 +91,23 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             fixed,
             boards_dir: data_dir.join("boards"),
             mailboxes: Mailboxes::new(data_dir),
+            announcements: None,
             renderer: render::Renderer::new(),
             theme,
             size,
         }
+    }
+
+    /// The same console printing the service's announcements (the bot's moves) as they come.
+    pub fn with_announcements(mut self, announcements: bot_core::outbox::Announcements) -> Self {
+        self.announcements = Some(announcements);
+        self
+    }
+
+    /// An announcement as this console shows it: rendered and routed like a command's
+    /// replies (a named console passes the room's part on to the other players' mailboxes).
+    pub async fn announcement(&self, a: &bot_core::outbox::Announcement) -> String {
+        self.route(&a.replies).await
     }
 
     async fn active_game(&self) -> Option<GameRecord> {
@@ -132,7 +152,11 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 })
                 .unwrap_or((offer.by_seat as usize + 1) % n);
         }
-        let id = &g.seats[seat];
+        let mut id = &g.seats[seat];
+        if id.user == bot_core::opponent::CONSOLE_NAME && n == 2 {
+            // The bot plays its own moves: the keyboard is its opponent's.
+            id = &g.seats[1 - seat.min(1)];
+        }
         local(&id.user)
     }
 
@@ -228,7 +252,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                         others.push(p.user.clone());
                     }
                 }
-                others.retain(|u| u != me);
+                // Nobody reads the bot's mailbox: its moves come from the service itself.
+                others.retain(|u| u != me && u != bot_core::opponent::CONSOLE_NAME);
                 Route::HereAndTo(others)
             }
         }
@@ -317,7 +342,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     ///
     /// # Errors
     /// When the output cannot be written or the mailbox cannot be created.
-    pub async fn run(self, stop: Shutdown) -> anyhow::Result<()> {
+    pub async fn run(mut self, stop: Shutdown) -> anyhow::Result<()> {
         let greeting = match &self.fixed {
             Some(name) => format!(
                 "fairybot console — you are {name}. Type `help`; challenge someone with `challenge @NAME VARIANT`.\n"
@@ -338,6 +363,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         }
         stdout.write_all(self.mail().as_bytes())?;
         let mut lines = input::spawn_stdin();
+        let mut announcements = self.announcements.take();
         let mut poll = tokio::time::interval(MAIL_POLL);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut prompt = true;
@@ -352,6 +378,12 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             let input = tokio::select! {
                 biased;
                 () = stop.requested() => break,
+                Some(a) = next_announcement(&mut announcements) => {
+                    let out = self.announcement(&a).await;
+                    stdout.write_all(format!("\n{out}").as_bytes())?;
+                    prompt = true;
+                    continue;
+                }
                 line = lines.recv() => line,
                 _ = poll.tick(), if self.fixed.is_some() => {
                     let mail = self.mail();
@@ -378,6 +410,23 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     }
 }
 
+/// The next announcement, or never when this console has none to drain (or the service
+/// stopped sending).
+async fn next_announcement(
+    announcements: &mut Option<bot_core::outbox::Announcements>,
+) -> Option<bot_core::outbox::Announcement> {
+    match announcements {
+        Some(a) => match a.next().await {
+            Some(one) => Some(one),
+            None => {
+                *announcements = None;
+                std::future::pending().await
+            }
+        },
+        None => std::future::pending().await,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use bot_core::{SystemClock, store::memory::MemoryStore};
@@ -401,6 +450,47 @@ mod tests {
             render::Theme::light(),
             320,
         )
+    }
+
+    /// `play chess vs bot`: the game starts at once, the keyboard plays the human seat only,
+    /// and the bot's moves arrive as announcements that print like replies.
+    #[tokio::test]
+    async fn playing_the_bot_at_the_console() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outbox, mut announcements) = bot_core::outbox::channel();
+        let service = Arc::new(
+            GameService::new(
+                MemoryStore::new(),
+                SystemClock,
+                Arc::new(rules::Catalog::builtin()),
+            )
+            .with_outbox(outbox)
+            .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 3))
+            .unwrap(),
+        );
+        service.start_bot().await.unwrap();
+        let c = Console::new(service, None, dir.path(), render::Theme::light(), 320);
+        let out = c.line("play chess vs bot white level 1").await;
+        assert!(out.contains("Game 1 starts"), "{out}");
+        assert!(out.contains("against the bot at level 1"), "{out}");
+        assert!(
+            out.contains("white (White) against fairybot (Black)"),
+            "{out}"
+        );
+        for mv in ["e4", "Nf3"] {
+            let out = c.line(mv).await;
+            assert!(out.contains(&format!("white plays {mv}")), "{out}");
+            let a = tokio::time::timeout(Duration::from_secs(60), announcements.next())
+                .await
+                .unwrap()
+                .unwrap();
+            let out = c.announcement(&a).await;
+            assert!(out.contains("fairybot plays"), "{out}");
+            assert!(out.contains("white to move"), "{out}");
+            assert!(out.contains("(board picture:"), "{out}");
+        }
+        assert!(c.line("board").await.contains("(board picture:"));
+        assert!(c.line("takeback").await.contains("2 moves taken back"));
     }
 
     /// `play` with a four-player variant seats red, blue, yellow and green at the one

@@ -98,10 +98,25 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             .context("cannot open the store")?,
     };
     let catalog = Arc::new(rules::Catalog::builtin());
+    let (outbox, announcements) = bot_core::outbox::channel();
+    let bot = bot_core::opponent::BotConfig {
+        threads: settings.engine_threads,
+        // The weaker levels' mistakes are seeded: a new seed per run, so two games from the
+        // same position differ.
+        seed: bot_core::Chance::below(&bot_core::OsChance, u32::MAX).into(),
+        ..bot_core::opponent::BotConfig::default()
+    };
     let service = Arc::new(
         GameService::new(store.clone(), SystemClock, catalog.clone())
-            .with_reminders(settings.reminders.clone()),
+            .with_reminders(settings.reminders.clone())
+            .with_outbox(outbox)
+            .with_bot(bot)?,
     );
+    // Games where the bot was to move when the last run stopped: queued now.
+    service
+        .start_bot()
+        .await
+        .context("cannot look for games where the bot is to move")?;
     let (theme, size) = (settings.theme.clone(), settings.size);
     let matrix = config.matrix_adapter(size)?;
     let discord = config.discord_adapter(&settings);
@@ -116,43 +131,26 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             async move { stop.requested().await }
         },
     ));
-    let result = frontends(
-        (matrix, discord),
-        args.as_player,
-        service,
-        catalog,
-        &data_dir,
-        theme,
-        size,
-        stop,
-    )
-    .await;
+    let result = if matrix.is_some() || discord.is_some() {
+        run_chat(
+            matrix,
+            discord,
+            service,
+            announcements,
+            catalog,
+            theme,
+            stop,
+        )
+        .await
+    } else {
+        console::Console::new(service, args.as_player, &data_dir, theme, size)
+            .with_announcements(announcements)
+            .run(stop)
+            .await
+    };
     scheduler.abort();
     store.close().await;
     result
-}
-
-/// Runs the chat adapters if any is configured, else the console.
-#[allow(clippy::too_many_arguments)] // the wiring's own parts, each used once
-async fn frontends(
-    (matrix, discord): (
-        Option<bot_matrix::MatrixConfig>,
-        Option<bot_discord::DiscordConfig>,
-    ),
-    as_player: Option<String>,
-    service: Arc<GameService<SqlStore, SystemClock>>,
-    catalog: Arc<rules::Catalog>,
-    data_dir: &std::path::Path,
-    theme: render::Theme,
-    size: u32,
-    stop: Shutdown,
-) -> anyhow::Result<()> {
-    if matrix.is_some() || discord.is_some() {
-        return run_chat(matrix, discord, service, catalog, theme, stop).await;
-    }
-    console::Console::new(service, as_player, data_dir, theme, size)
-        .run(stop)
-        .await
 }
 
 /// Runs the configured chat adapters until SIGTERM or SIGINT (or until one fails). On a stop
@@ -164,11 +162,13 @@ async fn run_chat(
     matrix: Option<bot_matrix::MatrixConfig>,
     discord: Option<bot_discord::DiscordConfig>,
     service: Arc<GameService<SqlStore, SystemClock>>,
+    announcements: bot_core::outbox::Announcements,
     catalog: Arc<rules::Catalog>,
     theme: render::Theme,
     stop: Shutdown,
 ) -> anyhow::Result<()> {
     let renderer = Arc::new(render::Renderer::new());
+    let (matrix_announcements, discord_announcements) = by_platform(announcements);
     let matrix_run = {
         let (service, catalog, renderer, stop) = (
             service.clone(),
@@ -185,9 +185,17 @@ async fn run_chat(
                 config.homeserver,
                 config.state_dir.display()
             );
-            bot_matrix::run(config, service, catalog, renderer, theme, stop.requested())
-                .await
-                .context("Matrix stopped")
+            bot_matrix::run(
+                config,
+                service,
+                matrix_announcements,
+                catalog,
+                renderer,
+                theme,
+                stop.requested(),
+            )
+            .await
+            .context("Matrix stopped")
         }
     };
     let discord_run = async move {
@@ -201,9 +209,42 @@ async fn run_chat(
                 _ => "globally".into(),
             }
         );
-        bot_discord::run(discord, service, catalog, renderer, stop.requested())
-            .await
-            .context("Discord stopped")
+        bot_discord::run(
+            discord,
+            service,
+            discord_announcements,
+            catalog,
+            renderer,
+            stop.requested(),
+        )
+        .await
+        .context("Discord stopped")
     };
     tokio::try_join!(matrix_run, discord_run).map(|_| ())
+}
+
+/// Splits the service's announcements by the platform of their game, one stream per chat
+/// adapter (each delivers its own; a console game has no adapter here and is only logged).
+fn by_platform(
+    mut all: bot_core::outbox::Announcements,
+) -> (
+    bot_core::outbox::Announcements,
+    bot_core::outbox::Announcements,
+) {
+    use bot_core::model::Platform;
+    let (to_matrix, matrix) = bot_core::outbox::channel();
+    let (to_discord, discord) = bot_core::outbox::channel();
+    tokio::spawn(async move {
+        while let Some(a) = all.next().await {
+            let sent = match a.place.platform {
+                Platform::Matrix => to_matrix.send(a.place, a.replies),
+                Platform::Discord => to_discord.send(a.place, a.replies),
+                Platform::Console => false,
+            };
+            if !sent {
+                tracing::debug!("an announcement no adapter here delivers was dropped");
+            }
+        }
+    });
+    (matrix, discord)
 }

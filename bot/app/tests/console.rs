@@ -422,3 +422,48 @@ fn a_named_console_prints_the_other_players_moves_while_it_waits() {
             .success()
     );
 }
+
+/// The real binary against the bot: the game starts at once, the bot's move is searched on
+/// its own threads and printed as it comes while the console waits for input, and a bad
+/// level is refused saying what to type.
+#[test]
+fn playing_the_bot_prints_its_moves_as_they_come() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut child = fairybot(&data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = Output::of(&mut child);
+    assert!(out.wait_for("white> ", Duration::from_secs(20)));
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(b"play chess vs bot white level 1\n")
+        .unwrap();
+    assert!(
+        out.wait_for("against the bot at level 1", Duration::from_secs(10)),
+        "{}",
+        out.text()
+    );
+    input.write_all(b"e4\n").unwrap();
+    assert!(
+        out.wait_for("fairybot plays", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    assert!(out.wait_for("white to move", Duration::from_secs(5)));
+    input.write_all(b"play chess level 9\n").unwrap();
+    assert!(
+        out.wait_for("`9` is not a level: choose 1", Duration::from_secs(10)),
+        "{}",
+        out.text()
+    );
+    drop(input);
+    assert!(
+        wait_exit(&mut child, Duration::from_secs(10))
+            .unwrap()
+            .success()
+    );
+}

@@ -4,6 +4,7 @@
 //! ```text
 //! challenge @user VARIANT [white|black|random] [clock 10+5|3d|3d+7d] [unrated]
 //! accept [ID]   decline [ID]   cancel [ID]   remind on|off
+//! play VARIANT vs bot [level 1-5] [white|black|random]   (or `play VARIANT level N`)
 //! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
@@ -64,6 +65,18 @@ pub enum Command {
         rated: bool,
         /// The time control (none unless `clock …` is given).
         clock: TimeControl,
+    },
+    /// Play against the bot: the game starts at once.
+    PlayBot {
+        /// The variant's name.
+        variant: String,
+        /// The bot's level as typed (1..=5, checked by the service; `None`: the default,
+        /// [`crate::opponent::DEFAULT_LEVEL`]).
+        level: Option<u8>,
+        /// Colour choice (`random` unless the player names one).
+        colour: ColourChoice,
+        /// Chess960: the start position's number.
+        position: Option<u16>,
     },
     /// Accept a challenge (the only one addressed to the actor if no id).
     Accept(Option<i64>),
@@ -164,6 +177,18 @@ impl std::fmt::Debug for Command {
                 .field("rated", rated)
                 .field("clock", clock)
                 .finish(),
+            Command::PlayBot {
+                variant,
+                level,
+                colour,
+                position,
+            } => f
+                .debug_struct("PlayBot")
+                .field("variant", variant)
+                .field("level", level)
+                .field("colour", colour)
+                .field("position", position)
+                .finish(),
             Command::Accept(id) => f.debug_tuple("Accept").field(id).finish(),
             Command::Decline(id) => f.debug_tuple("Decline").field(id).finish(),
             Command::Cancel(id) => f.debug_tuple("Cancel").field(id).finish(),
@@ -201,6 +226,7 @@ impl Command {
     pub fn name(&self) -> &'static str {
         match self {
             Command::Challenge { .. } => "challenge",
+            Command::PlayBot { .. } => "play",
             Command::Accept(_) => "accept",
             Command::Decline(_) => "decline",
             Command::Cancel(_) => "cancel",
@@ -238,6 +264,7 @@ impl Command {
                 .map(String::as_str)
                 .chain([variant.as_str()])
                 .collect(),
+            Command::PlayBot { variant, .. } => vec![variant],
             Command::Move { text, .. } => vec![text],
             Command::Moves { from, .. } => from.iter().map(String::as_str).collect(),
             Command::Rules(v) => vec![v],
@@ -333,7 +360,7 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
         "help" => "help [COMMAND] — this help",
         "play" => {
-            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`"
+            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`. Against the bot: `play toulousain vs bot` or `play toulousain level 3` (levels 1, beginner, to 5, full strength; default 3)"
         }
         "setup" => {
             "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
@@ -403,6 +430,20 @@ fn chess960_position(text: &str) -> Result<u16, ParseError> {
             "challenge",
             &format!(
                 "{} is not a Chess960 position: give a number from 0 to 959 (518 is the usual chess array)",
+                quote(text)
+            ),
+        )),
+    }
+}
+
+/// A bot level as typed: a number from 1 to 5.
+fn bot_level(text: &str) -> Result<u8, ParseError> {
+    match text.parse::<u8>().ok().map(engine::Level::new) {
+        Some(Ok(level)) => Ok(level.number()),
+        _ => Err(usage_err(
+            "play",
+            &format!(
+                "{} is not a level: choose 1 (beginner) to 5 (full strength)",
                 quote(text)
             ),
         )),
@@ -505,17 +546,36 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let mut variant = None;
             let mut colour = ColourChoice::First;
             let mut position = None;
+            // Against the bot: `vs bot`, `against bot`, `bot`, or a level.
+            let (mut bot, mut level, mut colour_named) = (false, None, false);
             let mut rated = true;
             let mut clock = TimeControl::None;
-            let mut args = args.into_iter();
+            let mut args = args.into_iter().peekable();
             while let Some(a) = args.next() {
                 let lower = a.to_lowercase();
                 match lower.as_str() {
-                    "white" | "first" => colour = ColourChoice::First,
-                    "black" | "second" => colour = ColourChoice::Second,
-                    "random" => colour = ColourChoice::Random,
+                    "white" | "first" => (colour, colour_named) = (ColourChoice::First, true),
+                    "black" | "second" => (colour, colour_named) = (ColourChoice::Second, true),
+                    "random" => (colour, colour_named) = (ColourChoice::Random, true),
                     "unrated" | "casual" => rated = false,
                     "rated" => rated = true,
+                    "vs" | "versus" | "against"
+                        if args.peek().is_some_and(|b| b.eq_ignore_ascii_case("bot")) =>
+                    {
+                        args.next();
+                        bot = true;
+                    }
+                    "bot" => bot = true,
+                    "level" | "lvl" => {
+                        let n = args.next().ok_or_else(|| {
+                            usage_err(
+                                "play",
+                                "`level` needs a number: 1 (beginner) to 5 (full strength)",
+                            )
+                        })?;
+                        level = Some(bot_level(n)?);
+                        bot = true;
+                    }
                     "position" | "pos" => {
                         let n = args.next().ok_or_else(|| {
                             usage_err(
@@ -544,6 +604,30 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                 }
             }
             let variant = variant.ok_or_else(|| usage_err("challenge", "which variant?"))?;
+            if bot {
+                if !opponents.is_empty() {
+                    return Err(usage_err(
+                        "play",
+                        "play either the bot or a person: drop `vs bot`/`level`, or drop the @name",
+                    ));
+                }
+                if clock.is_some() {
+                    return Err(usage_err(
+                        "play",
+                        &format!("the bot plays without a clock: drop `clock {clock}`"),
+                    ));
+                }
+                return Ok(Command::PlayBot {
+                    variant,
+                    level,
+                    colour: if colour_named {
+                        colour
+                    } else {
+                        ColourChoice::Random
+                    },
+                    position,
+                });
+            }
             Command::Challenge {
                 opponents,
                 variant,
@@ -710,6 +794,56 @@ mod tests {
                 .contains("which variant")
         );
         assert!(parse("leaderboard chess grand").is_err());
+    }
+
+    #[test]
+    fn playing_the_bot() {
+        let bot = |variant: &str, level, colour| Command::PlayBot {
+            variant: variant.into(),
+            level,
+            colour,
+            position: None,
+        };
+        for (text, want) in [
+            (
+                "play toulousain vs bot",
+                bot("toulousain", None, ColourChoice::Random),
+            ),
+            (
+                "play toulousain level 3",
+                bot("toulousain", Some(3), ColourChoice::Random),
+            ),
+            (
+                "PLAY chess against bot black level 5",
+                bot("chess", Some(5), ColourChoice::Second),
+            ),
+            (
+                "challenge bot chess",
+                bot("chess", None, ColourChoice::Random),
+            ),
+            (
+                "play chess lvl 1 white",
+                bot("chess", Some(1), ColourChoice::First),
+            ),
+        ] {
+            assert_eq!(parse(text).unwrap(), want, "{text}");
+        }
+        for (bad, says) in [
+            ("play chess level 9", "`9` is not a level: choose 1"),
+            ("play chess level 0", "`0` is not a level"),
+            ("play chess level x", "`x` is not a level"),
+            ("play chess level", "`level` needs a number"),
+            ("play @bob chess vs bot", "play either the bot or a person"),
+            ("play vs bot", "which variant?"),
+        ] {
+            let e = parse(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        // `vs` alone is not the bot: it stays what it was (a variant name, refused later).
+        assert!(matches!(
+            parse("play vs").unwrap(),
+            Command::Challenge { .. }
+        ));
     }
 
     #[test]

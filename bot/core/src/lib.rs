@@ -9,6 +9,7 @@ pub mod engine;
 pub mod export;
 mod memo;
 pub mod model;
+pub mod opponent;
 pub mod options;
 pub mod outbox;
 pub mod picture;

@@ -1,7 +1,8 @@
 //! A challenge's options, stored with it and with the game it becomes: the colour the
 //! challenger asked for, for Chess960 the number of the start position, the time control
-//! (`clock=10+5`, `clock=3d+7d`; absent for a game without a clock) and whether the game is
-//! rated (`rated=no`; absent for a rated one), so games stored before read as they did.
+//! (`clock=10+5`, `clock=3d+7d`; absent for a game without a clock), whether the game is
+//! rated (`rated=no`; absent for a rated one), and in a game against the bot the bot's level
+//! (`level=3`), so games stored before read as they did.
 //!
 //! The store keeps them as text (`colour=second position=123`), opaque to it; this is the one
 //! place that writes and reads that text, and an option it does not know is an error, never a
@@ -19,6 +20,12 @@ pub struct GameOptions {
     /// The Chess960 start position's number, once chosen (by the challenger, or drawn when
     /// the challenge is accepted).
     pub position: Option<u16>,
+    /// The bot's playing level, in a game against the bot (`level=3`), `None` otherwise.
+    /// The bot always holds the challenged seat, and a game against it is stored with the
+    /// colour already drawn (`first` or `second`, never `random`), so the level and the
+    /// colour together say which seat the bot plays after a restart, whatever the bot's
+    /// user id on the platform is.
+    pub level: Option<engine::Level>,
     /// The time control ([`TimeControl::None`] unless the challenge chose one).
     pub clock: TimeControl,
     /// Whether the game counts for the players' ratings (the challenger's `unrated` makes it
@@ -33,6 +40,7 @@ impl Default for GameOptions {
             position: None,
             clock: TimeControl::None,
             rated: true,
+            level: None,
         }
     }
 }
@@ -60,6 +68,7 @@ const COLOUR: &str = "colour";
 const POSITION: &str = "position";
 const CLOCK: &str = "clock";
 const RATED: &str = "rated";
+const LEVEL: &str = "level";
 
 impl GameOptions {
     /// Reads stored options (empty text is the defaults: a game stored before options).
@@ -68,7 +77,8 @@ impl GameOptions {
     /// An unknown option, a bad value, or an option given twice.
     pub fn parse(text: &str) -> Result<GameOptions, OptionsError> {
         let mut options = GameOptions::default();
-        let (mut colour, mut position, mut clock, mut rated) = (false, false, false, false);
+        let (mut colour, mut position, mut clock, mut rated, mut level) =
+            (false, false, false, false, false);
         let cut = |s: &str| s.chars().take(40).collect::<String>();
         for word in text.split_whitespace() {
             let Some((key, value)) = word.split_once('=') else {
@@ -79,6 +89,7 @@ impl GameOptions {
                     COLOUR => COLOUR,
                     CLOCK => CLOCK,
                     RATED => RATED,
+                    LEVEL => LEVEL,
                     _ => POSITION,
                 },
                 value: cut(value),
@@ -117,6 +128,12 @@ impl GameOptions {
                         _ => return Err(bad()),
                     };
                 }
+                LEVEL if level => return Err(OptionsError::Repeated(LEVEL)),
+                LEVEL => {
+                    level = true;
+                    let n: u8 = value.parse().map_err(|_| bad())?;
+                    options.level = Some(engine::Level::new(n).map_err(|_| bad())?);
+                }
                 _ => return Err(OptionsError::Unknown(cut(word))),
             }
         }
@@ -142,6 +159,9 @@ impl fmt::Display for GameOptions {
         if !self.rated {
             write!(f, " {RATED}=no")?;
         }
+        if let Some(level) = self.level {
+            write!(f, " {LEVEL}={}", level.number())?;
+        }
         Ok(())
     }
 }
@@ -160,14 +180,18 @@ mod tests {
             for position in [None, Some(0), Some(518), Some(959)] {
                 for clock in ["none", "10+5", "1+0", "3d", "3d+7d"] {
                     for rated in [true, false] {
-                        let clock = TimeControl::parse(clock).unwrap();
-                        let o = GameOptions {
-                            colour,
-                            position,
-                            clock,
-                            rated,
-                        };
-                        assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                        for level in [None, Some(1), Some(3), Some(5)] {
+                            let clock = TimeControl::parse(clock).unwrap();
+                            let level = level.map(|n| engine::Level::new(n).unwrap());
+                            let o = GameOptions {
+                                colour,
+                                position,
+                                clock,
+                                rated,
+                                level,
+                            };
+                            assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                        }
                     }
                 }
             }
@@ -189,6 +213,25 @@ mod tests {
     }
 
     #[test]
+    fn the_level_reads_in_any_order_and_says_what_is_wrong() {
+        let o = GameOptions::parse("level=2 colour=second").unwrap();
+        assert_eq!(o.level.map(engine::Level::number), Some(2));
+        assert_eq!(o.colour, ColourChoice::Second);
+        assert_eq!(o.to_string(), "colour=second level=2");
+        assert_eq!(
+            GameOptions::parse("level=9"),
+            Err(OptionsError::Value {
+                key: "level",
+                value: "9".into()
+            })
+        );
+        assert_eq!(
+            GameOptions::parse("colour=first level=1 level=2"),
+            Err(OptionsError::Repeated("level"))
+        );
+    }
+
+    #[test]
     fn unknown_or_bad_options_are_errors() {
         for bad in [
             "colour=blue",
@@ -204,6 +247,12 @@ mod tests {
             "first",
             "rated=maybe",
             "rated=no rated=no",
+            "level=0",
+            "level=6",
+            "level=x",
+            "level=",
+            "level=3 level=3",
+            "level=-1",
         ] {
             assert!(GameOptions::parse(bad).is_err(), "{bad}");
         }

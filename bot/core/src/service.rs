@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use rules::{Catalog, Outcome, Position, Side, Variant, glass::Glass, notation};
 
+mod bot;
 mod challenges;
 pub(crate) mod chess960;
 mod clocks;
@@ -20,6 +21,7 @@ mod moves;
 mod offers;
 mod ratings;
 
+pub use bot::{DRAW_MARGIN, RESIGN_AFTER, RESIGN_BELOW};
 pub use challenges::parse_mention;
 pub use clocks::FireReport;
 pub use failure::ServiceError;
@@ -102,6 +104,8 @@ pub struct GameService<S, C = SystemClock> {
     outbox: Option<crate::outbox::Outbox>,
     /// When correspondence players are reminded of their move.
     reminders: crate::clocks::ReminderPolicy,
+    /// The bot as a player (its search threads), when it plays; see `service/bot.rs`.
+    bot: Option<bot::Bot>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -119,6 +123,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             references: References::new(OsChance.below(u32::MAX)),
             outbox: None,
             reminders: crate::clocks::ReminderPolicy::default(),
+            bot: None,
         }
     }
 
@@ -287,11 +292,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     position,
                     clock,
                     rated,
+                    level: None,
                 };
                 self.challenge(actor, place, opponents, &variant, asked)
                     .await
             }
             Command::Remind(on) => self.remind_setting(actor, on).await,
+            Command::PlayBot {
+                variant,
+                level,
+                colour,
+                position,
+            } => {
+                self.play_bot(actor, place, &variant, level, colour, position)
+                    .await
+            }
             Command::Accept(id) => self.accept(actor, place, id).await,
             Command::Decline(id) => {
                 self.close_challenge(actor, place, id, ChallengeResolution::Declined)
@@ -422,6 +437,10 @@ pub trait Games: Send + Sync + 'static {
     ) -> BoxFuture<'a, Option<GameId>> {
         Box::pin(async move { self.current_game(actor, place, game).await.map(|g| g.id) })
     }
+
+    /// Tells the service who the bot is on a platform (the adapter learns it at login), so
+    /// players can `challenge` the bot's own user. The default ignores it (test doubles).
+    fn set_bot_user(&self, _id: PlayerId, _name: &str) {}
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
@@ -463,6 +482,10 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
             let r = g.record();
             r.status.is_active().then_some(r.id)
         })
+    }
+
+    fn set_bot_user(&self, id: PlayerId, name: &str) {
+        GameService::set_bot_user(self, id, name);
     }
 }
 

@@ -56,6 +56,7 @@ pub(crate) fn for_dms() -> Vec<poise::Command<crate::Bot, Error>> {
 fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
     vec![
         challenge(),
+        play(),
         accept(),
         decline(),
         cancel(),
@@ -345,6 +346,35 @@ async fn challenge_in_thread(
         deliver::deliver(ctx.data(), &mut target, rest).await?;
     }
     Ok(())
+}
+
+/// Play against the bot: the game starts at once
+#[poise::command(slash_command)]
+pub async fn play(
+    ctx: Ctx<'_>,
+    #[description = "The variant"]
+    #[autocomplete = "variant_choices"]
+    variant: String,
+    #[description = "The bot's level: 1 (beginner) to 5 (full strength); default 3"]
+    #[min = 1]
+    #[max = 5]
+    level: Option<u8>,
+    #[description = "Your colour (default: random)"] colour: Option<Colour>,
+    #[description = "Chess960 only: the start position, 0-959 (default: random)"]
+    #[min = 0]
+    #[max = 959]
+    position: Option<u16>,
+) -> Result<(), Error> {
+    run(
+        ctx,
+        Command::PlayBot {
+            variant,
+            level,
+            colour: colour.map_or(ColourChoice::Random, ColourChoice::from),
+            position,
+        },
+    )
+    .await
 }
 
 /// Accept a challenge

@@ -14,6 +14,7 @@ use bot_core::{
     Actor,
     command::Command,
     model::Place,
+    outbox::Announcement,
     reply::{Audience, Reply},
 };
 use poise::serenity_prelude as serenity;
@@ -556,6 +557,72 @@ pub(crate) async fn deliver(
             .await?;
     }
     Ok(())
+}
+
+/// Delivers one announcement (no interaction to answer): room replies posted in the channel
+/// (or thread) the reply or the announcement names; a private reply by DM, and when the DM
+/// fails it is kept for its player (shown at his next command, to him alone) and the game's
+/// channel is told, without the private content, exactly as for a command's replies.
+pub(crate) async fn announce(bot: &Bot, http: &serenity::Http, a: Announcement) {
+    let channel_of = |p: &Place| {
+        p.thread
+            .as_deref()
+            .unwrap_or(&p.room)
+            .parse::<u64>()
+            .ok()
+            .filter(|c| *c != 0)
+    };
+    let game_channel = channel_of(&a.place);
+    for reply in &a.replies {
+        match &reply.audience {
+            Audience::Room | Audience::Actor => {
+                let channel = reply.place.as_ref().and_then(channel_of).or(game_channel);
+                let Some(c) = channel else {
+                    tracing::warn!("an announcement has no Discord channel: {}", a.place.room);
+                    continue;
+                };
+                if let Err(e) = post(bot, http, serenity::ChannelId::new(c), reply).await {
+                    tracing::error!(
+                        reference = new_reference(),
+                        "an announcement in {c} failed: {e}"
+                    );
+                }
+            }
+            Audience::Private(p) => {
+                let Some(uid) = convert::user_id(p) else {
+                    continue;
+                };
+                let out = outgoing(bot, reply, false).await;
+                let Err(e) = send::direct_message(http, bot.retry, uid, &out).await else {
+                    continue;
+                };
+                let closed = matches!(e, SendError::ClosedDm { .. });
+                tracing::info!(user = uid, "a private announcement was not delivered: {e}");
+                bot.kept.keep(uid, reply.clone());
+                let notice = Outgoing {
+                    content: if closed {
+                        closed_dm_notice(uid)
+                    } else {
+                        undelivered_notice(uid)
+                    },
+                    mentions: vec![uid],
+                    ..Outgoing::default()
+                };
+                if let Some(c) = game_channel
+                    && let Err(e) = send::post_message(
+                        http,
+                        bot.retry,
+                        serenity::ChannelId::new(c),
+                        &notice,
+                        None,
+                    )
+                    .await
+                {
+                    tracing::error!("could not tell {uid} in {c}: {e}");
+                }
+            }
+        }
+    }
 }
 
 /// The actor of an interaction.

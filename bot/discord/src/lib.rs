@@ -94,7 +94,9 @@ impl std::fmt::Debug for DiscordConfig {
     }
 }
 
-/// The bot's shared state (poise's user data).
+/// The bot's shared state (poise's user data). A clone shares everything (the game service,
+/// the reports kept for closed DMs), so the announcement task delivers as commands do.
+#[derive(Clone)]
 pub struct Bot {
     games: Arc<dyn Games>,
     catalog: Arc<Catalog>,
@@ -105,7 +107,7 @@ pub struct Bot {
     defer_after: std::time::Duration,
     drain: Drain,
     retry: Retry,
-    kept: deliver::Kept,
+    kept: Arc<deliver::Kept>,
 }
 
 impl std::fmt::Debug for Bot {
@@ -135,7 +137,7 @@ impl Bot {
             defer_after: std::time::Duration::from_secs(2),
             drain: Drain::default(),
             retry: Retry::default(),
-            kept: deliver::Kept::default(),
+            kept: Arc::default(),
         }
     }
 
@@ -203,7 +205,10 @@ pub async fn client(
             initialize_owners: false,
             ..Default::default()
         })
-        .setup(move |ctx, _ready, framework| {
+        .setup(move |ctx, ready, framework| {
+            // Who the bot is here: `/challenge opponent:@fairybot` is a game against it.
+            bot.games
+                .set_bot_user(convert::player(ready.user.id.get()), &ready.user.name);
             Box::pin(async move {
                 let cmds = &framework.options().commands;
                 match registration {
@@ -248,6 +253,7 @@ pub fn http(config: &DiscordConfig) -> serenity::Http {
 pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     config: DiscordConfig,
     service: Arc<GameService<S, C>>,
+    announcements: bot_core::outbox::Announcements,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
     stop: impl Future<Output = ()>,
@@ -257,8 +263,30 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
         .with_theme(config.theme)
         .with_thread_per_game(config.thread_per_game);
     let drain = bot.drain();
+    let announcer = bot.clone();
     let client = client(http, config.registration, bot).await?;
-    serve(client, drain, stop, GRACE).await
+    let announcing = tokio::spawn(deliver_announcements(
+        announcer,
+        client.http.clone(),
+        announcements,
+    ));
+    let result = serve(client, drain, stop, GRACE).await;
+    announcing.abort();
+    result
+}
+
+/// Delivers the core's announcements (the bot's moves) until the core stops sending: room
+/// replies as plain messages in the game's channel or thread, private ones by DM with the
+/// same fallbacks as a command's (see [`deliver`]). Run it next to the client, with the
+/// client's `Http` and a clone of its [`Bot`].
+pub async fn deliver_announcements(
+    bot: Bot,
+    http: Arc<serenity::Http>,
+    mut announcements: bot_core::outbox::Announcements,
+) {
+    while let Some(a) = announcements.next().await {
+        deliver::announce(&bot, &http, a).await;
+    }
 }
 
 #[cfg(test)]

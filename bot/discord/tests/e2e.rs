@@ -86,6 +86,10 @@ impl Games for WithDm {
     ) -> std::pin::Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
         Games::handle_text(&*self.0, actor, place, text)
     }
+
+    fn set_bot_user(&self, id: bot_core::model::PlayerId, name: &str) {
+        Games::set_bot_user(&*self.0, id, name);
+    }
 }
 
 struct Running {
@@ -301,6 +305,7 @@ async fn registration_payload() {
             "move",
             "moves",
             "piece",
+            "play",
             "profile",
             "remind",
             "resign",
@@ -915,7 +920,7 @@ async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
     let fake = &bot.fake;
     let global = fake.registered_commands();
-    assert_eq!(global.len(), 23);
+    assert_eq!(global.len(), 24);
     assert!(fake.guild_commands(ids::GUILD).is_empty());
     for c in &global {
         assert_eq!(
@@ -947,7 +952,7 @@ async fn global_registration() {
 async fn guild_registration_still_offers_dm_play() {
     let bot = start().await;
     let fake = &bot.fake;
-    assert_eq!(fake.guild_commands(ids::GUILD).len(), 23);
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 24);
     let global = fake.registered_commands();
     let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
     names.sort_unstable();
@@ -966,6 +971,7 @@ async fn guild_registration_still_offers_dm_play() {
             "move",
             "moves",
             "piece",
+            "play",
             "profile",
             "remind",
             "resign",
@@ -981,7 +987,8 @@ async fn guild_registration_still_offers_dm_play() {
             .all(|c| c.raw["contexts"] == serde_json::json!([1])),
         "DM only: the server shows its own copy"
     );
-    for name in ["setup", "move", "ask", "board", "resign"] {
+    // `play` too: a game against the bot may live in one's DM with it.
+    for name in ["setup", "move", "ask", "board", "resign", "play"] {
         assert!(fake.slash(name).in_dm().try_send().is_ok(), "{name}");
     }
     let err = fake.slash("challenge").in_dm().try_send().unwrap_err();
@@ -1937,4 +1944,100 @@ async fn four_player_challenge_in_a_thread_declined_by_one() {
     let ix = fake.slash("accept").by(ids::DAVE).in_channel(thread).send();
     let refused = message(fake, &ix).await;
     assert!(refused.is_ephemeral(), "{}", refused.content);
+}
+
+/// Playing the bot: `/play` starts the game at once, the bot's move (searched on its own
+/// threads) arrives as a plain message in the game's channel with its board, and
+/// `/challenge` naming the bot's own user is a game against it too.
+#[tokio::test]
+async fn playing_the_bot_by_play_and_by_challenging_its_user() {
+    let fake = FakeDiscord::start().await;
+    let catalog = Arc::new(Catalog::builtin());
+    let (outbox, announcements) = bot_core::outbox::channel();
+    let service = Arc::new(
+        GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
+            .with_outbox(outbox)
+            .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 5))
+            .unwrap(),
+    );
+    service.start_bot().await.unwrap();
+    let bot = Bot::new(
+        Arc::new(WithDm(service)),
+        catalog,
+        Arc::new(render::Renderer::new()),
+        320,
+    )
+    .with_defer_after(Duration::from_millis(1000))
+    .with_retry(QUICK);
+    let announcer = bot.clone();
+    let mut client =
+        bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
+            .await
+            .expect("client builds");
+    let announcing = tokio::spawn(bot_discord::deliver_announcements(
+        announcer,
+        client.http.clone(),
+        announcements,
+    ));
+    let task = tokio::spawn(async move {
+        if let Err(e) = client.start().await {
+            eprintln!("client stopped: {e}");
+        }
+    });
+    fake.wait_guild_commands(ids::GUILD).await.unwrap();
+    fake.wait_global_commands().await.unwrap();
+    let running = Running { fake, task };
+    let fake = &running.fake;
+
+    let ix = fake
+        .slash("play")
+        .string("variant", "chess")
+        .integer("level", 1)
+        .integer("colour", 0)
+        .send();
+    let start = message(fake, &ix).await;
+    assert!(
+        start.content.contains("against the bot at level 1"),
+        "{}",
+        start.content
+    );
+    assert!(start.mentioned_users().contains(&ids::BOT));
+    let moved = play(fake, ids::ALICE, "e4").await;
+    assert!(moved.content.contains("plays e4"), "{}", moved.content);
+    let answer = fake
+        .wait_until("the bot's move", Duration::from_secs(30), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.interaction_id().is_none() && m.content.contains("plays"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert_eq!(answer.channel_id, start.channel_id, "in the game's channel");
+    assert!(answer.attachment("board.png").unwrap().is_png());
+    assert!(
+        answer.mentioned_users().contains(&ids::ALICE),
+        "Alice is told it is her move: {}",
+        answer.content
+    );
+
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOT)
+        .string("variant", "toulousain")
+        .integer("colour", 0)
+        .by(ids::BOB)
+        .send();
+    let game = message(fake, &ix).await;
+    assert!(
+        game.content.contains("against the bot at level 3"),
+        "{}",
+        game.content
+    );
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
+    announcing.abort();
 }

@@ -145,6 +145,8 @@ impl MatrixBot {
             Err(e) => tracing::warn!("cannot read the bot's display name: {e}"),
         }
         names.push(me.localpart().to_string());
+        // Who the bot is here: `challenge @fairybot:server` is a game against it.
+        games.set_bot_user(PlayerId::new(Platform::Matrix, me.as_str()), &names[0]);
         Ok(MatrixBot {
             invocation: Invocation {
                 prefix: config.prefix.clone(),
@@ -180,6 +182,26 @@ impl MatrixBot {
     /// The bot's user id.
     pub fn user_id(&self) -> &UserId {
         &self.me
+    }
+
+    /// [`MatrixBot::run`], delivering the core's announcements (the bot's moves) meanwhile.
+    ///
+    /// # Errors
+    /// As [`MatrixBot::run`].
+    pub async fn run_with_announcements(
+        &self,
+        stop: impl Future<Output = ()>,
+        announcements: bot_core::outbox::Announcements,
+    ) -> Result<(), MatrixError> {
+        let deliver = async {
+            self.deliver_announcements(announcements).await;
+            // The core stopped announcing: the commands go on.
+            std::future::pending::<()>().await;
+        };
+        tokio::select! {
+            r = self.run(stop) => r,
+            () = deliver => Ok(()),
+        }
     }
 
     /// Syncs and answers until `stop` completes (a batch being handled is finished first) or

@@ -1,12 +1,14 @@
 //! Sending the core's replies: to the room as replies to the command (in its thread, if it
 //! was in one), boards as `m.image` with size and dimensions and the text as caption, and
-//! private replies in the player's encrypted direct room.
+//! private replies in the player's encrypted direct room. Announcements (what the core says
+//! without a command: the bot's moves) go the same way, unanchored, to their game's room.
 
 use std::collections::HashMap;
 
 use bot_core::{
     Actor,
     model::{Place, Platform, PlayerId},
+    outbox::{Announcement, Announcements},
     reply::{Audience, BoardPicture, Reply},
 };
 use matrix_sdk::{
@@ -75,6 +77,58 @@ impl Anchor {
 }
 
 impl MatrixBot {
+    /// Delivers the core's announcements until the core stops sending: each with
+    /// [`MatrixBot::announce`], one after the other (in the order the core made them).
+    pub async fn deliver_announcements(&self, mut announcements: Announcements) {
+        while let Some(a) = announcements.next().await {
+            self.announce(a).await;
+        }
+    }
+
+    /// Delivers one announcement: room replies to the announcement's room (or the room the
+    /// reply names), in its thread if the game has one, answering no event; private replies
+    /// in the player's direct room, as for a command. A room the bot is not in (it left, or
+    /// the place is not a Matrix room) loses the public part, which is logged: the game
+    /// itself is stored, and `board` shows it.
+    pub(crate) async fn announce(&self, a: Announcement) {
+        for reply in a.replies {
+            let result = match &reply.audience {
+                Audience::Room | Audience::Actor => {
+                    let place = reply.place.as_ref().unwrap_or(&a.place);
+                    match self.room_of(place) {
+                        Some((room, anchor)) => self.post(&room, &anchor, &reply, None).await,
+                        None => {
+                            tracing::warn!(
+                                "an announcement for {} was not delivered: not a room I am in",
+                                place.room
+                            );
+                            Ok(())
+                        }
+                    }
+                }
+                Audience::Private(player) => self.send_private(player, &reply).await,
+            };
+            if let Err(e) = result {
+                tracing::warn!("an announcement in {} failed: {e}", a.place.room);
+            }
+        }
+    }
+
+    /// A Matrix place's room, if the bot is in it, with its thread.
+    fn room_of(&self, place: &Place) -> Option<(Room, Anchor)> {
+        if place.platform != Platform::Matrix {
+            return None;
+        }
+        let room = RoomId::parse(&place.room)
+            .ok()
+            .and_then(|id| self.client.get_room(&id))?;
+        let anchor = Anchor {
+            reply_to: None,
+            thread: place.thread.as_deref().and_then(|t| EventId::parse(t).ok()),
+        };
+        Some((room, anchor))
+    }
+
     /// Delivers every reply of a command. Failures are logged; a private reply that cannot
     /// be delivered is reported in the command's room without its content.
     pub(crate) async fn deliver(

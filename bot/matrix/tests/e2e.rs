@@ -1113,3 +1113,50 @@ async fn a_stop_during_a_command_lets_it_finish_and_answer_then_stops() {
     assert_eq!(answers, 1, "e4 answered {answers} times");
     running.stop().await;
 }
+
+/// Playing the bot on Matrix: `!fb play chess vs bot` starts the game at once, the bot's move
+/// (searched on its own threads) arrives in the room as a board image answering no command,
+/// and challenging the bot's own user is a game against it too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_plays_the_bot_and_its_moves_arrive_in_the_room() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice, room, ..
+    } = table(&hs, &bot, false).await;
+    let (cmd, _) = alice
+        .say(&room, "!fb play chess vs bot white level 1")
+        .await;
+    let start = alice.reply_to(&bot, &cmd).await;
+    assert!(
+        start.body().contains("against the bot at level 1"),
+        "{}",
+        start.body()
+    );
+    let (cmd, _) = alice.say(&room, "!fb e4").await;
+    let mine = alice.reply_to(&bot, &cmd).await;
+    assert!(mine.body().contains("plays e4"), "{}", mine.body());
+    let answer = alice
+        .expect("the bot's move", |s| {
+            s.sender() == bot
+                && s.room == room
+                && s.in_reply_to().is_none()
+                && s.body().contains("plays")
+                && !s.body().contains("plays e4")
+        })
+        .await;
+    assert_eq!(answer.msgtype(), "m.image", "{}", answer.body());
+    assert!(answer.body().contains("to move"), "{}", answer.body());
+    let (cmd, _) = alice
+        .say(&room, &format!("!fb challenge {bot} toulousain"))
+        .await;
+    let game = alice.reply_to(&bot, &cmd).await;
+    assert!(
+        game.body().contains("against the bot at level 3"),
+        "{}",
+        game.body()
+    );
+    running.stop().await;
+}

@@ -13,8 +13,15 @@
 //! Reported: median and p99 latency per move command, and moves per second sustained over the
 //! run (wall clock, all tables together).
 //!
-//! Run: `cargo bench -p bot-store --bench service`. The database lives under cargo's target
-//! tmp dir, on the same disk as the build, never on a tmpfs where fsync is free.
+//! `busy` lines (issue 15): the same command path (chess, `view`, one table) on a service whose
+//! bot plays four games at level 5 (timed, up to 3 s a move; each bot move answered at once
+//! by a random legal move, so four searches are always queued or running on its pool),
+//! measured idle and busy in one run, with the pool at its default size (cores minus one)
+//! and at four threads (four searches at once, more threads than this machine has cores).
+//!
+//! Run: `cargo bench -p bot-store --bench service` (`-- busy` for the bot lines only). The
+//! database lives under cargo's target tmp dir, on the same disk as the build, never on a
+//! tmpfs where fsync is free.
 //!
 //! Clocks (issue 16): with `FAIRYBOT_BENCH_CLOCKED_GAMES=10000` the store first holds that
 //! many live correspondence games (`clock 3d`, none due during the run), every table plays
@@ -229,7 +236,7 @@ async fn play_table(
     samples
 }
 
-fn report(name: &str, mut samples: Vec<Duration>, wall: Duration) {
+fn report(name: &str, mut samples: Vec<Duration>, wall: Duration) -> (Duration, Duration) {
     samples.sort();
     let at = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
     println!(
@@ -239,6 +246,118 @@ fn report(name: &str, mut samples: Vec<Duration>, wall: Duration) {
         samples.last().unwrap().as_secs_f64() * 1e3,
         samples.len() as f64 / wall.as_secs_f64()
     );
+    (at(0.5), at(0.99))
+}
+
+/// Answers each of the bot's moves in the four busy games at once with a random legal move
+/// (and starts a new game when one ends), until the announcements stop.
+async fn keep_bot_busy(
+    svc: Arc<Service>,
+    mut announcements: bot_core::outbox::Announcements,
+    players: Vec<(Actor, Place)>,
+) {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    while let Some(a) = announcements.next().await {
+        let Some((who, place)) = players.iter().find(|(_, p)| *p == a.place) else {
+            continue;
+        };
+        match svc.current_game(who, place, None).await {
+            Some(g) if g.my_turn => {
+                let moves = g.position.legal_moves();
+                let mv = rules::notation::coord(&g.position, moves[rng.below(moves.len())]);
+                let cmd = bot_core::command::Command::Move {
+                    game: Some(g.id),
+                    text: mv,
+                };
+                svc.handle(who, place, cmd).await;
+            }
+            Some(_) => {}
+            None => {
+                svc.handle_text(who, place, "play chess vs bot black level 5")
+                    .await;
+            }
+        }
+    }
+}
+
+/// The command path idle, then with four bot games searching, on one service whose pool has
+/// `threads` threads; prints both and their ratios.
+fn run_busy(rt: &Runtime, threads: usize) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let catalog = Arc::new(Catalog::builtin());
+    let renderer = Arc::new(render::Renderer::new());
+    rt.block_on(async {
+        let store = SqlStore::open_sqlite(dir.path().join("bench.db"))
+            .await
+            .unwrap();
+        let (outbox, announcements) = bot_core::outbox::channel();
+        let bot = bot_core::opponent::BotConfig {
+            threads,
+            seed: 1,
+            ..bot_core::opponent::BotConfig::default()
+        };
+        let svc = Arc::new(
+            GameService::new(store.clone(), SystemClock, catalog.clone())
+                .with_outbox(outbox)
+                .with_bot(bot)
+                .unwrap(),
+        );
+        svc.start_bot().await.unwrap();
+        svc.set_bot_user(
+            PlayerId::new(Platform::Matrix, "@fairybot:bench.example"),
+            "fairybot",
+        );
+        let line = |what: &str| format!("chess view, 1 table, {what} ({threads} search thr.)");
+        let start = Instant::now();
+        let idle = play_table(
+            svc.clone(),
+            catalog.clone(),
+            renderer.clone(),
+            Depth::View,
+            "chess",
+            0,
+            MOVES,
+        )
+        .await;
+        let idle = report(&line("bot idle"), idle, start.elapsed());
+        let players: Vec<(Actor, Place)> = (0..4)
+            .map(|i| {
+                let t = table(100 + i);
+                (t.players[0].clone(), t.place)
+            })
+            .collect();
+        for (who, place) in &players {
+            let r = svc
+                .handle_text(who, place, "play chess vs bot black level 5")
+                .await;
+            assert!(r[0].text.contains("starts"), "{}", r[0].text);
+        }
+        let busy_task = tokio::spawn(keep_bot_busy(svc.clone(), announcements, players));
+        while svc.bot_searches_running() < threads.min(4) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let start = Instant::now();
+        let busy = play_table(
+            svc.clone(),
+            catalog.clone(),
+            renderer.clone(),
+            Depth::View,
+            "chess",
+            1,
+            MOVES,
+        )
+        .await;
+        let running = svc.bot_searches_running();
+        let busy = report(&line("4 bot games busy"), busy, start.elapsed());
+        println!(
+            "{:<42} median x{:.2}   p99 x{:.2}   (searches running at the end: {running})",
+            "  busy / idle",
+            busy.0.as_secs_f64() / idle.0.as_secs_f64(),
+            busy.1.as_secs_f64() / idle.1.as_secs_f64()
+        );
+        busy_task.abort();
+        store.close().await;
+    });
 }
 
 fn run(rt: &Runtime, variant: &'static str, depth: Depth, tables: usize) {
@@ -324,6 +443,12 @@ fn main() {
             ""
         }
     );
+    for threads in [bot_core::opponent::default_threads(), 4] {
+        if filter.as_deref().is_some_and(|f| !"busy".contains(f)) {
+            continue;
+        }
+        run_busy(&rt, threads);
+    }
     for variant in ["chess", "toulousain"] {
         for depth in [Depth::View, Depth::Svg, Depth::Raster] {
             for tables in [1, 8] {

@@ -33,6 +33,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 ));
             }
         }
+        // Challenging the bot's own user is playing the bot (at the default level).
+        if let [one] = invited.as_slice()
+            && self.bot_user(place.platform).as_ref() == Some(one)
+        {
+            return self
+                .play_bot(actor, place, variant, None, colour, position)
+                .await;
+        }
         if let Some(refusal) = seat_count_error(&display, &vname, seats, invited.len()) {
             return user(refusal);
         }
@@ -355,7 +363,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// The announcement that a game starts: every player with his colour, and the first to
     /// move, with the board.
-    async fn game_starts(&self, game: GameRecord, title: String) -> Outcomes {
+    pub(super) async fn game_starts(&self, game: GameRecord, title: String) -> Outcomes {
         let Loaded::Board(loaded) = self.rebuild(game)? else {
             return user("That challenge is for another game; try `accept` again.");
         };

@@ -64,6 +64,13 @@ pub enum ServiceError {
     /// A stored name (result, reason) does not read.
     #[error(transparent)]
     Name(#[from] UnknownName),
+    /// The search for the bot's move did not return (the engine failed, or the search
+    /// threads stopped).
+    #[error("game {game}: the bot's search did not return")]
+    Search {
+        /// The game.
+        game: GameId,
+    },
     /// A Chess960 number outside 0..960 reached the start of a game.
     #[error("challenge {challenge}: there is no Chess960 position {number}")]
     Chess960 {

@@ -39,6 +39,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let to_move = g.position.turn().0;
             let my_turn = g.record.seats.get(to_move as usize) == Some(&actor.id);
             if !my_turn {
+                if seat.is_some() && bot::bot_seat(&g.record).is_some_and(|(s, _)| s == to_move) {
+                    // A turn lost (it should not be) is found again by asking.
+                    self.wake_bot(g.record.id);
+                    return user(format!(
+                        "It is the bot's move in game {}; it is thinking. Type `board` to see the position.",
+                        g.record.id
+                    ));
+                }
                 return user(match seat {
                     Some(_) => format!(
                         "It is not your turn in game {}; {} is to move.",
@@ -73,6 +81,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let san = notation::san(&g.position, mv);
             match self.commit(&g, mv, now_ms).await {
                 Ok(done) => {
+                    // Durable: the bot may answer (announced after this reply).
+                    self.wake_bot_for(&done.game.record);
                     let mut reply = self.after_move(&done, &san, to_move);
                     if !done.game.record.status.is_active() {
                         self.note_ratings(done.game.record.id, &mut reply).await;

@@ -165,6 +165,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     return Box::pin(self.offer(actor, place, Some(id), kind, Answer::Accept))
                         .await;
                 }
+                if let Loaded::Board(b) = &g
+                    && bot::bot_seat(&b.record).is_some()
+                {
+                    // The bot answers at once: a draw by its judgement, a takeback always.
+                    return match kind {
+                        OfferKind::Draw => self.bot_answers_draw(b, actor).await,
+                        OfferKind::Takeback => {
+                            let replies = self.take_back(&g, seat).await?;
+                            self.wake_bot(id);
+                            Ok(replies)
+                        }
+                    };
+                }
                 if kind == OfferKind::Takeback && matches!(g, Loaded::Glass(_)) {
                     return user(
                         "There are no takebacks in Through the Looking-Glass: your opponent has already been told what happened.",

@@ -433,7 +433,7 @@ pub async fn bot_account(hs: &str) -> (String, String) {
 /// board privately to the player who asked, and `whisper @user` sends a secret to `@user`.
 /// (It keeps the private-path tests independent of a Looking-Glass game's secret setup; that
 /// game's own private messages are tested end to end through the Discord stand-in.)
-pub struct PrivateBoards<G>(G);
+pub struct PrivateBoards<G>(Arc<G>);
 
 impl<G: Games> Games for PrivateBoards<G> {
     fn handle<'a>(
@@ -482,6 +482,10 @@ impl<G: Games> Games for PrivateBoards<G> {
             }
             replies
         })
+    }
+
+    fn set_bot_user(&self, id: PlayerId, name: &str) {
+        self.0.set_bot_user(id, name);
     }
 }
 
@@ -557,7 +561,15 @@ pub async fn start_bot_sized(
 ) -> RunningBot {
     let store = SqlStore::open_sqlite(db).await.unwrap();
     let catalog = Arc::new(rules::Catalog::builtin());
-    let service = GameService::new(store, SystemClock, catalog.clone());
+    // The bot plays too (`play chess vs bot`), repeatably: small searches, no clock.
+    let (outbox, announcements) = bot_core::outbox::channel();
+    let service = Arc::new(
+        GameService::new(store, SystemClock, catalog.clone())
+            .with_outbox(outbox)
+            .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 1))
+            .unwrap(),
+    );
+    service.start_bot().await.unwrap();
     let config = MatrixConfig {
         board_size,
         ..MatrixConfig::new(hs, login, state).unwrap()
@@ -576,9 +588,12 @@ pub async fn start_bot_sized(
     let running = bot.clone();
     let task = tokio::spawn(async move {
         running
-            .run(async {
-                let _ = stopped.await;
-            })
+            .run_with_announcements(
+                async {
+                    let _ = stopped.await;
+                },
+                announcements,
+            )
             .await
     });
     RunningBot {

@@ -1,0 +1,328 @@
+//! The bot as a player: how long each level thinks, and the pool of threads its searches
+//! run on.
+//!
+//! A search is CPU work of up to a few seconds; on tokio's worker threads it would stall
+//! every command behind it, and on tokio's blocking pool it would be unbounded (four games
+//! against the bot would take four cores from the commands). So searches get a pool of their
+//! own, of a fixed number of threads ([`BotConfig::threads`], by default one per core minus
+//! one, at least one), fed from one first-in-first-out queue: games are served in the order
+//! their turns came, and the service queues at most one search per game at a time (see
+//! `service/bot.rs`), so one game cannot crowd out the others.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    panic::AssertUnwindSafe,
+    sync::{Arc, Condvar, Mutex},
+    time::Duration,
+};
+
+use engine::{Evaluator, Level, Limits, Player, SearchResult};
+use rules::{Position, Variant};
+use tokio::sync::oneshot;
+
+/// The level a game against the bot has when the player names none: strong enough to be a
+/// game, weak enough to be won (it makes mistakes, see [`engine::level`]), and fast.
+pub const DEFAULT_LEVEL: u8 = 3;
+
+/// The bot's name at the console, where it has no platform user of its own.
+pub const CONSOLE_NAME: &str = "fairybot";
+
+/// How long a level may think for one move: a person playing level 1 wants an answer at
+/// once, level 5 is worth a short wait. The search checks the time during the search and
+/// overruns it by a few milliseconds at most.
+pub fn time_limit(level: Level) -> Duration {
+    Duration::from_millis(match level.number() {
+        1 => 50,
+        2 => 100,
+        3 => 300,
+        4 => 1_000,
+        _ => 3_000,
+    })
+}
+
+/// The most positions a level may visit for one move, whatever the time: a bound on the
+/// work even on a machine so slow that the clock would allow more, and (without a time
+/// limit, [`BotConfig::timed`] off) what makes a search repeatable in tests.
+pub fn node_limit(level: Level) -> u64 {
+    match level.number() {
+        1 => 20_000,
+        2 => 60_000,
+        3 => 250_000,
+        4 => 2_000_000,
+        _ => 8_000_000,
+    }
+}
+
+/// How the bot plays: its threads, and its limits.
+#[derive(Debug, Clone)]
+pub struct BotConfig {
+    /// Search threads (at least one).
+    pub threads: usize,
+    /// Whether searches stop at their level's [`time_limit`]. Off, a search stops only at
+    /// its node limit, so the same game gives the same moves on any machine (tests).
+    pub timed: bool,
+    /// A node limit below each level's own [`node_limit`] (tests keep games short).
+    pub max_nodes: Option<u64>,
+    /// Mixed into every search's seed (the weaker levels' mistakes are seeded): fixed in
+    /// tests, drawn at start in production so two games from one position differ.
+    pub seed: u64,
+}
+
+impl Default for BotConfig {
+    fn default() -> Self {
+        BotConfig {
+            threads: default_threads(),
+            timed: true,
+            max_nodes: None,
+            seed: 0,
+        }
+    }
+}
+
+impl BotConfig {
+    /// Repeatable play for tests: one thread, no clock, at most `nodes` per search.
+    pub fn repeatable(nodes: u64, seed: u64) -> BotConfig {
+        BotConfig {
+            threads: 1,
+            timed: false,
+            max_nodes: Some(nodes),
+            seed,
+        }
+    }
+
+    /// The limits of one search at `level`.
+    pub fn limits(&self, level: Level) -> Limits {
+        let nodes = node_limit(level).min(self.max_nodes.unwrap_or(u64::MAX));
+        Limits {
+            depth: None,
+            nodes: Some(nodes),
+            time: self.timed.then(|| time_limit(level)),
+        }
+    }
+}
+
+/// One search thread per core, minus one for the commands, at least one.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_sub(1)
+        .max(1)
+}
+
+type Job = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
+struct Queue {
+    jobs: Mutex<(VecDeque<Job>, bool)>,
+    ready: Condvar,
+}
+
+/// A fixed set of threads running jobs in the order they were queued.
+pub struct SearchPool {
+    queue: Arc<Queue>,
+    threads: usize,
+}
+
+impl std::fmt::Debug for SearchPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchPool")
+            .field("threads", &self.threads)
+            .field("queued", &self.queued())
+            .finish()
+    }
+}
+
+/// The pool could not start its threads.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the bot's search threads: {0}")]
+pub struct PoolError(#[from] std::io::Error);
+
+impl SearchPool {
+    /// A pool of `threads` threads (at least one).
+    ///
+    /// # Errors
+    /// When the operating system refuses a thread.
+    pub fn new(threads: usize) -> Result<SearchPool, PoolError> {
+        let threads = threads.max(1);
+        let queue = Arc::new(Queue::default());
+        for i in 0..threads {
+            let queue = queue.clone();
+            std::thread::Builder::new()
+                .name(format!("fairybot-search-{i}"))
+                .spawn(move || work(&queue))?;
+        }
+        Ok(SearchPool { queue, threads })
+    }
+
+    /// The number of threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Jobs waiting for a thread.
+    pub fn queued(&self) -> usize {
+        self.queue.jobs.lock().map_or(0, |j| j.0.len())
+    }
+
+    /// Queues `job`; its result arrives on the receiver. The receiver reports an error if
+    /// the job never ran (the pool was dropped) or failed (a panic in the engine, which is
+    /// caught so the thread lives on).
+    pub fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> oneshot::Receiver<T> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move || {
+            if let Ok(value) = std::panic::catch_unwind(AssertUnwindSafe(job)) {
+                // The asker may have stopped waiting: nothing to do then.
+                let _ = tx.send(value);
+            } else {
+                tracing::error!("a search failed (the engine panicked); its game is not moved");
+            }
+        });
+        if let Ok(mut jobs) = self.queue.jobs.lock() {
+            jobs.0.push_back(job);
+            self.queue.ready.notify_one();
+        }
+        rx
+    }
+}
+
+impl Drop for SearchPool {
+    /// The threads finish the search they are in and end; queued searches are dropped
+    /// (their games are resumed at the next start, see `GameService::start_bot`).
+    fn drop(&mut self) {
+        if let Ok(mut jobs) = self.queue.jobs.lock() {
+            jobs.0.clear();
+            jobs.1 = true;
+        }
+        self.queue.ready.notify_all();
+    }
+}
+
+fn work(queue: &Queue) {
+    loop {
+        let job = {
+            let Ok(mut jobs) = queue.jobs.lock() else {
+                return;
+            };
+            loop {
+                if jobs.1 {
+                    return;
+                }
+                if let Some(job) = jobs.0.pop_front() {
+                    break job;
+                }
+                jobs = match queue.ready.wait(jobs) {
+                    Ok(j) => j,
+                    Err(_) => return,
+                };
+            }
+        };
+        job();
+    }
+}
+
+/// Each variant's evaluator, derived once (it walks every piece over every cell) and shared
+/// by every search of that variant.
+#[derive(Debug, Default, Clone)]
+pub struct Evaluators(Arc<Mutex<HashMap<String, Arc<Evaluator>>>>);
+
+impl Evaluators {
+    /// The evaluator of `variant`, derived on first use. Call it on a search thread.
+    pub fn get(&self, variant: &Arc<Variant>) -> Arc<Evaluator> {
+        if let Ok(map) = self.0.lock()
+            && let Some(e) = map.get(&variant.name)
+        {
+            return e.clone();
+        }
+        let e = Arc::new(Evaluator::new(variant));
+        if let Ok(mut map) = self.0.lock() {
+            map.insert(variant.name.clone(), e.clone());
+        }
+        e
+    }
+}
+
+/// One search for the bot's move: run it on a pool thread.
+pub fn search(
+    evaluators: &Evaluators,
+    mut position: Position,
+    level: Level,
+    limits: &Limits,
+    seed: u64,
+) -> SearchResult {
+    let eval = evaluators.get(position.variant());
+    // A table of its own per search (no memory shared between games): a few megabytes,
+    // more at the levels that search deep.
+    let hash_mb = if level.number() >= 4 { 16 } else { 2 };
+    let mut player = Player::with_hash(eval, level, seed, hash_mb);
+    player.choose_with_result(&mut position, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn jobs_run_in_the_order_queued_on_a_bounded_pool() {
+        let pool = SearchPool::new(1).unwrap();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let receivers: Vec<_> = (0..5)
+            .map(|i| {
+                let order = order.clone();
+                pool.run(move || {
+                    order.lock().unwrap().push(i);
+                    i * 10
+                })
+            })
+            .collect();
+        let mut results = Vec::new();
+        for r in receivers {
+            results.push(r.await.unwrap());
+        }
+        assert_eq!(results, vec![0, 10, 20, 30, 40]);
+        assert_eq!(*order.lock().unwrap(), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_reports_an_error_and_the_thread_lives_on() {
+        let pool = SearchPool::new(1).unwrap();
+        let failed = pool.run(|| -> u8 { panic!("engine bug") });
+        assert!(failed.await.is_err());
+        assert_eq!(pool.run(|| 7).await.unwrap(), 7);
+    }
+
+    #[test]
+    fn levels_think_longer_as_they_rise_and_level_five_within_seconds() {
+        let levels: Vec<Level> = (1..=5).map(|n| Level::new(n).unwrap()).collect();
+        for w in levels.windows(2) {
+            assert!(time_limit(w[0]) < time_limit(w[1]));
+            assert!(node_limit(w[0]) < node_limit(w[1]));
+        }
+        assert!(time_limit(Level::MAX) <= Duration::from_secs(3));
+        let test = BotConfig::repeatable(500, 1).limits(Level::MAX);
+        assert_eq!((test.nodes, test.time), (Some(500), None));
+        assert!(default_threads() >= 1);
+    }
+
+    #[test]
+    fn a_repeatable_search_gives_the_same_move_twice() {
+        let chess = rules::Catalog::builtin().get("chess").unwrap();
+        let evaluators = Evaluators::default();
+        let limits = BotConfig::repeatable(3_000, 9).limits(Level::new(1).unwrap());
+        let pick = || {
+            search(
+                &evaluators,
+                Position::start(&chess),
+                Level::new(1).unwrap(),
+                &limits,
+                42,
+            )
+            .best
+        };
+        let first = pick();
+        assert!(first.is_some());
+        assert_eq!(first, pick());
+    }
+}

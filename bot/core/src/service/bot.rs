@@ -1,0 +1,557 @@
+//! Games against the bot: starting one, the bot's turns, and its answers to offers.
+//!
+//! **A turn.** When a move is stored and the bot is to move, the service wakes the bot for
+//! that game ([`GameService::wake_bot`]). At most one turn per game is in flight: a wake for
+//! a game already being thought about only asks the turn to look again when it ends. A turn
+//! reads the game, queues one search on the [`SearchPool`] (FIFO across games), and when the
+//! search ends appends the move through the same [`GameService::commit`] as a human move,
+//! with the version it searched as the expected one: if the game changed meanwhile (a
+//! resignation, a takeback, an abort, a draw) the store refuses and the result is dropped,
+//! never applied; the turn then looks at the game again. Only a stored move is announced,
+//! through the [`crate::outbox`].
+//!
+//! **Where the bot sits.** The bot is always the challenged player and its game's options
+//! hold its level and the colour drawn for the challenger (see [`GameOptions::level`]), so
+//! after a restart [`GameService::start_bot`] finds every active game where the bot is to
+//! move from the store alone, before any platform has said who the bot is there.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Mutex, OnceLock, Weak,
+        atomic::{AtomicU64, AtomicUsize, Ordering},
+    },
+};
+
+use engine::{Level, search::MATE_BOUND};
+
+use super::*;
+use crate::opponent::{self, BotConfig, Evaluators, SearchPool};
+
+/// At level 5 the bot resigns after this many of its moves in a row whose search scores
+/// below [`RESIGN_BELOW`] (or at once when it finds it is mated by force).
+pub const RESIGN_AFTER: u8 = 3;
+/// The score (centipawns, for the bot) below which a position counts as hopeless: about a
+/// Rook and a half down with nothing in return.
+pub const RESIGN_BELOW: i32 = -800;
+/// A draw offer is accepted when a full-strength search scores the position within this many
+/// centipawns of equal.
+pub const DRAW_MARGIN: i32 = 30;
+/// The most a draw judgement may search (it runs while the player waits for an answer).
+const DRAW_NODES: u64 = 200_000;
+const DRAW_TIME: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Starts a turn task for a game (set by [`GameService::start_bot`], which has the service
+/// behind an `Arc`).
+struct Waker(Box<dyn Fn(GameId) + Send + Sync>);
+
+impl std::fmt::Debug for Waker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Waker")
+    }
+}
+
+/// The bot's side of the service.
+#[derive(Debug)]
+pub(super) struct Bot {
+    config: BotConfig,
+    pool: SearchPool,
+    evaluators: Evaluators,
+    /// Games with a turn in flight; `true`: look at the game again when it ends.
+    busy: Mutex<HashMap<GameId, bool>>,
+    /// Level 5: how many moves in a row each game's search found hopeless.
+    hopeless: Mutex<HashMap<GameId, u8>>,
+    waker: OnceLock<Waker>,
+    /// Searches running on the pool now.
+    searching: Arc<AtomicUsize>,
+    /// Results dropped because their game changed during the search.
+    dropped: AtomicU64,
+    /// The bot's user and display name per platform (the console's is fixed).
+    users: Mutex<HashMap<crate::model::Platform, (PlayerId, String)>>,
+}
+
+impl Bot {
+    pub(super) fn new(config: BotConfig) -> Result<Bot, opponent::PoolError> {
+        let pool = SearchPool::new(config.threads)?;
+        let console = PlayerId::new(crate::model::Platform::Console, opponent::CONSOLE_NAME);
+        Ok(Bot {
+            config,
+            pool,
+            evaluators: Evaluators::default(),
+            busy: Mutex::default(),
+            hopeless: Mutex::default(),
+            waker: OnceLock::new(),
+            searching: Arc::default(),
+            dropped: AtomicU64::new(0),
+            users: Mutex::new(HashMap::from([(
+                crate::model::Platform::Console,
+                (console, opponent::CONSOLE_NAME.to_string()),
+            )])),
+        })
+    }
+}
+
+/// The bot's seat and level in a game, if the bot plays in it.
+pub(super) fn bot_seat(record: &GameRecord) -> Option<(u8, Level)> {
+    let options = GameOptions::parse(&record.options).ok()?;
+    let level = options.level?;
+    // The bot is the challenged player; the challenger's colour was drawn before storing.
+    let seat = match options.colour {
+        ColourChoice::First => 1,
+        ColourChoice::Second => 0,
+        ColourChoice::Random => return None,
+    };
+    Some((seat, level))
+}
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// The same service playing games against people with `config` (its own search
+    /// threads). Call [`GameService::start_bot`] once the service is shared.
+    ///
+    /// # Errors
+    /// When the search threads cannot start.
+    pub fn with_bot(mut self, config: BotConfig) -> Result<Self, opponent::PoolError> {
+        self.bot = Some(Bot::new(config)?);
+        Ok(self)
+    }
+
+    /// Tells the service who the bot is on a platform (its own user there, once the adapter
+    /// has logged in) and its display name, so `challenge @bot` and its seat work.
+    pub fn set_bot_user(&self, id: PlayerId, name: &str) {
+        if let Some(bot) = &self.bot
+            && let Ok(mut users) = bot.users.lock()
+        {
+            users.insert(id.platform, (id, name.to_string()));
+        }
+    }
+
+    /// The bot's user on a platform, if known.
+    pub fn bot_user(&self, platform: crate::model::Platform) -> Option<PlayerId> {
+        let bot = self.bot.as_ref()?;
+        let users = bot.users.lock().ok()?;
+        users.get(&platform).map(|(id, _)| id.clone())
+    }
+
+    /// Games whose turn is in flight (tests and the benchmark wait for zero).
+    pub fn bot_turns_in_flight(&self) -> usize {
+        self.bot
+            .as_ref()
+            .and_then(|b| b.busy.lock().ok().map(|b| b.len()))
+            .unwrap_or(0)
+    }
+
+    /// Searches for the bot's moves running now (tests wait for one to be under way).
+    pub fn bot_searches_running(&self) -> usize {
+        self.bot
+            .as_ref()
+            .map_or(0, |b| b.searching.load(Ordering::SeqCst))
+    }
+
+    /// How many of the bot's results were dropped because the game changed while it
+    /// searched (a resignation, a takeback, an abort).
+    pub fn bot_results_dropped(&self) -> u64 {
+        self.bot
+            .as_ref()
+            .map_or(0, |b| b.dropped.load(Ordering::SeqCst))
+    }
+
+    /// Asks the bot to look at game `id`: if it is the bot's move there, a search is queued
+    /// (unless one for that game is in flight, which then looks again when it ends).
+    pub(super) fn wake_bot(&self, id: GameId) {
+        let Some(bot) = &self.bot else { return };
+        {
+            let Ok(mut busy) = bot.busy.lock() else {
+                return;
+            };
+            if let Some(again) = busy.get_mut(&id) {
+                *again = true;
+                return;
+            }
+            busy.insert(id, false);
+        }
+        match bot.waker.get() {
+            Some(w) => (w.0)(id),
+            None => {
+                tracing::warn!(game = id.0, "the bot is not started; its move waits");
+                if let Ok(mut busy) = bot.busy.lock() {
+                    busy.remove(&id);
+                }
+            }
+        }
+    }
+
+    /// Wakes the bot if it plays in this game.
+    pub(super) fn wake_bot_for(&self, record: &GameRecord) {
+        if record.status.is_active() && bot_seat(record).is_some() {
+            self.wake_bot(record.id);
+        }
+    }
+
+    /// `play VARIANT vs bot [level N]`: a game against the bot, started at once.
+    pub(super) async fn play_bot(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        variant: &str,
+        level: Option<u8>,
+        colour: ColourChoice,
+        position: Option<u16>,
+    ) -> Outcomes {
+        let Some(bot) = &self.bot else {
+            return user(
+                "Playing the bot is switched off here; challenge a person with `challenge @someone VARIANT`.",
+            );
+        };
+        let level = match Level::new(level.unwrap_or(opponent::DEFAULT_LEVEL)) {
+            Ok(l) => l,
+            Err(e) => return user(format!("The bot's {e}, e.g. `play {variant} level 3`.")),
+        };
+        let v = match self.game_kind(variant)? {
+            GameKind::Glass(_) => {
+                return user(
+                    "The bot does not play Through the Looking-Glass yet: it would have to play without seeing your board, and that search is not written. Play it with a person: `challenge @someone looking-glass`.",
+                );
+            }
+            GameKind::Board(v) => v,
+        };
+        if v.sides > 2 {
+            return user(format!(
+                "The bot plays two-player games only, and {} is for {} players: name three people, e.g. `challenge @a @b @c {}`.",
+                v.display_name, v.sides, v.name
+            ));
+        }
+        if let Some(n) = position
+            && v.name != chess960::VARIANT
+        {
+            return user(format!(
+                "{} has one start position; only Chess960 starts from a numbered one. Drop `position {n}`.",
+                v.display_name
+            ));
+        }
+        let Some((bot_id, bot_name)) = bot
+            .users
+            .lock()
+            .ok()
+            .and_then(|u| u.get(&place.platform).cloned())
+        else {
+            return user(
+                "I am still connecting here and do not know my own name yet; try again in a minute.",
+            );
+        };
+        if bot_id == actor.id {
+            return user("I cannot play against myself.");
+        }
+        let colour = match colour {
+            ColourChoice::Random if self.chance.below(2) == 0 => ColourChoice::First,
+            ColourChoice::Random => ColourChoice::Second,
+            chosen => chosen,
+        };
+        // Games against the bot are unrated: see the README's ratings section.
+        let options = GameOptions {
+            colour,
+            position,
+            level: Some(level),
+            rated: false,
+            ..GameOptions::default()
+        };
+        let now = self.clock.now_secs();
+        self.store.upsert_player(&bot_id, &bot_name, now).await?;
+        let c = self
+            .store
+            .create_challenge(NewChallenge {
+                challenger: actor.id.clone(),
+                challenged: Some(bot_id.clone()),
+                more_invited: Vec::new(),
+                variant: v.name.clone(),
+                options: options.to_string(),
+                place: place.clone(),
+                created_at: now,
+            })
+            .await?;
+        let seats = if colour == ColourChoice::First {
+            vec![actor.id.clone(), bot_id.clone()]
+        } else {
+            vec![bot_id.clone(), actor.id.clone()]
+        };
+        let (start, c, numbered) = chess960::start(&v, c, options, &*self.chance)?;
+        let bot_actor = Actor {
+            id: bot_id,
+            name: bot_name,
+        };
+        let game = self
+            .open_game(&c, &bot_actor, seats, rules::fen::write(&start), now)
+            .await?;
+        let id = game.id;
+        let title = format!(
+            "{} against the bot at level {}",
+            numbered.unwrap_or_else(|| v.display_name.clone()),
+            level.number()
+        );
+        let replies = self.game_starts(game.clone(), title).await?;
+        // Stored: the bot may think now (its move is announced after this reply is sent,
+        // or at worst just before; both are durable).
+        self.wake_bot_for(&game);
+        tracing::debug!(
+            game = id.0,
+            level = level.number(),
+            "a game against the bot"
+        );
+        Ok(replies)
+    }
+
+    /// A draw offered to the bot: accepted when a full-strength search scores the position
+    /// within [`DRAW_MARGIN`] of equal, declined otherwise. Nothing is stored on a decline.
+    pub(super) async fn bot_answers_draw(&self, g: &BoardGame, actor: &Actor) -> Outcomes {
+        let Some(bot) = &self.bot else {
+            return user("Playing the bot is switched off here.");
+        };
+        let id = g.record.id;
+        let mut limits = bot.config.limits(Level::MAX);
+        limits.nodes = limits.nodes.map(|n| n.min(DRAW_NODES));
+        limits.time = limits.time.map(|t| t.min(DRAW_TIME));
+        let evaluators = bot.evaluators.clone();
+        let pos = g.position.clone();
+        let result = bot
+            .pool
+            .run(move || opponent::search(&evaluators, pos, Level::MAX, &limits, 0))
+            .await
+            .map_err(|_| ServiceError::Search { game: id })?;
+        let drawn = result.score.abs() <= DRAW_MARGIN;
+        let bot_player =
+            bot_seat(&g.record).and_then(|(s, _)| g.record.seats.get(usize::from(s)).cloned());
+        if !drawn {
+            let mut r = announce(
+                &g.record,
+                format!(
+                    "Game {id}: {{0}} offers a draw; {{1}} declines: it does not judge the position drawn. Play on, or `resign`."
+                ),
+            )
+            .mention(actor.id.clone());
+            r.mentions.extend(bot_player);
+            return Ok(vec![r]);
+        }
+        let loaded = Loaded::Board(BoardGame {
+            record: g.record.clone(),
+            position: g.position.clone(),
+        });
+        self.versioned(
+            &loaded,
+            &GameUpdate {
+                status: GameStatus::Finished {
+                    result: GameResult::Draw,
+                    reason: EndReason::Agreement,
+                },
+                pending_offer: None,
+                clock: None,
+            },
+        )
+        .await?;
+        Ok(self
+            .ending(
+                &loaded,
+                format!("Game {id}: {{0}} offers a draw and the bot accepts: drawn by agreement."),
+                Some(&actor.id),
+            )
+            .await)
+    }
+}
+
+impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
+    /// Starts the bot on a shared service: from now on its turns run, and every active game
+    /// where it is to move (after a restart) is queued. Returns how many games were queued.
+    /// Call it once, inside the tokio runtime; a service without [`GameService::with_bot`]
+    /// queues nothing.
+    ///
+    /// # Errors
+    /// When the store cannot list the active games.
+    pub async fn start_bot(self: &Arc<Self>) -> Result<usize, ServiceError> {
+        let Some(bot) = &self.bot else { return Ok(0) };
+        let weak: Weak<Self> = Arc::downgrade(self);
+        let runtime = tokio::runtime::Handle::current();
+        let _ = bot.waker.set(Waker(Box::new(move |id| {
+            if let Some(this) = weak.upgrade() {
+                runtime.spawn(async move { this.bot_turns(id).await });
+            }
+        })));
+        let mut queued = 0;
+        for record in self
+            .store
+            .list_games(&GameFilter::default().active())
+            .await?
+        {
+            let Some((seat, _)) = bot_seat(&record) else {
+                continue;
+            };
+            // Whose turn it is comes from the position (a game may start with Black to move).
+            let to_move = match self.rebuild(record.clone()) {
+                Ok(Loaded::Board(g)) => g.position.turn().0,
+                Ok(Loaded::Glass(_)) => continue,
+                Err(e) => {
+                    tracing::error!(
+                        game = record.id.0,
+                        "a game against the bot does not replay: {e}"
+                    );
+                    continue;
+                }
+            };
+            if to_move == seat {
+                self.wake_bot(record.id);
+                queued += 1;
+            }
+        }
+        if queued > 0 {
+            tracing::info!(queued, "resumed the bot's turns after a restart");
+        }
+        Ok(queued)
+    }
+
+    /// The bot's turns in one game, until it is not the bot's move there.
+    async fn bot_turns(self: Arc<Self>, id: GameId) {
+        let Some(bot) = &self.bot else { return };
+        loop {
+            let span = tracing::debug_span!("bot", game = id.0);
+            let again = match self.bot_move(bot, id).instrument(span).await {
+                Ok(again) => again,
+                Err(Failure::User(why)) => {
+                    tracing::debug!(game = id.0, "the bot does not move: {why}");
+                    false
+                }
+                Err(Failure::Internal(error)) => {
+                    let reference = self.references.next();
+                    tracing::error!(
+                        reference,
+                        game = id.0,
+                        "the bot's turn failed: {}",
+                        failure::chain(&error)
+                    );
+                    false
+                }
+            };
+            if again {
+                continue;
+            }
+            let Ok(mut busy) = bot.busy.lock() else {
+                return;
+            };
+            match busy.get_mut(&id) {
+                Some(look_again) if *look_again => *look_again = false,
+                _ => {
+                    busy.remove(&id);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One turn: `Ok(true)` when the game changed (the bot moved or resigned, or its result
+    /// was stale) and should be looked at again.
+    async fn bot_move(&self, bot: &Bot, id: GameId) -> Result<bool, Failure> {
+        let Loaded::Board(g) = self.load(id).await? else {
+            return Ok(false);
+        };
+        if !g.record.status.is_active() {
+            if let Ok(mut h) = bot.hopeless.lock() {
+                h.remove(&id);
+            }
+            return Ok(false);
+        }
+        let Some((seat, level)) = bot_seat(&g.record) else {
+            return Ok(false);
+        };
+        if g.position.turn().0 != seat {
+            return Ok(false);
+        }
+        let limits = bot.config.limits(level);
+        let seed = bot.config.seed
+            ^ (id.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ g.record.moves.len() as u64;
+        let evaluators = bot.evaluators.clone();
+        let pos = g.position.clone();
+        let searching = bot.searching.clone();
+        let result = bot
+            .pool
+            .run(move || {
+                searching.fetch_add(1, Ordering::SeqCst);
+                let r = opponent::search(&evaluators, pos, level, &limits, seed);
+                searching.fetch_sub(1, Ordering::SeqCst);
+                r
+            })
+            .await
+            .map_err(|_| ServiceError::Search { game: id })?;
+        let Some(mv) = result.best else {
+            return Ok(false);
+        };
+        tracing::debug!(
+            nodes = result.nodes,
+            depth = result.depth,
+            score = result.score,
+            ms = result.elapsed.as_millis() as u64,
+            "the bot's search ended"
+        );
+        if level == Level::MAX && self.bot_gives_up(bot, id, result.score) {
+            return self.bot_resigns(g, seat).await;
+        }
+        let san = notation::san(&g.position, mv);
+        match self.commit(&g, mv, self.clock.now_ms()).await {
+            Ok(done) => {
+                let mut reply = self.after_move(&done, &san, seat);
+                if let Some(b) = reply.board.as_mut() {
+                    b.players = self.seat_names(&done.game.record).await;
+                }
+                self.announce_unasked(&done.game.record.place, vec![reply]);
+                Ok(true)
+            }
+            Err(Failure::User(_)) => {
+                tracing::debug!("the game changed while the bot thought: its move is dropped");
+                bot.dropped.fetch_add(1, Ordering::SeqCst);
+                Ok(true)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Counts a level-5 search's verdict: mated by force, or hopeless [`RESIGN_AFTER`]
+    /// times in a row.
+    fn bot_gives_up(&self, bot: &Bot, id: GameId, score: i32) -> bool {
+        if score < -MATE_BOUND {
+            return true;
+        }
+        let Ok(mut hopeless) = bot.hopeless.lock() else {
+            return false;
+        };
+        let count = hopeless.entry(id).or_insert(0);
+        *count = if score < RESIGN_BELOW { *count + 1 } else { 0 };
+        *count >= RESIGN_AFTER
+    }
+
+    async fn bot_resigns(&self, g: BoardGame, seat: u8) -> Result<bool, Failure> {
+        let id = g.record.id;
+        let bot_player = g.record.seats.get(usize::from(seat)).cloned();
+        let loaded = Loaded::Board(g);
+        let update = GameUpdate {
+            status: GameStatus::Finished {
+                result: GameResult::Win(1 - seat.min(1)),
+                reason: EndReason::Resignation,
+            },
+            pending_offer: None,
+            clock: None,
+        };
+        match self.versioned(&loaded, &update).await {
+            Ok(()) => {}
+            Err(Failure::User(_)) => {
+                if let Some(bot) = &self.bot {
+                    bot.dropped.fetch_add(1, Ordering::SeqCst);
+                }
+                return Ok(true);
+            }
+            Err(e) => return Err(e),
+        }
+        let text = format!(
+            "Game {id}: {{0}} resigns: it sees no way to hold the game. {} wins.",
+            Side(1 - seat.min(1)).name(2)
+        );
+        let replies = self.ending(&loaded, text, bot_player.as_ref()).await;
+        self.announce_unasked(&loaded.record().place, replies);
+        Ok(true)
+    }
+}

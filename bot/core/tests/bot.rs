@@ -1,0 +1,400 @@
+//! Games against the bot through the service on the in-memory store: whole games to the end,
+//! every bot move legal and stored before it is announced, stale results dropped, a restart
+//! resuming the bot's turn, and the refusals a player can meet.
+
+use std::{sync::Arc, time::Duration};
+
+use bot_core::{
+    Actor, GameService,
+    command::{ColourChoice, Command},
+    model::{
+        GameId, GameRecord, GameResult, GameStatus, NewChallenge, NewGame, Place, Platform,
+        PlayerId,
+    },
+    opponent::BotConfig,
+    outbox::{self, Announcement, Announcements},
+    store::{GameFilter, GameStore, memory::MemoryStore},
+};
+use rules::{Catalog, notation};
+
+mod common;
+use common::*;
+
+type Svc = GameService<MemoryStore, TestClock>;
+
+fn place() -> Place {
+    Place::room(Platform::Matrix, "!room:example.org")
+}
+
+/// A started service with the bot at a small node limit (repeatable), and its announcements.
+async fn service(store: MemoryStore, nodes: u64) -> (Arc<Svc>, Announcements) {
+    let (out, announcements) = outbox::channel();
+    let svc = GameService::new(store, TestClock::default(), Arc::new(Catalog::builtin()))
+        .with_chance(bot_core::SeededChance::new(7))
+        .with_outbox(out)
+        .with_bot(BotConfig::repeatable(nodes, 11))
+        .unwrap();
+    let svc = Arc::new(svc);
+    svc.set_bot_user(bot_id(), "fairybot");
+    (svc, announcements)
+}
+
+fn bot_id() -> PlayerId {
+    PlayerId::new(Platform::Matrix, "@fairybot:example.org")
+}
+
+/// A chess game against the bot (level 3, Alice white) from a position of the test's choice.
+async fn game_from(svc: &Svc, fen: &str) -> GameId {
+    game_at_level(svc, fen, 3).await
+}
+
+/// A chess game against the bot at `level` (Alice white) from a position.
+async fn game_at_level(svc: &Svc, fen: &str, level: u8) -> GameId {
+    let (alice, bot) = (actor("alice").id, bot_id());
+    let store = svc.store();
+    let c = store
+        .create_challenge(NewChallenge {
+            challenger: alice.clone(),
+            challenged: Some(bot.clone()),
+            more_invited: Vec::new(),
+            variant: "chess".into(),
+            options: format!("colour=first level={level}"),
+            place: place(),
+            created_at: 0,
+        })
+        .await
+        .unwrap();
+    let (_, g) = store
+        .accept_challenge(
+            c.id,
+            &bot,
+            NewGame {
+                variant: "chess".into(),
+                options: c.options.clone(),
+                start_state: fen.into(),
+                seats: vec![alice, bot.clone()],
+                place: place(),
+                rating_family: None,
+                clock: None,
+                created_at: 0,
+            },
+        )
+        .await
+        .unwrap();
+    g.id
+}
+
+async fn next(announcements: &mut Announcements) -> Announcement {
+    tokio::time::timeout(Duration::from_secs(60), announcements.next())
+        .await
+        .expect("the bot answers within a minute")
+        .expect("the outbox is open")
+}
+
+async fn only_game(svc: &Svc) -> GameRecord {
+    let games = svc
+        .store()
+        .list_games(&GameFilter::default())
+        .await
+        .unwrap();
+    assert_eq!(games.len(), 1);
+    games[0].clone()
+}
+
+/// Every stored move is legal where it was played; the position at the end.
+fn replay_checked(svc: &Svc, record: &GameRecord) -> rules::Position {
+    let v = svc.catalog().get(&record.variant).unwrap();
+    let mut pos = rules::fen::position(&v, &record.start_state).unwrap();
+    for m in &record.moves {
+        let mv = notation::parse_coord(&pos, m).unwrap();
+        assert!(pos.legal_moves().contains(&mv), "{m} is not legal");
+        pos.play_unchecked(mv);
+    }
+    pos
+}
+
+async fn say(svc: &Svc, who: &Actor, text: &str) -> String {
+    let r = svc.handle_text(who, &place(), text).await;
+    assert!(!r.is_empty(), "no reply to {text:?}");
+    r[0].text.clone()
+}
+
+#[tokio::test]
+async fn a_whole_game_against_the_bot_every_move_legal_and_stored_before_it_is_announced() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(&svc, &alice, "play chess level 1 white").await;
+    assert!(text.contains("against the bot at level 1"), "{text}");
+    let mut rng = Lcg(5);
+    let mut bot_moves = 0;
+    for _ in 0..600 {
+        let record = only_game(&svc).await;
+        if !record.status.is_active() {
+            break;
+        }
+        // Alice: a capture when there is one (so the game ends), else any legal move.
+        let pos = replay_checked(&svc, &record);
+        let legal = pos.legal_moves();
+        let captures: Vec<_> = legal
+            .iter()
+            .filter(|m| pos.piece_at(m.to).is_some())
+            .collect();
+        let mv = match captures.as_slice() {
+            [] => legal[rng.below(legal.len())],
+            some => *some[rng.below(some.len())],
+        };
+        let r = svc
+            .handle(
+                &alice,
+                &place(),
+                Command::Move {
+                    game: None,
+                    text: notation::coord(&pos, mv),
+                },
+            )
+            .await;
+        assert!(r[0].text.contains("plays"), "{:?}", r[0].text);
+        let after = only_game(&svc).await;
+        if !after.status.is_active() {
+            break;
+        }
+        // The bot's answer: announced only once stored, with the stored position's board.
+        let a = next(&mut announcements).await;
+        assert_eq!(a.place, place());
+        let stored = only_game(&svc).await;
+        assert_eq!(stored.moves.len(), after.moves.len() + 1, "stored first");
+        let board = a.replies[0].board.as_ref().expect("a board");
+        let pos = replay_checked(&svc, &stored);
+        assert_eq!(board.state, rules::fen::write(&pos));
+        assert!(
+            a.replies[0].text.contains("{0} plays"),
+            "{}",
+            a.replies[0].text
+        );
+        assert_eq!(a.replies[0].mentions[0], bot_id());
+        assert_eq!(
+            board.players,
+            vec!["alice".to_string(), "fairybot".to_string()]
+        );
+        bot_moves += 1;
+    }
+    let end = only_game(&svc).await;
+    assert!(
+        matches!(end.status, GameStatus::Finished { .. }),
+        "the game ends: {:?} after {} moves",
+        end.status,
+        end.moves.len()
+    );
+    assert!(bot_moves > 5, "the bot played {bot_moves} moves");
+    replay_checked(&svc, &end);
+    assert_eq!(svc.bot_results_dropped(), 0);
+}
+
+#[tokio::test]
+async fn a_result_is_dropped_when_the_player_resigns_while_the_bot_thinks() {
+    // Level 5 with a large node budget: the search runs long enough to resign during it.
+    let (svc, mut announcements) = service(MemoryStore::new(), 3_000_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    say(&svc, &alice, "play chess level 5 white").await;
+    say(&svc, &alice, "e4").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while svc.bot_searches_running() == 0 {
+        assert!(tokio::time::Instant::now() < deadline, "the search starts");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let text = say(&svc, &alice, "resign").await;
+    assert!(text.contains("resigns"), "{text}");
+    while svc.bot_turns_in_flight() > 0 {
+        assert!(tokio::time::Instant::now() < deadline, "the search ends");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(svc.bot_results_dropped(), 1);
+    let g = only_game(&svc).await;
+    assert_eq!(
+        g.moves,
+        vec!["e2e4".to_string()],
+        "the bot's move was never stored"
+    );
+    assert!(matches!(
+        g.status,
+        GameStatus::Finished {
+            result: GameResult::Win(1),
+            ..
+        }
+    ));
+    assert!(announcements.try_next().is_none(), "nothing announced");
+}
+
+#[tokio::test]
+async fn a_restart_resumes_a_game_where_the_bot_is_to_move() {
+    let store = MemoryStore::new();
+    let alice = actor("alice");
+    {
+        // Not started: the bot's first move is never searched (as if the process stopped).
+        let (svc, mut announcements) = service(store.clone(), 2_000).await;
+        let text = say(&svc, &alice, "play toulousain vs bot black level 2").await;
+        assert!(text.contains("starts"), "{text}");
+        // Meanwhile a move from the player is refused: it is the bot's.
+        let text = say(&svc, &alice, "e4").await;
+        assert!(
+            text.contains("It is the bot's move in game 1; it is thinking"),
+            "{text}"
+        );
+        assert!(announcements.try_next().is_none());
+        assert!(only_game(&svc).await.moves.is_empty());
+    }
+    let (svc, mut announcements) = service(store, 2_000).await;
+    assert_eq!(svc.start_bot().await.unwrap(), 1, "one game queued");
+    let a = next(&mut announcements).await;
+    assert!(a.replies[0].text.contains("plays"), "{}", a.replies[0].text);
+    let g = only_game(&svc).await;
+    assert_eq!(g.moves.len(), 1);
+    replay_checked(&svc, &g);
+    // And the game goes on: the player's move is answered.
+    let pos = replay_checked(&svc, &g);
+    let mv = notation::coord(&pos, pos.legal_moves()[0]);
+    let text = say(&svc, &alice, &format!("move {mv}")).await;
+    assert!(text.contains("plays"), "{text}");
+    next(&mut announcements).await;
+    assert_eq!(only_game(&svc).await.moves.len(), 3);
+}
+
+#[tokio::test]
+async fn bad_requests_to_play_the_bot_say_what_to_do() {
+    let (svc, _announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    for (typed, says) in [
+        (
+            "play chess level 9",
+            "`9` is not a level: choose 1 (beginner) to 5",
+        ),
+        ("play chess level x", "`x` is not a level"),
+        (
+            "play looking-glass vs bot",
+            "does not play Through the Looking-Glass",
+        ),
+        ("play dcb-balanced-4p vs bot", "two-player games only"),
+        ("play toulousain vs bot position 5", "Drop `position 5`"),
+        ("play chesss vs bot", "Did you mean `chess`"),
+    ] {
+        let text = say(&svc, &alice, typed).await;
+        assert!(text.contains(says), "{typed}: {text}");
+    }
+    // Discord sends the level as a number: the service checks it too.
+    let r = svc
+        .handle(
+            &alice,
+            &place(),
+            Command::PlayBot {
+                variant: "chess".into(),
+                level: Some(0),
+                colour: ColourChoice::Random,
+                position: None,
+            },
+        )
+        .await;
+    assert!(
+        r[0].text.contains("level 0 does not exist"),
+        "{}",
+        r[0].text
+    );
+    assert!(
+        svc.store()
+            .list_games(&GameFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn challenging_the_bots_user_plays_it_and_takebacks_and_draws_are_answered_at_once() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(&svc, &alice, "challenge @fairybot:example.org chess white").await;
+    assert!(text.contains("against the bot at level 3"), "{text}");
+    let g = only_game(&svc).await;
+    assert!(g.options.contains("level=3"), "{}", g.options);
+    say(&svc, &alice, "e4").await;
+    next(&mut announcements).await;
+    assert_eq!(only_game(&svc).await.moves.len(), 2);
+    // A takeback: the bot's reply and the player's move.
+    let text = say(&svc, &alice, "takeback").await;
+    assert!(text.contains("2 moves taken back"), "{text}");
+    assert!(only_game(&svc).await.moves.is_empty());
+    // Resigning ends it as against a person.
+    let text = say(&svc, &alice, "resign").await;
+    assert!(text.contains("resigns"), "{text}");
+}
+
+#[tokio::test]
+async fn the_bot_accepts_a_draw_only_where_it_judges_the_game_drawn() {
+    let (svc, _announcements) = service(MemoryStore::new(), 2_000).await;
+    let alice = actor("alice");
+    // Alice has a Rook more: the bot, far behind... still declines, the position is won.
+    let won = game_from(&svc, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1").await;
+    let text = say(&svc, &alice, &format!("draw #{won}")).await;
+    assert!(text.contains("declines"), "{text}");
+    let g = svc.store().get_game(won).await.unwrap();
+    assert!(g.status.is_active() && g.pending_offer.is_none());
+    // Locked pawns and bare Kings: drawn, and accepted.
+    let locked = game_from(&svc, "4k3/8/8/p1p1p1p1/P1P1P1P1/8/8/4K3 w - - 0 1").await;
+    let text = say(&svc, &alice, &format!("draw #{locked}")).await;
+    assert!(text.contains("the bot accepts"), "{text}");
+    assert!(matches!(
+        svc.store().get_game(locked).await.unwrap().status,
+        GameStatus::Finished {
+            result: GameResult::Draw,
+            ..
+        }
+    ));
+}
+
+#[tokio::test]
+async fn at_level_five_the_bot_resigns_when_it_finds_itself_mated_and_not_before() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 20_000).await;
+    // Black (the bot) to move: whatever it plays (Kb8, g6, g5), Rh8 mates.
+    let mated = "k7/6p1/1K6/8/8/8/8/7R b - - 0 1";
+    let lost = game_at_level(&svc, mated, 5).await;
+    // The same at level 4: it plays on (only level 5 resigns).
+    let played = game_at_level(&svc, mated, 4).await;
+    assert_eq!(
+        svc.start_bot().await.unwrap(),
+        2,
+        "both games queued at start"
+    );
+    let mut texts = Vec::new();
+    for _ in 0..2 {
+        let a = next(&mut announcements).await;
+        texts.push(a.replies[0].text.clone());
+    }
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(&format!("Game {lost}: {{0}} resigns"))),
+        "{texts:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains(&format!("Game {played}: {{0}} plays"))),
+        "{texts:?}"
+    );
+    let g = svc.store().get_game(lost).await.unwrap();
+    assert!(
+        matches!(
+            g.status,
+            GameStatus::Finished {
+                result: GameResult::Win(0),
+                reason: bot_core::model::EndReason::Resignation,
+            }
+        ),
+        "{:?}",
+        g.status
+    );
+    assert!(g.moves.is_empty());
+}
