@@ -188,7 +188,7 @@ async fn bad_requests_say_what_to_do() {
 }
 
 #[tokio::test]
-async fn current_games_show_in_profiles_with_whose_move_it_is() {
+async fn current_games_show_whose_move_it_is_in_profiles_and_games() {
     let room = Room::new();
     let (alice, bob) = (actor("alice"), actor("bob"));
     room.say(&alice, "challenge @bob:example.org chess white")
@@ -202,6 +202,14 @@ async fn current_games_show_in_profiles_with_whose_move_it_is() {
     let (_, text) = room.one(&bob, "profile").await;
     assert!(
         text.contains("Playing now: #1 chess vs @alice:example.org."),
+        "{text}"
+    );
+    room.say(&alice, "e4").await;
+    let (_, text) = room.one(&alice, "games").await;
+    assert!(
+        text.contains(
+            "#1 chess — @alice:example.org vs @bob:example.org (ply 1, @bob:example.org to move)"
+        ),
         "{text}"
     );
 }

@@ -48,6 +48,20 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         names
     }
 
+    /// The seat whose turn it is in an active game, from its engine (a Looking-Glass game
+    /// only once both setups are in); `None` when the record does not replay.
+    pub(super) fn seat_to_move(&self, g: &GameRecord) -> Option<usize> {
+        if !g.status.is_active() {
+            return None;
+        }
+        match self.rebuild(g.clone()).ok()? {
+            Loaded::Board(b) => Some(b.position.turn().index()),
+            Loaded::Glass(glass) => {
+                (glass.game.phase() == rules::glass::Phase::Play).then(|| glass.game.turn().index())
+            }
+        }
+    }
+
     pub(super) async fn games(&self, actor: &Actor, place: &Place) -> Outcomes {
         let here = self
             .store
@@ -63,17 +77,24 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .await?;
         let mut s = String::new();
         let line = |g: &GameRecord| {
-            // Clocks are for two seats, where the ply's parity says who is to move.
-            let clock = self
-                .clock_line(g, g.moves.len() % g.seats.len().max(1))
+            let to_move = self.seat_to_move(g);
+            let turn = to_move
+                .and_then(|seat| g.seats.get(seat))
+                .map(|p| format!(", {} to move", p.user))
+                .unwrap_or_default();
+            let clock = to_move
+                .and_then(|seat| self.clock_line(g, seat))
                 .map(|c| format!(" — {c}"))
                 .unwrap_or_default();
             format!(
-                "#{} {} — {} vs {} (ply {}){clock}",
+                "#{} {} — {} (ply {}{turn}){clock}",
                 g.id,
                 g.variant,
-                g.seats.first().map(|p| p.user.as_str()).unwrap_or("?"),
-                g.seats.get(1).map(|p| p.user.as_str()).unwrap_or("?"),
+                g.seats
+                    .iter()
+                    .map(|p| p.user.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" vs "),
                 g.moves.len()
             )
         };

@@ -121,15 +121,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     format!("{{{i}}}")
                 })
                 .collect();
-            let turn = match self.rebuild(g.clone()) {
-                Ok(Loaded::Board(b)) => {
-                    let seat = b.position.turn().index();
-                    match g.seats.get(seat) {
-                        Some(p) if p == player => " (to move)",
-                        Some(_) => "",
-                        None => "",
-                    }
-                }
+            let turn = match self.seat_to_move(g).and_then(|seat| g.seats.get(seat)) {
+                Some(p) if p == player => " (to move)",
                 _ => "",
             };
             let versus = if opponents.is_empty() {
