@@ -543,6 +543,20 @@ impl GameUpdate {
         }
     }
 
+    /// The game ends with `status` (a result, or aborted): no offer stays pending, and the
+    /// stored clock is kept as it stands.
+    pub fn ended(status: GameStatus) -> Self {
+        GameUpdate {
+            status,
+            ..GameUpdate::active()
+        }
+    }
+
+    /// The game finishes with `result` for `reason`.
+    pub fn finished(result: GameResult, reason: EndReason) -> Self {
+        GameUpdate::ended(GameStatus::Finished { result, reason })
+    }
+
     /// The same update, also writing `clock`.
     #[must_use]
     pub fn with_clock(mut self, clock: Option<ClockState>) -> Self {

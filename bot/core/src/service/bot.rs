@@ -336,14 +336,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         });
         self.versioned(
             &loaded,
-            &GameUpdate {
-                status: GameStatus::Finished {
-                    result: GameResult::Draw,
-                    reason: EndReason::Agreement,
-                },
-                pending_offer: None,
-                clock: None,
-            },
+            &GameUpdate::finished(GameResult::Draw, EndReason::Agreement),
         )
         .await?;
         Ok(self
@@ -528,14 +521,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         let id = g.record.id;
         let bot_player = g.record.seats.get(usize::from(seat)).cloned();
         let loaded = Loaded::Board(g);
-        let update = GameUpdate {
-            status: GameStatus::Finished {
-                result: GameResult::Win(1 - seat.min(1)),
-                reason: EndReason::Resignation,
-            },
-            pending_offer: None,
-            clock: None,
-        };
+        let update = GameUpdate::finished(GameResult::Win(1 - seat.min(1)), EndReason::Resignation);
         match self.versioned(&loaded, &update).await {
             Ok(()) => {}
             Err(Failure::User(_)) => {

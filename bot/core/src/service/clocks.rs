@@ -69,10 +69,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         next: usize,
         now_ms: i64,
     ) -> Option<ClockState> {
-        let (control, state) = Self::clock_of(record)?;
-        let mut s = control.after_move(state, mover, next, now_ms);
-        s.wake_ms = self.reminders.wake(control, &s);
-        Some(s)
+        self.next_clock(record, |control, state| {
+            control.after_move(state, mover, next, now_ms)
+        })
     }
 
     /// The clock after a takeback at `now_ms` passed the turn from `previous` to `next`.
@@ -83,8 +82,20 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         next: usize,
         now_ms: i64,
     ) -> Option<ClockState> {
+        self.next_clock(record, |control, state| {
+            control.after_takeback(state, previous, next, now_ms)
+        })
+    }
+
+    /// The game's clock moved on by `step`, with its next wake (deadline or reminder) set
+    /// by this service's reminder policy; `None` for a game without a clock.
+    fn next_clock(
+        &self,
+        record: &GameRecord,
+        step: impl FnOnce(TimeControl, &ClockState) -> ClockState,
+    ) -> Option<ClockState> {
         let (control, state) = Self::clock_of(record)?;
-        let mut s = control.after_takeback(state, previous, next, now_ms);
+        let mut s = step(control, state);
         s.wake_ms = self.reminders.wake(control, &s);
         Some(s)
     }

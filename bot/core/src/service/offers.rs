@@ -23,15 +23,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         {
             return self.resign_seat(board, seat).await;
         }
-        let update = GameUpdate {
-            status: GameStatus::Finished {
-                // Two seats: the other one wins.
-                result: GameResult::Win(1 - seat.min(1)),
-                reason: EndReason::Resignation,
-            },
-            pending_offer: None,
-            clock: None,
-        };
+        // Two seats: the other one wins.
+        let update = GameUpdate::finished(GameResult::Win(1 - seat.min(1)), EndReason::Resignation);
         self.versioned(&g, &update).await?;
         let text = format!(
             "Game {}: {{0}} resigns. {} wins.",
@@ -289,14 +282,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     OfferKind::Draw => {
                         self.versioned(
                             &g,
-                            &GameUpdate {
-                                status: GameStatus::Finished {
-                                    result: GameResult::Draw,
-                                    reason: EndReason::Agreement,
-                                },
-                                pending_offer: None,
-                                clock: None,
-                            },
+                            &GameUpdate::finished(GameResult::Draw, EndReason::Agreement),
                         )
                         .await?;
                         Ok(self
@@ -437,15 +423,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 g.record().id
             ));
         }
-        self.versioned(
-            &g,
-            &GameUpdate {
-                status: GameStatus::Aborted,
-                pending_offer: None,
-                clock: None,
-            },
-        )
-        .await?;
+        self.versioned(&g, &GameUpdate::ended(GameStatus::Aborted))
+            .await?;
         let text = format!("Game {} is aborted by {{0}}.", g.record().id);
         Ok(self.ending(&g, text, Some(&actor.id)).await)
     }
