@@ -730,6 +730,35 @@ pub struct PlayerRecord {
     pub updated_at: i64,
 }
 
+/// A private message its platform would not deliver (the player's direct messages are
+/// closed, or the platform kept failing), held by the store until the player next asks:
+/// kept durably, so a restart loses nothing a player was owed.
+///
+/// Only the words and the game are kept, not the picture: when the message is shown, the
+/// game's board is drawn as it is then (the player's own view), which is what he needs to
+/// play on, and it cannot show him anything he was not told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldMessage {
+    /// Who it is for.
+    pub to: PlayerId,
+    /// The game it is about, if any.
+    pub game: Option<GameId>,
+    /// The text, with `{0}`, `{1}`... for the mentions, as in a reply.
+    pub text: String,
+    /// Players mentioned, on the recipient's platform.
+    pub mentions: Vec<PlayerId>,
+    /// Whether the message carried a board picture (shown again, drawn anew, with it).
+    pub with_board: bool,
+    /// Unix seconds when it was held.
+    pub at: i64,
+}
+
+impl HeldMessage {
+    /// How many messages are held per player at most: past it the oldest go (a player away
+    /// for a long game is shown the latest, and his board shows the rest of the story).
+    pub const PER_PLAYER: usize = 20;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

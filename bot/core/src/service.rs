@@ -16,6 +16,7 @@ mod clocks;
 mod failure;
 mod games;
 mod glass;
+mod held;
 mod listings;
 mod moves;
 mod offers;
@@ -438,12 +439,29 @@ pub trait Games: Send + Sync + 'static {
         Box::pin(async move { self.current_game(actor, place, game).await.map(|g| g.id) })
     }
 
+    /// Holds a private reply the adapter could not deliver, for its player to be shown at
+    /// his next command ([`GameService::hold_undelivered`]). No default: a wrapper that
+    /// forgot it would lose what a player was owed without a word.
+    fn hold_undelivered<'a>(&'a self, reply: &'a Reply) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Takes the private replies held for a player, oldest first
+    /// ([`GameService::take_undelivered`]).
+    fn take_undelivered<'a>(&'a self, player: &'a PlayerId) -> BoxFuture<'a, Vec<Reply>>;
+
     /// Tells the service who the bot is on a platform (the adapter learns it at login), so
     /// players can `challenge` the bot's own user. The default ignores it (test doubles).
     fn set_bot_user(&self, _id: PlayerId, _name: &str) {}
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
+    fn hold_undelivered<'a>(&'a self, reply: &'a Reply) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(GameService::hold_undelivered(self, reply))
+    }
+
+    fn take_undelivered<'a>(&'a self, player: &'a PlayerId) -> BoxFuture<'a, Vec<Reply>> {
+        Box::pin(GameService::take_undelivered(self, player))
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,

@@ -5,11 +5,6 @@
 //! DM to `p`. When a DM is refused (50007, closed DMs), the channel is told how to fix it,
 //! without the private content.
 
-use std::{
-    collections::{HashMap, VecDeque},
-    sync::Mutex,
-};
-
 use bot_core::{
     Actor,
     command::Command,
@@ -238,28 +233,16 @@ impl<'a> Target<'a> {
     }
 }
 
-/// Private replies Discord would not deliver (closed DMs, Discord failing), per user, kept
-/// until the player next uses a command and shown to him alone then. In memory only: after a
-/// restart `/board` still draws his view from the game.
-#[derive(Debug, Default)]
-pub(crate) struct Kept(Mutex<HashMap<u64, VecDeque<Reply>>>);
-
-impl Kept {
-    /// How many undelivered reports are kept per player (the oldest go first).
-    const PER_PLAYER: usize = 20;
-
-    fn keep(&self, user: u64, reply: Reply) {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let queue = map.entry(user).or_default();
-        if queue.len() == Self::PER_PLAYER {
-            queue.pop_front();
-        }
-        queue.push_back(reply);
-    }
-
-    fn take(&self, user: u64) -> Vec<Reply> {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.remove(&user).map(Vec::from).unwrap_or_default()
+/// Holds a private reply Discord would not deliver, in the game service's store, for its
+/// player to be shown at his next command (to him alone); durable, so a restart loses
+/// nothing. If even the store fails the reply is lost: logged with a reference, and the
+/// player still has `/board`, which draws what he may see from the game.
+async fn hold(bot: &Bot, reply: &Reply) {
+    if let Err(e) = bot.games.hold_undelivered(reply).await {
+        tracing::error!(
+            reference = new_reference(),
+            "a private message could not be held for its player: {e}"
+        );
     }
 }
 
@@ -493,7 +476,7 @@ pub(crate) async fn deliver(
                     sent = true;
                     continue;
                 }
-                bot.kept.keep(uid, reply.clone());
+                hold(bot, reply).await;
                 let notice = Outgoing {
                     content: if closed {
                         closed_dm_notice(uid)
@@ -527,7 +510,7 @@ pub(crate) async fn deliver(
         }
     }
     // What could not reach the actor privately before, now that he asks: to him alone.
-    let kept = bot.kept.take(actor);
+    let kept = bot.games.take_undelivered(&convert::player(actor)).await;
     if !kept.is_empty() && !sent {
         target
             .send(Outgoing {
@@ -544,7 +527,7 @@ pub(crate) async fn deliver(
         out.components.clear();
         if let Err(e) = target.send_private(out).await {
             tracing::warn!("a kept report could not be shown: {e}");
-            bot.kept.keep(actor, reply.clone());
+            hold(bot, reply).await;
         }
     }
     if !sent {
@@ -598,7 +581,7 @@ pub(crate) async fn announce(bot: &Bot, http: &serenity::Http, a: Announcement) 
                 };
                 let closed = matches!(e, SendError::ClosedDm { .. });
                 tracing::info!(user = uid, "a private announcement was not delivered: {e}");
-                bot.kept.keep(uid, reply.clone());
+                hold(bot, reply).await;
                 let notice = Outgoing {
                     content: if closed {
                         closed_dm_notice(uid)
@@ -817,19 +800,6 @@ mod tests {
             ]
         );
         assert!(action_rows(&Reply::room("y")).is_empty());
-    }
-
-    #[test]
-    fn kept_reports_are_bounded_and_taken_once() {
-        let kept = Kept::default();
-        for i in 0..25 {
-            kept.keep(7, Reply::room(format!("report {i}")));
-        }
-        let taken = kept.take(7);
-        assert_eq!(taken.len(), Kept::PER_PLAYER);
-        assert_eq!(taken[0].text, "report 5", "the oldest went first");
-        assert!(kept.take(7).is_empty());
-        assert!(kept.take(8).is_empty());
     }
 
     #[test]

@@ -95,7 +95,8 @@ impl std::fmt::Debug for DiscordConfig {
 }
 
 /// The bot's shared state (poise's user data). A clone shares everything (the game service,
-/// the reports kept for closed DMs), so the announcement task delivers as commands do.
+/// whose store holds the reports kept for closed DMs), so the announcement task delivers as
+/// commands do.
 #[derive(Clone)]
 pub struct Bot {
     games: Arc<dyn Games>,
@@ -107,7 +108,6 @@ pub struct Bot {
     defer_after: std::time::Duration,
     drain: Drain,
     retry: Retry,
-    kept: Arc<deliver::Kept>,
 }
 
 impl std::fmt::Debug for Bot {
@@ -137,7 +137,6 @@ impl Bot {
             defer_after: std::time::Duration::from_secs(2),
             drain: Drain::default(),
             retry: Retry::default(),
-            kept: Arc::default(),
         }
     }
 

@@ -28,6 +28,21 @@ const QUICK: bot_discord::Retry = bot_discord::Retry {
 struct WithDm(Arc<Service>);
 
 impl Games for WithDm {
+    fn hold_undelivered<'a>(
+        &'a self,
+        reply: &'a Reply,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), bot_core::store::StoreError>> + Send + 'a>>
+    {
+        Games::hold_undelivered(&*self.0, reply)
+    }
+
+    fn take_undelivered<'a>(
+        &'a self,
+        player: &'a bot_core::model::PlayerId,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
+        Games::take_undelivered(&*self.0, player)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,

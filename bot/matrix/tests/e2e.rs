@@ -1002,6 +1002,23 @@ struct StopsDuring<G> {
 }
 
 impl<G: bot_matrix::Games> bot_matrix::Games for StopsDuring<G> {
+    fn hold_undelivered<'a>(
+        &'a self,
+        reply: &'a bot_core::reply::Reply,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<(), bot_core::store::StoreError>> + Send + 'a>,
+    > {
+        self.inner.hold_undelivered(reply)
+    }
+
+    fn take_undelivered<'a>(
+        &'a self,
+        player: &'a bot_core::model::PlayerId,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Vec<bot_core::reply::Reply>> + Send + 'a>>
+    {
+        self.inner.take_undelivered(player)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a bot_core::Actor,

@@ -9,11 +9,11 @@
 use bot_core::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, GameId, GameRecord, GameStatus,
-        GameUpdate, NewChallenge, NewGame, Platform, PlayerId, PlayerRecord, RatingChange,
-        RatingRecord,
+        GameUpdate, HeldMessage, NewChallenge, NewGame, Platform, PlayerId, PlayerRecord,
+        RatingChange, RatingRecord,
     },
     store::{
-        ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError,
+        ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, validate_held,
         validate_new_challenge, validate_new_game,
     },
 };
@@ -1021,5 +1021,93 @@ impl GameStore for SqlStore {
             Some(_) => Ok(true),
             None => self.get_player(id).await.map(|_| false),
         }
+    }
+
+    async fn hold_message(&self, held: HeldMessage) -> Result<()> {
+        validate_held(&held)?;
+        let mentions = held
+            .mentions
+            .iter()
+            .map(|m| m.user.as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO held_messages \
+             (platform, user_id, game_id, body, mentions, with_board, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(held.to.platform.as_str())
+        .bind(&held.to.user)
+        .bind(held.game.map(|g| g.0))
+        .bind(&held.text)
+        .bind(mentions)
+        .bind(i64::from(held.with_board))
+        .bind(held.at)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        // The player's oldest past the cap go, in the same commit.
+        sqlx::query(
+            "DELETE FROM held_messages WHERE platform = $1 AND user_id = $2 AND id NOT IN \
+             (SELECT id FROM held_messages WHERE platform = $1 AND user_id = $2 \
+              ORDER BY id DESC LIMIT $3)",
+        )
+        .bind(held.to.platform.as_str())
+        .bind(&held.to.user)
+        .bind(HeldMessage::PER_PLAYER as i64)
+        .execute(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await
+    }
+
+    async fn take_held(&self, player: &PlayerId) -> Result<Vec<HeldMessage>> {
+        // A read first: adapters ask at every command, and almost always nobody is owed
+        // anything, so the common case takes no write lock and no fsync.
+        let any: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM held_messages WHERE platform = $1 AND user_id = $2 LIMIT 1",
+        )
+        .bind(player.platform.as_str())
+        .bind(&player.user)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        if any.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut tx = self.begin_write().await?;
+        // One statement takes and removes: two takers at once (PostgreSQL row locks, the
+        // SQLite write lock) never both get a row.
+        let rows = sqlx::query(
+            "DELETE FROM held_messages WHERE platform = $1 AND user_id = $2 \
+             RETURNING id, game_id, body, mentions, with_board, created_at",
+        )
+        .bind(player.platform.as_str())
+        .bind(&player.user)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(backend)?;
+        tx.commit().await?;
+        let mut held = rows
+            .iter()
+            .map(|row| {
+                let mentions: String = get(row, "mentions")?;
+                let message = HeldMessage {
+                    to: player.clone(),
+                    game: get::<Option<i64>>(row, "game_id")?.map(GameId),
+                    text: get(row, "body")?,
+                    mentions: mentions
+                        .lines()
+                        .map(|user| PlayerId::new(player.platform, user))
+                        .collect(),
+                    with_board: get::<i64>(row, "with_board")? != 0,
+                    at: get(row, "created_at")?,
+                };
+                Ok((get::<i64>(row, "id")?, message))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        held.sort_by_key(|(id, _)| *id);
+        Ok(held.into_iter().map(|(_, m)| m).collect())
     }
 }

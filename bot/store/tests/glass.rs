@@ -96,3 +96,54 @@ async fn a_looking_glass_game_survives_a_restart() {
     assert!(private_text(&r, &white).contains("R:d5") || private_text(&r, &white).contains("M:d5"));
     assert_eq!(svc.store().get_game(game.id).await.unwrap().moves.len(), 5);
 }
+
+/// Issue 18 item 5: a private report its platform could not deliver (closed DMs) is held in
+/// the store, so it outlives a restart; shown once, to its player, with his own world drawn
+/// as it is when he asks (never the other world).
+#[tokio::test]
+async fn a_report_held_for_its_player_survives_a_restart() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path = dir.path().join("games.db");
+    let room = Place::room(Platform::Console, "table");
+    let (white, black) = (actor("white"), actor("black"));
+    let dm = |a: &Actor| Place::room(Platform::Console, format!("dm-{}", a.name));
+    let report = {
+        let svc = service(&path).await;
+        svc.handle_text(&white, &room, "challenge @black looking-glass")
+            .await;
+        svc.handle_text(&black, &room, "accept").await;
+        svc.handle_text(&white, &dm(&white), "setup 518").await;
+        svc.handle_text(&black, &dm(&black), "setup 518").await;
+        let replies = svc.handle_text(&white, &dm(&white), "e2e4").await;
+        // What Black is told of White's order: the Pawn arriving in his world.
+        let report = replies
+            .into_iter()
+            .find(|r| r.audience == Audience::Private(black.id.clone()))
+            .expect("a report for Black");
+        assert!(report.board.is_some(), "{report:?}");
+        // Black's DMs are closed: the adapter holds it.
+        svc.hold_undelivered(&report).await.unwrap();
+        // A room reply is never held.
+        assert!(svc.hold_undelivered(&Reply::room("x")).await.is_err());
+        svc.store().close().await;
+        report
+    };
+    let svc = service(&path).await;
+    assert_eq!(svc.take_undelivered(&white.id).await, vec![], "not White's");
+    let held = svc.take_undelivered(&black.id).await;
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0].text, report.text);
+    assert_eq!(held[0].audience, Audience::Private(black.id.clone()));
+    let board = held[0].board.as_ref().expect("his world, drawn anew");
+    let own = svc.handle_text(&black, &dm(&black), "board").await;
+    let own = own
+        .iter()
+        .find_map(|r| r.board.as_ref())
+        .expect("Black's board");
+    assert_eq!(board, own, "the held report shows Black's own world");
+    assert_eq!(board.viewer, Some(1));
+    assert!(
+        svc.take_undelivered(&black.id).await.is_empty(),
+        "shown once"
+    );
+}

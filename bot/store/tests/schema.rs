@@ -60,6 +60,7 @@ async fn sqlite_schema_has_the_expected_tables() {
             "challenge_invitees",
             "challenges",
             "games",
+            "held_messages",
             "moves",
             "players",
             "rating_changes",
@@ -78,6 +79,8 @@ async fn sqlite_schema_has_the_expected_tables() {
         false
     )));
     assert!(indexes.contains("seats_by_player"));
+    assert!(columns.contains(&("held_messages".into(), "game_id".into(), "int", false)));
+    assert!(indexes.contains("held_messages_by_player"));
     assert!(indexes.contains("challenge_invitees_by_player"));
     assert!(indexes.contains("ratings_by_family"));
 }

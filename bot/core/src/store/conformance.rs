@@ -16,7 +16,7 @@ use tokio::sync::Barrier;
 
 use super::{ChallengeFilter, GameFilter, GameStore, Missing, StoreError};
 use crate::model::{
-    ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate,
+    ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate, HeldMessage,
     NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId, RatingRecord, SeatSet,
 };
 use crate::rating::Standing;
@@ -65,6 +65,8 @@ checks!(
     due_games_are_listed_most_overdue_first,
     reminder_settings_and_daily_caps,
     racing_flags_finish_a_game_once,
+    held_messages_are_kept_in_order_bounded_and_taken_once,
+    racing_takes_get_each_held_message_once,
 );
 
 /// Run every check, each on a fresh store from `make`.
@@ -1803,4 +1805,75 @@ pub async fn racing_flags_finish_a_game_once<S: GameStore + Clone + 'static>(sto
     }
     assert_eq!(ok, 1);
     assert_eq!(store.due_games(i64::MAX, 10).await.unwrap(), vec![]);
+}
+
+fn held(to: PlayerId, n: usize) -> HeldMessage {
+    let mentioned = if to.platform == Platform::Matrix {
+        bob()
+    } else {
+        dave()
+    };
+    HeldMessage {
+        to,
+        game: n.is_multiple_of(2).then_some(GameId(n as i64)),
+        text: format!("report {n}: {{0}} moved"),
+        mentions: vec![mentioned],
+        with_board: n.is_multiple_of(3),
+        at: T0 + n as i64,
+    }
+}
+
+/// Messages held for a player come back whole, oldest first, at most
+/// [`HeldMessage::PER_PLAYER`] of them (the newest), once; other players' stay.
+pub async fn held_messages_are_kept_in_order_bounded_and_taken_once<S: GameStore>(store: &S) {
+    assert_eq!(store.take_held(&alice()).await.unwrap(), vec![]);
+    let extra = 3;
+    for n in 0..HeldMessage::PER_PLAYER + extra {
+        store.hold_message(held(alice(), n)).await.unwrap();
+    }
+    store.hold_message(held(carol(), 99)).await.unwrap();
+    let taken = store.take_held(&alice()).await.unwrap();
+    let expected: Vec<HeldMessage> = (extra..HeldMessage::PER_PLAYER + extra)
+        .map(|n| held(alice(), n))
+        .collect();
+    assert_eq!(taken, expected);
+    assert_eq!(
+        store.take_held(&alice()).await.unwrap(),
+        vec![],
+        "taken once"
+    );
+    assert_eq!(
+        store.take_held(&carol()).await.unwrap(),
+        vec![held(carol(), 99)]
+    );
+    // A mention on another platform is refused, and nothing is held.
+    let mut foreign = held(alice(), 1);
+    foreign.mentions = vec![PlayerId::new(Platform::Discord, "42")];
+    assert!(matches!(
+        store.hold_message(foreign).await,
+        Err(StoreError::Invalid(_))
+    ));
+    assert_eq!(store.take_held(&alice()).await.unwrap(), vec![]);
+}
+
+/// Four takers at once for one player's held messages: each message reaches exactly one.
+pub async fn racing_takes_get_each_held_message_once<S: GameStore + Clone + 'static>(store: &S) {
+    for n in 0..10 {
+        store.hold_message(held(alice(), n)).await.unwrap();
+    }
+    let barrier = Arc::new(Barrier::new(4));
+    let mut tasks = Vec::new();
+    for _ in 0..4 {
+        let (store, barrier) = (store.clone(), barrier.clone());
+        tasks.push(tokio::spawn(async move {
+            barrier.wait().await;
+            store.take_held(&alice()).await.unwrap()
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    all.sort_by_key(|m| m.at);
+    assert_eq!(all, (0..10).map(|n| held(alice(), n)).collect::<Vec<_>>());
 }

@@ -11,13 +11,13 @@ use std::{
 
 use super::{
     ChallengeFilter, GameFilter, GameStore, Missing, Result, StoreError, leaderboard_order,
-    to_rate, validate_new_challenge, validate_new_game,
+    to_rate, validate_held, validate_new_challenge, validate_new_game,
 };
 use crate::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
-        GameStatus, GameUpdate, NewChallenge, NewGame, Platform, PlayerId, PlayerRecord,
-        RatingChange, RatingRecord,
+        GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Platform, PlayerId,
+        PlayerRecord, RatingChange, RatingRecord,
     },
     rating::{self, Standing},
 };
@@ -39,6 +39,8 @@ struct Inner {
     rating_changes: HashMap<i64, Vec<RatingChange>>,
     /// Reminders counted per player: (day, count).
     reminders: HashMap<PlayerId, (i64, u32)>,
+    /// Messages held for their players, oldest first.
+    held: HashMap<PlayerId, std::collections::VecDeque<HeldMessage>>,
     last_game_id: i64,
     last_challenge_id: i64,
 }
@@ -519,6 +521,22 @@ impl GameStore for MemoryStore {
         }
         entry.1 += 1;
         Ok(true)
+    }
+
+    async fn hold_message(&self, held: HeldMessage) -> Result<()> {
+        validate_held(&held)?;
+        let mut inner = self.lock()?;
+        let queue = inner.held.entry(held.to.clone()).or_default();
+        queue.push_back(held);
+        while queue.len() > HeldMessage::PER_PLAYER {
+            queue.pop_front();
+        }
+        Ok(())
+    }
+
+    async fn take_held(&self, player: &PlayerId) -> Result<Vec<HeldMessage>> {
+        let mut inner = self.lock()?;
+        Ok(inner.held.remove(player).map(Vec::from).unwrap_or_default())
     }
 }
 

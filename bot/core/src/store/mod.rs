@@ -27,8 +27,8 @@ use std::future::Future;
 use crate::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
-        GameResult, GameStatus, GameUpdate, NewChallenge, NewGame, Place, Platform, PlayerId,
-        PlayerRecord, RatingChange, RatingRecord,
+        GameResult, GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Place, Platform,
+        PlayerId, PlayerRecord, RatingChange, RatingRecord,
     },
     rating::Score,
 };
@@ -331,6 +331,18 @@ pub trait GameStore: Send + Sync {
         cap: u32,
     ) -> impl Future<Output = Result<bool>> + Send;
 
+    /// Hold a message its platform would not deliver, for its player to be shown when he
+    /// next asks; past [`HeldMessage::PER_PLAYER`] held for him, his oldest is dropped.
+    /// Durable when it returns. [`StoreError::Invalid`] if a mention is on another platform
+    /// than the recipient.
+    fn hold_message(&self, held: HeldMessage) -> impl Future<Output = Result<()>> + Send;
+
+    /// Take the messages held for a player, oldest first, removing them. Atomic: two
+    /// takers at once (two commands, two processes) never both get one. Cheap when there
+    /// are none (no write), since adapters ask at every command.
+    fn take_held(&self, player: &PlayerId)
+    -> impl Future<Output = Result<Vec<HeldMessage>>> + Send;
+
     /// The player's standings, one per rating family he has finished a rated game in, most
     /// games first (then by family name).
     fn ratings_of(
@@ -438,6 +450,26 @@ pub fn validate_new_challenge(new: &crate::model::NewChallenge) -> Result<()> {
         if invited[..i].contains(p) {
             return Err(StoreError::Invalid(format!("{p} is invited twice")));
         }
+    }
+    Ok(())
+}
+
+/// Checks a message to hold: its mentions are on the recipient's platform (a message goes to
+/// one platform), and no id holds a line break (the stores keep the mentions one per line).
+pub fn validate_held(held: &HeldMessage) -> Result<()> {
+    for m in &held.mentions {
+        if m.platform != held.to.platform {
+            return Err(StoreError::Invalid(format!(
+                "a message for {} mentions {m} of another platform",
+                held.to
+            )));
+        }
+    }
+    if std::iter::once(&held.to)
+        .chain(&held.mentions)
+        .any(|p| p.user.contains('\n'))
+    {
+        return Err(StoreError::Invalid("a player id with a line break".into()));
     }
     Ok(())
 }

@@ -436,6 +436,20 @@ pub async fn bot_account(hs: &str) -> (String, String) {
 pub struct PrivateBoards<G>(Arc<G>);
 
 impl<G: Games> Games for PrivateBoards<G> {
+    fn hold_undelivered<'a>(
+        &'a self,
+        reply: &'a Reply,
+    ) -> Pin<Box<dyn Future<Output = Result<(), bot_core::store::StoreError>> + Send + 'a>> {
+        self.0.hold_undelivered(reply)
+    }
+
+    fn take_undelivered<'a>(
+        &'a self,
+        player: &'a PlayerId,
+    ) -> Pin<Box<dyn Future<Output = Vec<Reply>> + Send + 'a>> {
+        self.0.take_undelivered(player)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,
