@@ -307,13 +307,6 @@ async fn clocks_are_refused_where_they_do_not_apply_with_what_to_do() {
         )
         .await;
     assert!(r[0].text.contains("Drop `clock 10+5`"), "{}", r[0].text);
-    let r = t
-        .say(
-            &t.alice,
-            "challenge @bob:example.org looking-glass clock 3d",
-        )
-        .await;
-    assert!(r[0].text.contains("without a clock"), "{}", r[0].text);
     for (bad, says) in [
         ("10+", "seconds added per move"),
         ("-3d", "cannot be negative"),
@@ -462,4 +455,159 @@ async fn reminders_respect_remind_off_and_the_daily_cap() {
     // A player who never answers is not retried: each point is claimed once.
     let again = t.svc.fire_due(t.clock.get() + HOUR_MS).await.unwrap();
     assert_eq!(again, Default::default());
+}
+
+impl Table {
+    /// A Looking-Glass game between Alice (White) and Bob with `clock`, accepted now.
+    async fn start_glass(&self, clock: &str) -> GameRecord {
+        let r = self
+            .say(
+                &self.alice,
+                &format!("challenge @bob:example.org looking-glass clock {clock}"),
+            )
+            .await;
+        assert!(
+            r[0].text.contains(&format!("clock {clock}")),
+            "{}",
+            r[0].text
+        );
+        let r = self.say(&self.bob, "accept").await;
+        assert!(r[0].text.contains("starts"), "{}", r[0].text);
+        self.game().await
+    }
+
+    /// What a player types in his direct chat with the bot.
+    async fn dm(&self, who: &Actor, text: &str) -> Vec<Reply> {
+        let place = Place::direct(Platform::Matrix, format!("!{}-dm:example.org", who.name));
+        self.svc.handle_text(who, &place, text).await
+    }
+}
+
+/// Clocks in Through the Looking-Glass: each player is charged for his own setup (White's
+/// clock first), a strike does not pass the turn (his clock runs on), the increment comes
+/// with each order that passes it, and each private board shows the clocks.
+#[tokio::test]
+async fn looking_glass_clocks_charge_setups_and_orders_and_run_on_through_a_strike() {
+    let t = Table::new();
+    let g = t.start_glass("10+5").await;
+    let c = g.clock.clone().unwrap();
+    assert_eq!(
+        (c.turn_started_ms, c.deadline_ms),
+        (T0, T0 + 10 * MINUTE_MS)
+    );
+    // Bob chooses first: White's clock still runs (his choice is not his turn's end).
+    t.clock.advance(4_000);
+    t.dm(&t.bob, "setup 518").await;
+    assert_eq!(t.game().await.clock, g.clock, "nothing charged yet");
+    // Alice chooses after 10 s: play starts with her move, so the turn does not pass and
+    // nothing is charged; her clock runs on from the start.
+    t.clock.advance(6_000);
+    let r = t.dm(&t.alice, "setup 518").await;
+    let c = t.game().await.clock.unwrap();
+    assert_eq!(c.remaining_ms, vec![10 * MINUTE_MS, 10 * MINUTE_MS]);
+    assert_eq!(
+        c.turn_started_ms, T0,
+        "White's clock has run since the start"
+    );
+    let alice_board = r
+        .iter()
+        .filter(|r| r.audience == Audience::Private(t.alice.id.clone()))
+        .find_map(|r| r.board.as_ref())
+        .expect("Alice's private board");
+    assert_eq!(
+        alice_board.clock.as_deref(),
+        Some("Clock 10+5 · White 9:50 ⏳ · Black 10:00")
+    );
+    // Her first order after 20 s more: 30 s charged, 5 s added; Black's time runs.
+    t.clock.advance(20_000);
+    t.dm(&t.alice, "e2e4").await;
+    let c = t.game().await.clock.unwrap();
+    assert_eq!(
+        c.remaining_ms,
+        vec![10 * MINUTE_MS - 30_000 + 5 * SECOND_MS, 10 * MINUTE_MS]
+    );
+    assert_eq!(c.turn_started_ms, T0 + 30_000);
+    // Bob orders blind for the Real world and strikes: still his turn, his clock runs on.
+    t.clock.advance(3_000);
+    let r = t.dm(&t.bob, "R:a1a2").await;
+    assert!(r.iter().any(|r| r.text.contains("strike 1 of 3")), "{r:?}");
+    let after_strike = t.game().await.clock.unwrap();
+    assert_eq!(after_strike, c, "a strike leaves the clock alone");
+    t.clock.advance(2_000);
+    t.dm(&t.bob, "e7e5").await;
+    let c = t.game().await.clock.unwrap();
+    assert_eq!(c.remaining_ms[1], 10 * MINUTE_MS - 5_000 + 5 * SECOND_MS);
+    assert_eq!(c.turn_started_ms, T0 + 35_000);
+}
+
+/// A Looking-Glass player whose time runs out loses on time, by the scheduler or at his
+/// late order; the room, both players and the reveal say so, and a reminder before it shows
+/// only his own world.
+#[tokio::test]
+async fn looking_glass_flags_fall_with_the_reveal_and_reminders_show_only_his_world() {
+    let mut t = Table::new();
+    t.start_glass("1d").await;
+    t.dm(&t.alice, "setup 518").await;
+    t.dm(&t.bob, "setup 518").await;
+    t.dm(&t.alice, "e2e4").await;
+    let deadline = t.game().await.clock.unwrap().deadline_ms;
+    t.drain();
+    // Half time: Bob is reminded privately, with his own world (the Mirror) only.
+    let report = t.svc.fire_due(T0 + 12 * HOUR_MS).await.unwrap();
+    assert_eq!(report.reminded, 1, "{report:?}");
+    let news = t.drain();
+    let reminder = &news[0].replies[0];
+    assert_eq!(reminder.audience, Audience::Private(t.bob.id.clone()));
+    let pic = reminder.board.as_ref().expect("his board");
+    assert_eq!(pic.viewer, Some(1));
+    assert!(pic.state.starts_with("view b"), "{}", pic.state);
+    // The deadline passes: Black loses on time, announced with the reveal.
+    let report = t.svc.fire_due(deadline).await.unwrap();
+    assert_eq!(report.flagged, 1);
+    assert_eq!(
+        t.game().await.status,
+        GameStatus::Finished {
+            result: GameResult::Win(0),
+            reason: EndReason::Timeout
+        }
+    );
+    let news = t.drain();
+    let replies = &news[0].replies;
+    assert_eq!(replies[0].audience, Audience::Room);
+    assert!(
+        replies[0].text.contains("(Black) ran out of time"),
+        "{}",
+        replies[0].text
+    );
+    assert!(
+        replies
+            .iter()
+            .any(|r| r.audience == Audience::Private(t.bob.id.clone())
+                && r.text.contains("you lose on time"))
+    );
+    assert!(
+        replies
+            .iter()
+            .any(|r| r.audience == Audience::Private(t.alice.id.clone())
+                && r.text.contains("you win on time"))
+    );
+    assert!(
+        replies
+            .iter()
+            .any(|r| r.audience == Audience::Room && r.text.contains("back rank")),
+        "the reveal: {replies:?}"
+    );
+
+    // Another game: an order typed after the deadline is not played; the flag falls instead.
+    let t = Table::new();
+    t.start_glass("1d").await;
+    t.dm(&t.alice, "setup 518").await;
+    let deadline = t.game().await.clock.unwrap().deadline_ms;
+    t.clock.set(deadline);
+    let r = t.dm(&t.bob, "setup 518").await;
+    assert!(
+        r.iter().any(|r| r.text.contains("(Black) ran out of time")),
+        "{r:?}"
+    );
+    assert_eq!(t.game().await.moves, vec!["w setup RNBQKBNR"]);
 }

@@ -77,10 +77,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                  Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
             ));
         }
-        if clock.is_some() && (seats != 2 || matches!(kind, GameKind::Glass(_))) {
+        if clock.is_some() && seats != 2 {
             return user(format!(
-                "{display} is played without a clock for now: clocks are for two-player board \
-                 games. Drop `clock {clock}`."
+                "{display} is played without a clock for now: clocks are for two-player games. \
+                 Drop `clock {clock}`."
             ));
         }
         let options = asked.to_string();

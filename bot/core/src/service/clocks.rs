@@ -12,7 +12,7 @@
 //! deadline due for the next pass. What is said after the write can be lost with a crash;
 //! what happened never is.
 
-use super::*;
+use super::{glass, *};
 use crate::clocks::{ClockState, DAY_MS, TimeControl};
 
 /// What one pass of the scheduler did.
@@ -244,6 +244,75 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         replies
     }
 
+    /// Ends a Looking-Glass game on time for the player whose clock ran out (there is no
+    /// mate to be unable to give in this game, so it is always a loss), with the reveal:
+    /// the game is over, so both worlds are shown to everyone. `None` when another write came
+    /// first (nothing written).
+    pub(super) async fn glass_flag(
+        &self,
+        g: &GlassGame,
+        now_ms: i64,
+    ) -> Result<Option<Vec<Reply>>, Failure> {
+        let loser = glass::clock_runner(&g.game);
+        let winner = 1 - loser;
+        let mut clock = g.record.clock.clone();
+        if let (Some((TimeControl::RealTime { .. }, _)), Some(c)) =
+            (Self::clock_of(&g.record), clock.as_mut())
+            && let Some(r) = c.remaining_ms.get_mut(loser)
+        {
+            *r = 0;
+        }
+        let update = GameUpdate {
+            status: GameStatus::Finished {
+                result: GameResult::Win(winner as u8),
+                reason: EndReason::Timeout,
+            },
+            pending_offer: None,
+            clock,
+        };
+        let version = match self
+            .store
+            .update_game(
+                g.record.id,
+                g.record.version,
+                &update,
+                now_ms.div_euclid(1000),
+            )
+            .await
+        {
+            Ok(v) => v,
+            Err(StoreError::Conflict { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        tracing::info!(game = g.record.id.0, "flag fell (Looking-Glass)");
+        let mut record = g.record.clone();
+        record.status = update.status;
+        record.clock = update.clock;
+        record.version = version;
+        let id = record.id;
+        let (lc, wc) = (Side(loser as u8).name(2), Side(winner as u8).name(2));
+        let mut room = Reply::room(format!(
+            "Game {id}: {{0}} ({lc}) ran out of time. Time — {{1}} ({wc}) wins."
+        ))
+        .in_place(record.place.clone());
+        room.mentions = vec![record.seats[loser].clone(), record.seats[winner].clone()];
+        let mut room = room.notify_all(&record.seats);
+        self.note_ratings(id, &mut room).await;
+        let mut replies = vec![room];
+        replies.push(Reply::private(
+            record.seats[loser].clone(),
+            format!("Game {id}: your time ran out; you lose on time."),
+        ));
+        if record.seats[winner] != record.seats[loser] {
+            replies.push(Reply::private(
+                record.seats[winner].clone(),
+                format!("Game {id}: your opponent's time ran out; you win on time."),
+            ));
+        }
+        replies.push(self.glass_reveal(&record, &g.game));
+        Ok(Some(replies))
+    }
+
     /// One pass of the scheduler at `now_ms`: every game whose deadline has come ends on
     /// time, every due reminder goes out (or is skipped by its throttle), each announced
     /// through the outbox. Safe to run in several processes at once (see the module
@@ -310,14 +379,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if !record.status.is_active() {
             return Ok(Fired::Nothing);
         }
-        let Loaded::Board(g) = self.rebuild(record)? else {
-            return Ok(Fired::Nothing);
-        };
-        let Some((control, state)) = Self::clock_of(&g.record) else {
+        let loaded = self.rebuild(record)?;
+        let record = loaded.record();
+        let Some((control, state)) = Self::clock_of(record) else {
             return Ok(Fired::Nothing);
         };
         if state.is_flagged(now_ms) {
-            return Ok(match self.flag(&g, now_ms).await? {
+            let flagged = match &loaded {
+                Loaded::Board(g) => self.flag(g, now_ms).await?,
+                Loaded::Glass(g) => self.glass_flag(g, now_ms).await?,
+            };
+            return Ok(match flagged {
                 Some(replies) => Fired::Flagged(replies),
                 None => Fired::LostRace,
             });
@@ -328,7 +400,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             // right time.
             let mut s = state.clone();
             s.wake_ms = self.reminders.wake(control, &s);
-            return Ok(match self.write_clock(&g, s, now_ms).await? {
+            return Ok(match self.write_clock(record, s, now_ms).await? {
                 true => Fired::Nothing,
                 false => Fired::LostRace,
             });
@@ -346,14 +418,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             s.last_reminder_ms = Some(now_ms);
         }
         s.wake_ms = self.reminders.wake(control, &s);
-        if !self.write_clock(&g, s, now_ms).await? {
+        if !self.write_clock(record, s, now_ms).await? {
             return Ok(Fired::LostRace);
         }
         if throttled {
             return Ok(Fired::Reminded(None));
         }
-        let to_move = g.position.turn().index();
-        let player = g.record.seats[to_move].clone();
+        let to_move = match &loaded {
+            Loaded::Board(g) => g.position.turn().index(),
+            Loaded::Glass(g) => glass::clock_runner(&g.game),
+        };
+        let player = record.seats[to_move].clone();
         let wants = match self.store.get_player(&player).await {
             Ok(p) => p.reminders,
             Err(StoreError::NotFound(_)) => true,
@@ -374,9 +449,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let left = crate::clocks::duration_text(state.deadline_ms - now_ms);
         let text = format!(
             "Game {}: it is your move, and {left} are left (until the deadline, then the game is lost on time). `remind off` stops these reminders.",
-            g.record.id
+            record.id
         );
-        let mut reply = self.board_reply(&g, &text, Some(to_move as u8));
+        // His own view: in Looking-Glass his world only.
+        let mut reply = match &loaded {
+            Loaded::Board(g) => self.board_reply(g, &text, Some(to_move as u8)),
+            Loaded::Glass(g) => {
+                self.glass_private_board(record, &g.game, Side(to_move as u8), &text)
+            }
+        };
         reply.audience = crate::reply::Audience::Private(player);
         reply.place = None;
         Ok(Fired::Reminded(Some(Box::new(reply))))
@@ -386,23 +467,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// first.
     async fn write_clock(
         &self,
-        g: &BoardGame,
+        record: &GameRecord,
         clock: ClockState,
         now_ms: i64,
     ) -> Result<bool, Failure> {
         let update = GameUpdate {
             status: GameStatus::Active,
-            pending_offer: g.record.pending_offer,
+            pending_offer: record.pending_offer,
             clock: Some(clock),
         };
         match self
             .store
-            .update_game(
-                g.record.id,
-                g.record.version,
-                &update,
-                now_ms.div_euclid(1000),
-            )
+            .update_game(record.id, record.version, &update, now_ms.div_euclid(1000))
             .await
         {
             Ok(_) => Ok(true),

@@ -79,6 +79,18 @@ fn world_name(side: Side) -> &'static str {
     }
 }
 
+/// The seat whose clock runs: in the setup, White until he has chosen his back rank, then
+/// Black until he has (the two choose at once, but a clock runs for one player: so each is
+/// charged for his own choice, as if they chose in turn); in play, the player who must act
+/// (in the no-strikes form, the one choosing a move for the other army). A strike or an
+/// `ask` does not pass the turn, so his clock runs on.
+pub(super) fn clock_runner(game: &Glass) -> usize {
+    match game.phase() {
+        Phase::Setup(chosen) => usize::from(chosen[0]),
+        Phase::Play | Phase::Over(_) => game.turn().index(),
+    }
+}
+
 /// The status a Looking-Glass outcome gives the game.
 fn result_of(o: GlassOutcome) -> GameStatus {
     use crate::model::{EndReason, GameResult};
@@ -191,6 +203,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             if !g.record.status.is_active() {
                 return user(format!("Game {} is over.", g.record.id));
             }
+            // The action's time, taken once: the flag and the clock's charge agree on it.
+            let now_ms = self.clock.now_ms();
+            if Self::clock_of(&g.record).is_some_and(|(_, c)| c.is_flagged(now_ms)) {
+                // Whoever acts, the player whose time ran out has lost on time first.
+                if let Some(replies) = self.glass_flag(&g, now_ms).await? {
+                    return Ok(replies);
+                }
+                g = match self.load(g.record.id).await? {
+                    Loaded::Glass(g) => g,
+                    Loaded::Board(_) => return user("The game changed just now; try again."),
+                };
+                continue;
+            }
             let mut game = g.game.clone();
             let report = match act(&mut game) {
                 Ok(r) => r,
@@ -206,10 +231,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Some(o) => result_of(o),
                 None => GameStatus::Active,
             };
+            // The clock moves on only when the turn passes to the other player.
+            let (runner, next) = (clock_runner(&g.game), clock_runner(&game));
+            let clock = (report.outcome.is_none() && runner != next)
+                .then(|| self.clock_after(&g.record, runner, next, now_ms))
+                .flatten();
             let update = GameUpdate {
                 status: status.clone(),
                 pending_offer: None,
-                clock: None,
+                clock: clock.clone(),
             };
             match self
                 .store
@@ -218,7 +248,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     g.record.version,
                     &report.action,
                     &update,
-                    self.clock.now_secs(),
+                    now_ms.div_euclid(1000),
                 )
                 .await
             {
@@ -247,6 +277,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let mut record = g.record.clone();
             record.moves.push(report.action.clone());
             record.status = status;
+            if clock.is_some() {
+                record.clock = clock;
+            }
             let mut replies = self.glass_replies(&record, &game, &report);
             if report.outcome.is_some()
                 && let Some(room) = replies.first_mut()
@@ -333,7 +366,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// One player's private board: his world, his pieces elsewhere, strikes and captures.
-    fn glass_private_board(
+    pub(super) fn glass_private_board(
         &self,
         record: &GameRecord,
         game: &Glass,
@@ -353,7 +386,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             last_move: None,
             viewer: Some(side.0),
             players: Vec::new(),
-            clock: None,
+            clock: self.clock_line(record, clock_runner(game)),
         })
     }
 
