@@ -298,15 +298,8 @@ async fn a_flag_against_a_lone_king_is_a_draw() {
 }
 
 #[tokio::test]
-async fn clocks_are_refused_where_they_do_not_apply_with_what_to_do() {
+async fn malformed_time_controls_are_refused_with_what_to_do() {
     let t = Table::new();
-    let r = t
-        .say(
-            &t.alice,
-            "challenge @bob:example.org @c:example.org @d:example.org dcb-balanced-4p clock 10+5",
-        )
-        .await;
-    assert!(r[0].text.contains("Drop `clock 10+5`"), "{}", r[0].text);
     for (bad, says) in [
         ("10+", "seconds added per move"),
         ("-3d", "cannot be negative"),
@@ -610,4 +603,74 @@ async fn looking_glass_flags_fall_with_the_reveal_and_reminders_show_only_his_wo
         "{r:?}"
     );
     assert_eq!(t.game().await.moves, vec!["w setup RNBQKBNR"]);
+}
+
+/// Four players on a clock: a player whose time runs out is out (his resignation move,
+/// stored like one) and the others play on, the next one's time running from then; when one
+/// opponent is left, the flag ends the game on time for him.
+#[tokio::test]
+async fn a_four_player_flag_puts_the_player_out_and_the_last_one_wins_on_time() {
+    let mut t = Table::new();
+    let r = t
+        .say(
+            &t.alice,
+            "challenge @bob:example.org @c:example.org @d:example.org dcb-balanced-4p clock 1+0",
+        )
+        .await;
+    assert!(r[0].text.contains("clock 1+0"), "{}", r[0].text);
+    for p in [&t.bob, &actor("c"), &actor("d")] {
+        t.say(p, "accept").await;
+    }
+    let g = t.game().await;
+    assert_eq!(g.seats.len(), 4);
+    let first = g.clock.clone().unwrap();
+    assert_eq!(first.remaining_ms, vec![MINUTE_MS; 4]);
+    t.drain();
+    // The first seat's minute passes: he is out, the second seat's minute starts then.
+    let report = t.svc.fire_due(first.deadline_ms).await.unwrap();
+    assert_eq!(report.flagged, 1, "{report:?}");
+    let g = t.game().await;
+    assert!(g.status.is_active());
+    assert_eq!(g.moves.len(), 1, "the resignation move: {:?}", g.moves);
+    let second = g.clock.clone().unwrap();
+    assert_eq!(second.turn_started_ms, first.deadline_ms);
+    assert_eq!(second.deadline_ms, first.deadline_ms + MINUTE_MS);
+    let news = t.drain();
+    let room = &news[0].replies[0];
+    assert!(
+        room.text.contains("ran out of time and is out"),
+        "{}",
+        room.text
+    );
+    assert!(room.board.is_some());
+    assert!(
+        news[0].replies[1..]
+            .iter()
+            .any(|r| r.audience == Audience::Private(g.seats[0].clone())
+                && r.text.contains("you are out")),
+        "{news:?}"
+    );
+    // The second seat's minute passes too: two players are left.
+    let report = t.svc.fire_due(second.deadline_ms).await.unwrap();
+    assert_eq!(report.flagged, 1);
+    let third = t.game().await.clock.unwrap();
+    assert!(t.game().await.status.is_active());
+    t.drain();
+    let report = t.svc.fire_due(third.deadline_ms).await.unwrap();
+    assert_eq!(report.flagged, 1);
+    let g = t.game().await;
+    assert_eq!(
+        g.status,
+        GameStatus::Finished {
+            result: GameResult::Win(3),
+            reason: EndReason::Timeout
+        },
+        "the last one left wins on time"
+    );
+    let news = t.drain();
+    assert!(
+        news[0].replies[0].text.contains("wins"),
+        "{}",
+        news[0].replies[0].text
+    );
 }

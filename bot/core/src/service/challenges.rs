@@ -77,12 +77,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                  Drop `position {n}`, or play `challenge @someone chess960 position {n}`."
             ));
         }
-        if clock.is_some() && seats != 2 {
-            return user(format!(
-                "{display} is played without a clock for now: clocks are for two-player games. \
-                 Drop `clock {clock}`."
-            ));
-        }
         let options = asked.to_string();
         let mut invited = invited.into_iter();
         let challenged = invited.next();
@@ -122,7 +116,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     sides.join(", ")
                 };
                 let mut r = Reply::room(format!(
-                    "{{0}} challenges {} to {} (challenge {}; {seating}). Each of you: type `accept {}` or `decline {}`; the game starts when all have accepted.",
+                    "{{0}} challenges {} to {} (challenge {}{timed}; {seating}). Each of you: type `accept {}` or `decline {}`; the game starts when all have accepted.",
                     list_and(&names),
                     display,
                     rec.id,
@@ -328,8 +322,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     rating_family: None,
                     seats,
                     place: c.place.clone(),
-                    // Clocks are for two seats (refused with the challenge).
-                    clock: None,
+                    // The first player's time runs from the last acceptance, which makes
+                    // this game (only that acceptance's game is kept).
+                    clock: self.start_clock(options.clock, invitees.len() + 1, self.clock.now_ms()),
                     created_at: now,
                 },
             )

@@ -147,7 +147,20 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     async fn flag(&self, g: &BoardGame, now_ms: i64) -> Result<Option<Vec<Reply>>, Failure> {
         let n = g.record.seats.len();
         let loser = g.position.turn().index();
-        let winner = (loser + 1) % n;
+        // With more than two players the one out of time leaves and the others play on; when
+        // one opponent is left, he wins on time as in a two-player game.
+        let others: Vec<usize> = g
+            .position
+            .remaining()
+            .into_iter()
+            .map(Side::index)
+            .filter(|s| *s != loser)
+            .collect();
+        let winner = match others.as_slice() {
+            [one] => *one,
+            [] => (loser + 1) % n,
+            _ => return self.flag_out(g, loser, now_ms).await,
+        };
         let draw = only_royal_pieces(&g.position, Side(winner as u8));
         let result = if draw {
             GameResult::Draw
@@ -198,6 +211,46 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Err(StoreError::Conflict { .. }) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// A flag in a game of more than two players with two or more opponents left: the player
+    /// whose time ran out is out, as if he had resigned (the engine's resignation move,
+    /// stored like one, so replay, export and takeback need nothing new), and the others play
+    /// on, the next one's time running from now. `None` when another write came first.
+    async fn flag_out(
+        &self,
+        g: &BoardGame,
+        loser: usize,
+        now_ms: i64,
+    ) -> Result<Option<Vec<Reply>>, Failure> {
+        let n = g.record.seats.len();
+        let side = Side(loser as u8);
+        let Some(mv) = g.position.resignation(side) else {
+            return Ok(None);
+        };
+        let done = match self.commit(g, mv, now_ms).await {
+            Ok(done) => done,
+            Err(Failure::User(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        tracing::info!(game = g.record.id.0, seat = loser, "flag fell: out on time");
+        let head = format!(
+            "Game {}: {{0}} ({}) ran out of time and is out.",
+            done.game.record.id,
+            side.name(n)
+        );
+        let room = self
+            .announce_after(&done, head, loser as u8)
+            .in_place(g.record.place.clone());
+        let mut replies = vec![room];
+        replies.push(Reply::private(
+            g.record.seats[loser].clone(),
+            format!(
+                "Game {}: your time ran out; you are out of the game.",
+                g.record.id
+            ),
+        ));
+        Ok(Some(replies))
     }
 
     /// The room's announcement of a flag (with the board) and a private word to each player.

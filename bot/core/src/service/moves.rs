@@ -142,14 +142,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let passed = crate::seating::auto_passes(&mut after);
         texts.extend(passed.iter().map(|_| "pass".to_string()));
         let status = after.outcome().map_or(GameStatus::Active, finished);
-        // The mover is charged until now and the next player's time runs from now. (Clocks
-        // are for two seats, so there are no passes to charge.)
-        let clock = self.clock_after(
-            &g.record,
-            g.position.turn().index(),
-            after.turn().index(),
-            now_ms,
-        );
+        // The player whose time ran is charged until now and the next player's time runs
+        // from now; a player who passes has no time to be charged. When the turn stays (a
+        // four-player resignation by someone not to move) the clock is left alone.
+        let (runner, next) = (g.position.turn().index(), after.turn().index());
+        let clock = if runner != next || status != GameStatus::Active {
+            self.clock_after(&g.record, runner, next, now_ms)
+        } else {
+            None
+        };
         let mut version = g.record.version;
         for (i, text) in texts.iter().enumerate() {
             let update = if i + 1 == texts.len() {

@@ -70,9 +70,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// The game ended on time now if its player to move has no time left (see
     /// [`GameService::flag_if_due`]).
     async fn flagged_now(&self, g: &Loaded) -> Result<Option<Vec<Reply>>, Failure> {
+        let now_ms = self.clock.now_ms();
         match g {
-            Loaded::Board(b) => self.flag_if_due(b, self.clock.now_ms()).await,
-            Loaded::Glass(_) => Ok(None),
+            Loaded::Board(b) => self.flag_if_due(b, now_ms).await,
+            Loaded::Glass(g) => {
+                if !Self::clock_of(&g.record).is_some_and(|(_, c)| c.is_flagged(now_ms)) {
+                    return Ok(None);
+                }
+                match self.glass_flag(g, now_ms).await? {
+                    Some(replies) => Ok(Some(replies)),
+                    None => user("The game changed just now; look at the board and try again."),
+                }
+            }
         }
     }
 
