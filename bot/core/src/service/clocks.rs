@@ -167,9 +167,34 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         } else {
             GameResult::Win(winner as u8)
         };
-        let mut clock = g.record.clock.clone();
+        let Some(record) = self.write_flag(&g.record, loser, result, now_ms).await? else {
+            return Ok(None);
+        };
+        tracing::info!(game = record.id.0, draw, "flag fell");
+        let done = BoardGame {
+            record,
+            position: g.position.clone(),
+        };
+        let mut replies = self.flag_replies(&done, loser, winner, draw);
+        if let Some(room) = replies.first_mut() {
+            self.note_ratings(done.record.id, room).await;
+        }
+        Ok(Some(replies))
+    }
+
+    /// Writes the end of a game on time for seat `loser`, at the version it was read (a
+    /// real-time clock shows his time at zero): the game as written, or `None` when another
+    /// write came first (nothing written).
+    async fn write_flag(
+        &self,
+        record: &GameRecord,
+        loser: usize,
+        result: GameResult,
+        now_ms: i64,
+    ) -> Result<Option<GameRecord>, Failure> {
+        let mut clock = record.clock.clone();
         if let (Some((TimeControl::RealTime { .. }, _)), Some(c)) =
-            (Self::clock_of(&g.record), clock.as_mut())
+            (Self::clock_of(record), clock.as_mut())
             && let Some(r) = c.remaining_ms.get_mut(loser)
         {
             *r = 0;
@@ -184,33 +209,45 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         };
         match self
             .store
-            .update_game(
-                g.record.id,
-                g.record.version,
-                &update,
-                now_ms.div_euclid(1000),
-            )
+            .update_game(record.id, record.version, &update, now_ms.div_euclid(1000))
             .await
         {
             Ok(version) => {
-                tracing::info!(game = g.record.id.0, draw, "flag fell");
-                let mut record = g.record.clone();
-                record.status = update.status.clone();
-                record.clock = update.clock.clone();
+                let mut record = record.clone();
+                record.status = update.status;
+                record.clock = update.clock;
                 record.version = version;
-                let done = BoardGame {
-                    record,
-                    position: g.position.clone(),
-                };
-                let mut replies = self.flag_replies(&done, loser, winner, draw);
-                if let Some(room) = replies.first_mut() {
-                    self.note_ratings(done.record.id, room).await;
-                }
-                Ok(Some(replies))
+                Ok(Some(record))
             }
             Err(StoreError::Conflict { .. }) => Ok(None),
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// What the loser and the winner of a game lost on time are told privately (one message
+    /// when one person held both seats).
+    fn time_notes(record: &GameRecord, loser: usize, winner: usize, draw: bool) -> Vec<Reply> {
+        let id = record.id;
+        let (to_loser, to_winner) = if draw {
+            (
+                format!(
+                    "Game {id}: your time ran out; your opponent could not mate, so it is a draw."
+                ),
+                format!(
+                    "Game {id}: your opponent's time ran out; with only your King left it is a draw."
+                ),
+            )
+        } else {
+            (
+                format!("Game {id}: your time ran out; you lose on time."),
+                format!("Game {id}: your opponent's time ran out; you win on time."),
+            )
+        };
+        let mut notes = vec![Reply::private(record.seats[loser].clone(), to_loser)];
+        if record.seats[winner] != record.seats[loser] {
+            notes.push(Reply::private(record.seats[winner].clone(), to_winner));
+        }
+        notes
     }
 
     /// A flag in a game of more than two players with two or more opponents left: the player
@@ -274,26 +311,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             g.record.seats[winner].clone(),
         ];
         let room = room.notify_all(&g.record.seats);
-        let (to_loser, to_winner) = if draw {
-            (
-                format!(
-                    "Game {id}: your time ran out; your opponent could not mate, so it is a draw."
-                ),
-                format!(
-                    "Game {id}: your opponent's time ran out; with only your King left it is a draw."
-                ),
-            )
-        } else {
-            (
-                format!("Game {id}: your time ran out; you lose on time."),
-                format!("Game {id}: your opponent's time ran out; you win on time."),
-            )
-        };
         let mut replies = vec![room];
-        replies.push(Reply::private(g.record.seats[loser].clone(), to_loser));
-        if g.record.seats[winner] != g.record.seats[loser] {
-            replies.push(Reply::private(g.record.seats[winner].clone(), to_winner));
-        }
+        replies.extend(Self::time_notes(&g.record, loser, winner, draw));
         replies
     }
 
@@ -308,40 +327,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     ) -> Result<Option<Vec<Reply>>, Failure> {
         let loser = glass::clock_runner(&g.game);
         let winner = 1 - loser;
-        let mut clock = g.record.clock.clone();
-        if let (Some((TimeControl::RealTime { .. }, _)), Some(c)) =
-            (Self::clock_of(&g.record), clock.as_mut())
-            && let Some(r) = c.remaining_ms.get_mut(loser)
-        {
-            *r = 0;
-        }
-        let update = GameUpdate {
-            status: GameStatus::Finished {
-                result: GameResult::Win(winner as u8),
-                reason: EndReason::Timeout,
-            },
-            pending_offer: None,
-            clock,
+        let result = GameResult::Win(winner as u8);
+        let Some(record) = self.write_flag(&g.record, loser, result, now_ms).await? else {
+            return Ok(None);
         };
-        let version = match self
-            .store
-            .update_game(
-                g.record.id,
-                g.record.version,
-                &update,
-                now_ms.div_euclid(1000),
-            )
-            .await
-        {
-            Ok(v) => v,
-            Err(StoreError::Conflict { .. }) => return Ok(None),
-            Err(e) => return Err(e.into()),
-        };
-        tracing::info!(game = g.record.id.0, "flag fell (Looking-Glass)");
-        let mut record = g.record.clone();
-        record.status = update.status;
-        record.clock = update.clock;
-        record.version = version;
+        tracing::info!(game = record.id.0, "flag fell (Looking-Glass)");
         let id = record.id;
         let (lc, wc) = (Side(loser as u8).name(2), Side(winner as u8).name(2));
         let mut room = Reply::room(format!(
@@ -352,16 +342,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mut room = room.notify_all(&record.seats);
         self.note_ratings(id, &mut room).await;
         let mut replies = vec![room];
-        replies.push(Reply::private(
-            record.seats[loser].clone(),
-            format!("Game {id}: your time ran out; you lose on time."),
-        ));
-        if record.seats[winner] != record.seats[loser] {
-            replies.push(Reply::private(
-                record.seats[winner].clone(),
-                format!("Game {id}: your opponent's time ran out; you win on time."),
-            ));
-        }
+        replies.extend(Self::time_notes(&record, loser, winner, false));
         replies.push(self.glass_reveal(&record, &g.game));
         Ok(Some(replies))
     }
