@@ -54,12 +54,17 @@ impl Table {
         self.svc.handle_text(who, &self.place, text).await
     }
 
-    /// Alice challenges Bob with `clock`; Bob accepts now. Alice is White.
+    /// Alice challenges Bob to chess with `clock`; Bob accepts now. Alice is White.
     async fn start(&self, clock: &str) -> GameRecord {
+        self.start_variant("chess", clock).await
+    }
+
+    /// [`Table::start`] for another two-player variant.
+    async fn start_variant(&self, variant: &str, clock: &str) -> GameRecord {
         let r = self
             .say(
                 &self.alice,
-                &format!("challenge @bob:example.org chess clock {clock}"),
+                &format!("challenge @bob:example.org {variant} clock {clock}"),
             )
             .await;
         assert!(
@@ -451,24 +456,6 @@ async fn reminders_respect_remind_off_and_the_daily_cap() {
 }
 
 impl Table {
-    /// A Looking-Glass game between Alice (White) and Bob with `clock`, accepted now.
-    async fn start_glass(&self, clock: &str) -> GameRecord {
-        let r = self
-            .say(
-                &self.alice,
-                &format!("challenge @bob:example.org looking-glass clock {clock}"),
-            )
-            .await;
-        assert!(
-            r[0].text.contains(&format!("clock {clock}")),
-            "{}",
-            r[0].text
-        );
-        let r = self.say(&self.bob, "accept").await;
-        assert!(r[0].text.contains("starts"), "{}", r[0].text);
-        self.game().await
-    }
-
     /// What a player types in his direct chat with the bot.
     async fn dm(&self, who: &Actor, text: &str) -> Vec<Reply> {
         let place = Place::direct(Platform::Matrix, format!("!{}-dm:example.org", who.name));
@@ -482,7 +469,7 @@ impl Table {
 #[tokio::test]
 async fn looking_glass_clocks_charge_setups_and_orders_and_run_on_through_a_strike() {
     let t = Table::new();
-    let g = t.start_glass("10+5").await;
+    let g = t.start_variant("looking-glass", "10+5").await;
     let c = g.clock.clone().unwrap();
     assert_eq!(
         (c.turn_started_ms, c.deadline_ms),
@@ -539,7 +526,7 @@ async fn looking_glass_clocks_charge_setups_and_orders_and_run_on_through_a_stri
 #[tokio::test]
 async fn looking_glass_flags_fall_with_the_reveal_and_reminders_show_only_his_world() {
     let mut t = Table::new();
-    t.start_glass("1d").await;
+    t.start_variant("looking-glass", "1d").await;
     t.dm(&t.alice, "setup 518").await;
     t.dm(&t.bob, "setup 518").await;
     t.dm(&t.alice, "e2e4").await;
@@ -593,7 +580,7 @@ async fn looking_glass_flags_fall_with_the_reveal_and_reminders_show_only_his_wo
 
     // Another game: an order typed after the deadline is not played; the flag falls instead.
     let t = Table::new();
-    t.start_glass("1d").await;
+    t.start_variant("looking-glass", "1d").await;
     t.dm(&t.alice, "setup 518").await;
     let deadline = t.game().await.clock.unwrap().deadline_ms;
     t.clock.set(deadline);
