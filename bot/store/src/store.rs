@@ -181,6 +181,44 @@ impl SqlStore {
         Ok(WriteTx { tx, _gate: gate })
     }
 
+    /// The last step of every acceptance, in the caller's write transaction, which it ends:
+    /// the game first (the challenge row may only say 'accepted' with its game id), then the
+    /// challenge marked accepted with it, and an open challenge's taker recorded as the
+    /// challenged player. If the challenge is no longer pending the rollback removes the game
+    /// again.
+    async fn start_accepted(
+        &self,
+        mut tx: WriteTx,
+        id: ChallengeId,
+        by: &PlayerId,
+        game: NewGame,
+    ) -> Result<(ChallengeRecord, GameRecord)> {
+        let at = game.created_at;
+        let game = Self::insert_game(&mut tx, game).await?;
+        let row = sqlx::query(concat!(
+            "UPDATE challenges SET status = 'accepted', game_id = $1, updated_at = $2, \
+             challenged_platform = COALESCE(challenged_platform, $3), \
+             challenged_user = COALESCE(challenged_user, $4) \
+             WHERE id = $5 AND status = 'pending' RETURNING ",
+            challenge_columns!()
+        ))
+        .bind(game.id.0)
+        .bind(at)
+        .bind(by.platform.as_str())
+        .bind(&by.user)
+        .bind(id.0)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Err(self.challenge_error(id).await);
+        };
+        let challenge = Self::read_challenge(&mut tx, Some(row), id).await?;
+        tx.commit().await?;
+        Ok((challenge, game))
+    }
+
     /// After a versioned write matched no row: was the game missing or at another version?
     /// Asked on the writer's own connection (inside its transaction, if any), because the pool
     /// may have no other: `sqlite::memory:` has exactly one.
@@ -622,7 +660,6 @@ impl GameStore for SqlStore {
         game: NewGame,
     ) -> Result<(ChallengeRecord, GameRecord)> {
         validate_new_game(&game)?;
-        let at = game.created_at;
         let mut tx = self.begin_write().await?;
         // A challenge to several players starts only when every invitee has accepted.
         let invitees: i64 =
@@ -637,31 +674,7 @@ impl GameStore for SqlStore {
                 "challenge {id} invites several players: each accepts with accept_invitation"
             )));
         }
-        // The game first: the challenge row may only say 'accepted' with its game id. If the
-        // challenge turns out not to be pending, the rollback removes the game again.
-        let game = Self::insert_game(&mut tx, game).await?;
-        let row = sqlx::query(concat!(
-            "UPDATE challenges SET status = 'accepted', game_id = $1, updated_at = $2, \
-             challenged_platform = COALESCE(challenged_platform, $3), \
-             challenged_user = COALESCE(challenged_user, $4) \
-             WHERE id = $5 AND status = 'pending' RETURNING ",
-            challenge_columns!()
-        ))
-        .bind(game.id.0)
-        .bind(at)
-        .bind(by.platform.as_str())
-        .bind(&by.user)
-        .bind(id.0)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let Some(row) = row else {
-            tx.rollback().await?;
-            return Err(self.challenge_error(id).await);
-        };
-        let challenge = Self::read_challenge(&mut tx, Some(row), id).await?;
-        tx.commit().await?;
-        Ok((challenge, game))
+        self.start_accepted(tx, id, by, game).await
     }
 
     async fn accept_invitation(
@@ -715,24 +728,7 @@ impl GameStore for SqlStore {
             tx.commit().await?;
             return Ok((challenge, None));
         }
-        let game = Self::insert_game(&mut tx, game).await?;
-        let row = sqlx::query(concat!(
-            "UPDATE challenges SET status = 'accepted', game_id = $1, updated_at = $2 \
-             WHERE id = $3 AND status = 'pending' RETURNING ",
-            challenge_columns!()
-        ))
-        .bind(game.id.0)
-        .bind(at)
-        .bind(id.0)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(backend)?;
-        let Some(row) = row else {
-            tx.rollback().await?;
-            return Err(self.challenge_error(id).await);
-        };
-        let challenge = Self::read_challenge(&mut tx, Some(row), id).await?;
-        tx.commit().await?;
+        let (challenge, game) = self.start_accepted(tx, id, by, game).await?;
         Ok((challenge, Some(game)))
     }
 
