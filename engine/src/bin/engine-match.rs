@@ -12,6 +12,9 @@
 //! best by a shallow search, so they vary but stay sane. Every move is checked by the rules
 //! crate; an illegal or missing move loses the game. Prints each result, then wins, draws,
 //! losses of A and the Elo difference with its 95% margin.
+//!
+//! In a variant of more than two sides (the four-player Double Cross forms) A holds one seat
+//! and B every other, A's seat going round the table from game to game (see `many_sided`).
 
 use std::{
     io::{BufRead, BufReader, Write},
@@ -301,13 +304,10 @@ fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
     let catalog = Catalog::builtin();
     let variant = catalog.get(&args.variant)?;
-    if variant.sides != 2 {
-        bail!(
-            "{}: the match runner plays two-sided variants only",
-            variant.name
-        );
-    }
     let eval = Arc::new(Evaluator::new(&variant));
+    if variant.sides != 2 {
+        return many_sided(&args, &variant, &eval);
+    }
     let mut a = Engine::make(&args.a, &variant, &eval, &args.a_opts, args.seed)?;
     let mut b = Engine::make(&args.b, &variant, &eval, &args.b_opts, args.seed ^ 0xB)?;
     let mut tally = Tally::default();
@@ -428,5 +428,104 @@ fn main() -> anyhow::Result<()> {
             p(1.0)
         );
     }
+    Ok(())
+}
+
+/// A match in a variant of more than two sides: A holds one seat, B every other one (each
+/// seat its own player, so the Bs do not share a search), and A's seat moves round the table
+/// from game to game. A game is won by the last player left; one cut off at `--max-plies` is
+/// a draw. A's score counts a win 1 and a draw 1/2; its Elo is computed as in a two-player
+/// match, so it says how A fares against the field, not against one opponent (a seat of
+/// equals would score 1/sides). Internal levels only: UCI has no four-player protocol.
+fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> anyhow::Result<()> {
+    let sides = usize::from(variant.sides);
+    for spec in [&args.a, &args.b] {
+        if !spec.starts_with("level:") {
+            bail!(
+                "{}: with {sides} sides both engines must be levels (level:1..5), not {spec}",
+                variant.name
+            );
+        }
+    }
+    println!(
+        "{} games of {}: A = {} in one seat vs B = {} in the other {}, {}",
+        args.games,
+        variant.name,
+        args.a,
+        args.b,
+        sides - 1,
+        match (args.movetime, args.nodes) {
+            (_, Some(n)) => format!("{n} nodes per move"),
+            (Some(t), None) => format!("{t} ms per move"),
+            _ => String::new(),
+        }
+    );
+    let mut tally = Tally::default();
+    let t0 = Instant::now();
+    for g in 0..args.games {
+        let a_seat = g as usize % sides;
+        let mut seats = Vec::with_capacity(sides);
+        for s in 0..sides {
+            let spec = if s == a_seat { &args.a } else { &args.b };
+            let seed = args.seed ^ (u64::from(g) << 8 | s as u64);
+            seats.push(Engine::make(spec, variant, eval, &[], seed)?);
+        }
+        let mut pos = Position::start(variant);
+        let mut texts = Vec::new();
+        let (winner, why) = loop {
+            if let Some(o) = pos.outcome() {
+                break match o {
+                    Outcome::Win { winner, .. } => (Some(winner), o.to_string()),
+                    Outcome::Draw(_) => (None, o.to_string()),
+                };
+            }
+            if texts.len() as u32 >= args.max_plies {
+                break (None, format!("adjudicated after {} plies", args.max_plies));
+            }
+            let mover = pos.turn();
+            let m = match seats[mover.index()].play(&mut pos, &texts, args) {
+                Ok(m) => m,
+                Err(e) => bail!("seat {} has no move: {e}", mover.index()),
+            };
+            texts.push(notation::coord(&pos, m));
+            if let Err(e) = pos.play(m) {
+                bail!("seat {} played an illegal move: {e}", mover.index());
+            }
+        };
+        let text = match winner {
+            None => {
+                tally.draws += 1;
+                "draw"
+            }
+            Some(w) if w.index() == a_seat => {
+                tally.wins += 1;
+                "A wins"
+            }
+            Some(_) => {
+                tally.losses += 1;
+                "A loses"
+            }
+        };
+        println!(
+            "game {:>3}: A in seat {a_seat}, {text} ({why}, {} plies) | A {}-{}-{}",
+            g + 1,
+            texts.len(),
+            tally.wins,
+            tally.draws,
+            tally.losses
+        );
+    }
+    let (elo, margin) = tally.elo();
+    println!(
+        "A vs B: +{} ={} -{} of {} games, score {:.1}%, Elo difference {:+.0} +/- {:.0} (95%), {:.0} s",
+        tally.wins,
+        tally.draws,
+        tally.losses,
+        tally.games(),
+        100.0 * tally.score(),
+        elo,
+        margin,
+        t0.elapsed().as_secs_f64()
+    );
     Ok(())
 }
