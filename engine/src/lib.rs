@@ -23,6 +23,7 @@
 
 pub mod elo;
 pub mod eval;
+pub mod glass;
 pub mod level;
 pub mod search;
 mod tt;

@@ -283,7 +283,10 @@ fn every_cause_of_a_strike() {
         match g.order(W, order) {
             Ok(r) => {
                 assert_eq!(g.strikes(), [1, 0], "{order}: {why}");
-                assert_eq!(r.told[0], vec![Fact::Impossible { strikes: 1 }], "{order}");
+                assert!(
+                    matches!(r.told[0].as_slice(), [Fact::Impossible { strikes: 1, .. }]),
+                    "{order}"
+                );
                 assert!(
                     matches!(r.told[1][0], Fact::Refused { by: W, .. }),
                     "{order}"
@@ -459,7 +462,11 @@ fn no_strikes_rule_the_opponent_moves_for_the_offender() {
     .unwrap();
     g.order(W, "M:d1e2").unwrap();
     let r = g.order(B, "R:a2a3").unwrap();
-    assert!(r.told[1].contains(&Fact::Impossible { strikes: 0 }));
+    assert!(
+        r.told[1]
+            .iter()
+            .any(|f| matches!(f, Fact::Impossible { strikes: 0, .. }))
+    );
     assert_eq!(g.turn(), W);
     assert!(!g.is_forced());
 }

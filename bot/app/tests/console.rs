@@ -467,3 +467,52 @@ fn playing_the_bot_prints_its_moves_as_they_come() {
             .success()
     );
 }
+
+/// The real binary against the bot in Through the Looking-Glass: the bot chooses its back
+/// rank and gives its orders on its own, the player's private reports are printed for him,
+/// and nothing addressed to the bot privately ever appears.
+#[test]
+fn playing_looking_glass_against_the_bot_at_the_console() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let mut child = fairybot(&data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = Output::of(&mut child);
+    assert!(out.wait_for("white> ", Duration::from_secs(20)));
+    let mut input = child.stdin.take().unwrap();
+    input
+        .write_all(b"play looking-glass vs bot white level 1\n")
+        .unwrap();
+    for (typed, expected) in [
+        (None, "starts"),
+        (None, "Black has chosen a back rank"),
+        (Some("setup 518\n"), "Your back rank is RNBQKBNR"),
+        (None, "Both back ranks are chosen"),
+        (Some("e2e4\n"), "White has moved"),
+        (None, "Black has moved"),
+    ] {
+        if let Some(t) = typed {
+            input.write_all(t.as_bytes()).unwrap();
+        }
+        assert!(
+            out.wait_for(expected, Duration::from_secs(30)),
+            "{expected}: {}",
+            out.text()
+        );
+    }
+    assert!(
+        !out.text().contains("to fairybot only"),
+        "the bot's private reports were printed: {}",
+        out.text()
+    );
+    drop(input);
+    assert!(
+        wait_exit(&mut child, Duration::from_secs(10))
+            .unwrap()
+            .success()
+    );
+}

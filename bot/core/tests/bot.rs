@@ -15,7 +15,7 @@ use bot_core::{
     outbox::{self, Announcement, Announcements},
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
-use rules::{Catalog, notation};
+use rules::{Catalog, Side, notation};
 
 mod common;
 use common::*;
@@ -272,10 +272,7 @@ async fn bad_requests_to_play_the_bot_say_what_to_do() {
             "`9` is not a level: choose 1 (beginner) to 5",
         ),
         ("play chess level x", "`x` is not a level"),
-        (
-            "play looking-glass vs bot",
-            "does not play Through the Looking-Glass",
-        ),
+        ("play looking-glass vs bot position 5", "Drop `position 5`"),
         ("play dcb-balanced-4p vs bot", "two-player games only"),
         ("play toulousain vs bot position 5", "Drop `position 5`"),
         ("play chesss vs bot", "Did you mean `chess`"),
@@ -397,4 +394,252 @@ async fn at_level_five_the_bot_resigns_when_it_finds_itself_mated_and_not_before
         g.status
     );
     assert!(g.moves.is_empty());
+}
+
+// ----- Through the Looking-Glass against the bot ------------------------------------------
+
+fn dm() -> Place {
+    Place::direct(Platform::Matrix, "!alice-dm:example.org")
+}
+
+/// The referee's state of the stored game (the test sees everything; the bot does not).
+fn glass_of(record: &GameRecord) -> rules::glass::Glass {
+    let rules = bot_core::engine::GameKind::glass(&record.variant).expect("a Looking-Glass game");
+    rules::glass::Glass::replay(rules::glass::variant(), rules, &record.moves).unwrap()
+}
+
+/// Checks one announcement of a Looking-Glass game against the bot: nothing private goes
+/// to the bot's user, the room never names a square before the reveal, and every private
+/// reply goes to Alice.
+fn check_glass_announcement(a: &Announcement) {
+    use bot_core::reply::Audience;
+    for r in &a.replies {
+        match &r.audience {
+            Audience::Private(p) => {
+                assert_ne!(p, &bot_id(), "a private reply to the bot: {}", r.text);
+                assert_eq!(p, &actor("alice").id, "{}", r.text);
+            }
+            _ => {
+                if !r.text.contains("both worlds revealed") {
+                    assert!(
+                        !rules::glass::names_a_square(&r.text),
+                        "the room is told a square: {}",
+                        r.text
+                    );
+                    assert!(r.board.as_ref().is_none_or(|b| b.viewer.is_none()));
+                }
+            }
+        }
+    }
+}
+
+/// Alice's order: a capture on her world if there is one, else a move there, sometimes an
+/// order for her pieces on the other world (from the referee's list: a legal one), and
+/// under "no strikes" a move for the bot's army when she chooses it.
+fn alice_order(game: &rules::glass::Glass, alice: Side, rng: &mut Lcg) -> String {
+    let army = if game.is_forced() {
+        rules::glass::other(alice)
+    } else {
+        alice
+    };
+    let mine = rules::glass::world_of(alice);
+    let mut moves = game.moves_on(army, mine);
+    if moves.is_empty() || rng.below(4) == 0 {
+        let blind = game.moves_on(army, 1 - mine);
+        if !blind.is_empty() {
+            moves = blind;
+        }
+    }
+    let v = game.variant();
+    let captures: Vec<&String> = moves
+        .iter()
+        .filter(|m| {
+            rules::glass::Order::parse(&v.geometry, mine, m).is_ok_and(|o| match o {
+                rules::glass::Order::Move { to, .. } => game.piece_at(to).is_some(),
+                rules::glass::Order::Castle { .. } => false,
+            })
+        })
+        .collect();
+    if !captures.is_empty() && !game.is_forced() {
+        return captures[rng.below(captures.len())].clone();
+    }
+    moves[rng.below(moves.len())].clone()
+}
+
+/// Plays Alice's side from the DM until the game ends or `limit` of her orders; the bot's
+/// turns are awaited through the outbox, each announcement checked.
+async fn play_glass_against_the_bot(
+    svc: &Svc,
+    announcements: &mut Announcements,
+    seed: u64,
+    limit: usize,
+) -> GameRecord {
+    let alice = actor("alice");
+    let mut rng = Lcg(seed);
+    let mut orders = 0;
+    loop {
+        let record = only_game(svc).await;
+        if !record.status.is_active() {
+            return record;
+        }
+        let seat = record.seat_of(&alice.id).unwrap();
+        let side = Side(seat);
+        let game = glass_of(&record);
+        let hers = match game.phase() {
+            rules::glass::Phase::Setup(chosen) => !chosen[side.index()],
+            rules::glass::Phase::Play => game.turn() == side,
+            rules::glass::Phase::Over(_) => false,
+        };
+        if !hers {
+            let a = next(announcements).await;
+            check_glass_announcement(&a);
+            continue;
+        }
+        if game.phase() != rules::glass::Phase::Play {
+            let r = svc.handle_text(&alice, &dm(), "setup random").await;
+            assert!(r[0].text.contains("Your back rank is"), "{}", r[0].text);
+            continue;
+        }
+        if orders == limit {
+            say(svc, &alice, "resign").await;
+            return only_game(svc).await;
+        }
+        let order = alice_order(&game, side, &mut rng);
+        let r = svc.handle_text(&alice, &dm(), &order).await;
+        assert!(!r.is_empty());
+        for reply in &r {
+            if let bot_core::reply::Audience::Private(p) = &reply.audience {
+                assert_eq!(p, &alice.id, "{}", reply.text);
+            }
+        }
+        orders += 1;
+    }
+}
+
+#[tokio::test]
+async fn looking_glass_against_the_bot_from_start_to_end_in_both_forms() {
+    for (variant, colour, seed) in [
+        ("looking-glass", "white", 3),
+        ("looking-glass", "black", 4),
+        ("looking-glass-no-strikes", "white", 5),
+        ("looking-glass-no-strikes", "black", 6),
+    ] {
+        let (svc, mut announcements) = service(MemoryStore::new(), 2_000).await;
+        svc.start_bot().await.unwrap();
+        let alice = actor("alice");
+        let text = say(
+            &svc,
+            &alice,
+            &format!("play {variant} vs bot {colour} level 2"),
+        )
+        .await;
+        assert!(text.contains("starts"), "{text}");
+        let record = play_glass_against_the_bot(&svc, &mut announcements, seed, 60).await;
+        // Everything stored replays; the bot acted (its setup and orders are in the record).
+        let game = glass_of(&record);
+        let bot_side = Side(record.seat_of(&bot_id()).unwrap());
+        let letter = if bot_side == Side::WHITE { "w " } else { "b " };
+        let bot_actions = record
+            .moves
+            .iter()
+            .filter(|m| m.starts_with(letter))
+            .count();
+        assert!(bot_actions >= 5, "{variant}: {:?}", record.moves);
+        assert!(game.setup(bot_side).is_some());
+        assert!(!record.status.is_active());
+        // The end is announced with the reveal, once the game is over.
+        while let Ok(Some(a)) =
+            tokio::time::timeout(Duration::from_millis(200), announcements.next()).await
+        {
+            check_glass_announcement(&a);
+        }
+        assert_eq!(svc.bot_turns_in_flight(), 0);
+    }
+}
+
+#[tokio::test]
+async fn a_restart_resumes_the_bots_back_rank_and_its_order() {
+    let store = MemoryStore::new();
+    let alice = actor("alice");
+    {
+        // Not started: the bot (White) never chooses its back rank, as if the process stopped.
+        let (svc, mut announcements) = service(store.clone(), 2_000).await;
+        let text = say(&svc, &alice, "play looking-glass vs bot black level 1").await;
+        assert!(text.contains("starts"), "{text}");
+        let r = svc.handle_text(&alice, &dm(), "setup 518").await;
+        assert!(
+            r[0].text.contains("Your back rank is RNBQKBNR"),
+            "{}",
+            r[0].text
+        );
+        assert!(announcements.try_next().is_none());
+        assert_eq!(
+            only_game(&svc).await.moves,
+            vec!["b setup RNBQKBNR".to_string()]
+        );
+    }
+    let (svc, mut announcements) = service(store, 2_000).await;
+    assert_eq!(svc.start_bot().await.unwrap(), 1, "one game queued");
+    // Its back rank (the game starts), then its first order, each announced.
+    let a = next(&mut announcements).await;
+    check_glass_announcement(&a);
+    assert!(
+        a.replies[0].text.contains("White has chosen a back rank"),
+        "{}",
+        a.replies[0].text
+    );
+    let a = next(&mut announcements).await;
+    check_glass_announcement(&a);
+    assert!(
+        a.replies[0].text.contains("White has moved"),
+        "{}",
+        a.replies[0].text
+    );
+    // Alice is told privately what she sees of it, with her board.
+    assert!(a.replies.iter().any(|r| matches!(&r.audience,
+        bot_core::reply::Audience::Private(p) if *p == alice.id)
+        && r.board.is_some()));
+    let record = only_game(&svc).await;
+    assert_eq!(record.moves.len(), 3, "{:?}", record.moves);
+    assert!(record.moves[2].starts_with("w "));
+    // A draw offer is declined at once; the game goes on.
+    let text = say(&svc, &alice, "draw").await;
+    assert!(text.contains("declines draws"), "{text}");
+    assert!(only_game(&svc).await.status.is_active());
+}
+
+/// Resuming a game in play: the bot's order waits for a restart where it is to move.
+#[tokio::test]
+async fn a_restart_resumes_the_bots_order_in_play() {
+    let store = MemoryStore::new();
+    let alice = actor("alice");
+    {
+        let (svc, mut announcements) = service(store.clone(), 2_000).await;
+        svc.start_bot().await.unwrap();
+        say(&svc, &alice, "play looking-glass vs bot white level 1").await;
+        let a = next(&mut announcements).await; // the bot's back rank
+        check_glass_announcement(&a);
+        svc.handle_text(&alice, &dm(), "setup 518").await;
+        let game = glass_of(&only_game(&svc).await);
+        assert_eq!(game.turn(), Side::WHITE);
+        // The turn woken by Alice's setup ends (it finds nothing to do) before the "restart":
+        // a real restart ends the process's tasks with it.
+        while svc.bot_turns_in_flight() > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    {
+        // A service that is not started takes Alice's order but never answers it.
+        let (svc, _announcements) = service(store.clone(), 2_000).await;
+        let r = svc.handle_text(&alice, &dm(), "e2e4").await;
+        assert!(!r.is_empty());
+        assert_eq!(glass_of(&only_game(&svc).await).turn(), Side::BLACK);
+    }
+    let (svc, mut announcements) = service(store, 2_000).await;
+    assert_eq!(svc.start_bot().await.unwrap(), 1);
+    let a = next(&mut announcements).await;
+    check_glass_announcement(&a);
+    let record = only_game(&svc).await;
+    assert_eq!(record.moves.len(), 4, "{:?}", record.moves);
+    assert!(record.moves[3].starts_with("b "));
 }

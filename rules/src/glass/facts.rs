@@ -84,6 +84,10 @@ pub enum Fact {
     Impossible {
         /// His strikes now (always 0 under the "no strikes" rule).
         strikes: u8,
+        /// The order as he gave it: he knows what he ordered, and what an impossible order
+        /// says about the world he cannot see (a Pawn's target was empty, its way held) is
+        /// his to use.
+        order: String,
     },
     /// The opponent ordered something impossible on the world this player sees (he heard the
     /// order and refused it).
@@ -295,7 +299,7 @@ pub fn describe(v: &Variant, me: Side, fact: &Fact) -> String {
                 cell(g, *c)
             ),
         },
-        Fact::Impossible { strikes } => {
+        Fact::Impossible { strikes, .. } => {
             if *strikes == 0 {
                 "That order is impossible.".into()
             } else {

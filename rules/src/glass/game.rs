@@ -575,19 +575,54 @@ impl Glass {
                 g.rooks.push(cell);
             }
         }
-        for side in [Side::WHITE, Side::BLACK] {
-            let home = if side == Side::WHITE { 0 } else { 7 };
-            g.kings[side.index()] = v.geometry.cells().find(|c| {
-                let i = v.geometry.info(*c);
-                i.board == world_of(side)
-                    && i.rank == home
-                    && g.board[c.index()].is_some_and(|p| p.side == side && v.piece(p.kind).royal)
-            });
-        }
+        g.find_kings();
         g.phase = Phase::Play;
         let key = g.key();
         g.repetitions.insert(key, 1);
         Ok(g)
+    }
+
+    /// A game in play from pieces already resolved to cells: what [`Glass::from_state`] does
+    /// without the text, for callers that build many games (an engine trying hidden worlds it
+    /// imagines builds one per sample and per decision). `castle` lists the Rook squares that
+    /// keep a castling right; a King on its home row of its home world keeps its right.
+    pub fn from_pieces(
+        variant: Arc<Variant>,
+        rules: GlassRules,
+        pieces: &[(Cell, Piece)],
+        turn: Side,
+        strikes: [u8; 2],
+        castle: &[Cell],
+    ) -> Glass {
+        let mut g = Glass::with_variant(variant, rules);
+        for (c, p) in pieces {
+            if let Some(slot) = g.board.get_mut(c.index()) {
+                *slot = Some(*p);
+            }
+        }
+        g.turn = turn;
+        g.strikes = strikes;
+        g.rooks = castle.to_vec();
+        g.find_kings();
+        g.phase = Phase::Play;
+        let key = g.key();
+        g.repetitions.insert(key, 1);
+        g
+    }
+
+    /// Each side's King start cell: a King on its home row of its home world.
+    fn find_kings(&mut self) {
+        let v = self.variant.clone();
+        for side in [Side::WHITE, Side::BLACK] {
+            let home = if side == Side::WHITE { 0 } else { 7 };
+            self.kings[side.index()] = v.geometry.cells().find(|c| {
+                let i = v.geometry.info(*c);
+                i.board == world_of(side)
+                    && i.rank == home
+                    && self.board[c.index()]
+                        .is_some_and(|p| p.side == side && v.piece(p.kind).royal)
+            });
+        }
     }
 
     // ----- setup -------------------------------------------------------------------------
@@ -1192,7 +1227,10 @@ impl Glass {
             order: order.text(g),
         });
         if self.rules.no_strikes {
-            report.told[by.index()].push(Fact::Impossible { strikes: 0 });
+            report.told[by.index()].push(Fact::Impossible {
+                strikes: 0,
+                order: order.text(g),
+            });
             report.public.push(Public::Impossible { by, strikes: 0 });
             if self.forced {
                 // The chooser failed too: the offender tries again.
@@ -1210,7 +1248,10 @@ impl Glass {
         } else {
             self.strikes[by.index()] += 1;
             let n = self.strikes[by.index()];
-            report.told[by.index()].push(Fact::Impossible { strikes: n });
+            report.told[by.index()].push(Fact::Impossible {
+                strikes: n,
+                order: order.text(g),
+            });
             report.public.push(Public::Impossible { by, strikes: n });
             if n >= STRIKE_LIMIT {
                 let o = GlassOutcome::Strikes { winner: other(by) };

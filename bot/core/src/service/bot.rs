@@ -197,20 +197,36 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         colour: ColourChoice,
         position: Option<u16>,
     ) -> Outcomes {
-        let Some(bot) = &self.bot else {
+        if self.bot.is_none() {
             return user(
                 "Playing the bot is switched off here; challenge a person with `challenge @someone VARIANT`.",
             );
-        };
+        }
         let level = match Level::new(level.unwrap_or(opponent::DEFAULT_LEVEL)) {
             Ok(l) => l,
             Err(e) => return user(format!("The bot's {e}, e.g. `play {variant} level 3`.")),
         };
         let v = match self.game_kind(variant)? {
-            GameKind::Glass(_) => {
-                return user(
-                    "The bot does not play Through the Looking-Glass yet: it would have to play without seeing your board, and that search is not written. Play it with a person: `challenge @someone looking-glass`.",
-                );
+            GameKind::Glass(rules) => {
+                if let Some(n) = position {
+                    return user(format!(
+                        "Through the Looking-Glass has no numbered start: each player chooses a back rank in secret. Drop `position {n}`."
+                    ));
+                }
+                let (c, seats, bot_actor) = self
+                    .bot_challenge(
+                        actor,
+                        place,
+                        GameKind::Glass(rules).name(),
+                        level,
+                        colour,
+                        None,
+                    )
+                    .await?;
+                // The game is stored and the bot woken to choose its back rank there.
+                return self
+                    .glass_start(c, rules, &bot_actor, seats, self.clock.now_ms())
+                    .await;
             }
             GameKind::Board(v) => v,
         };
@@ -228,12 +244,54 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 v.display_name
             ));
         }
-        let Some((bot_id, bot_name)) = bot
-            .users
-            .lock()
-            .ok()
-            .and_then(|u| u.get(&place.platform).cloned())
-        else {
+        let (c, seats, bot_actor) = self
+            .bot_challenge(actor, place, &v.name, level, colour, position)
+            .await?;
+        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
+            challenge: c.id,
+            source,
+        })?;
+        let now = self.clock.now_secs();
+        let (start, c, numbered) = chess960::start(&v, c, options, &*self.chance)?;
+        let game = self
+            .open_game(&c, &bot_actor, seats, rules::fen::write(&start), now)
+            .await?;
+        let id = game.id;
+        let title = format!(
+            "{} against the bot at level {}",
+            numbered.unwrap_or_else(|| v.display_name.clone()),
+            level.number()
+        );
+        let replies = self.game_starts(game.clone(), title).await?;
+        // Stored: the bot may think now (its move is announced after this reply is sent,
+        // or at worst just before; both are durable).
+        self.wake_bot_for(&game);
+        tracing::debug!(
+            game = id.0,
+            level = level.number(),
+            "a game against the bot"
+        );
+        Ok(replies)
+    }
+
+    /// The challenge of a game against the bot, stored and addressed to the bot (it accepts
+    /// at once): the colour drawn for the challenger, the seats, and the bot as the actor
+    /// that accepts.
+    async fn bot_challenge(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        variant: &str,
+        level: Level,
+        colour: ColourChoice,
+        position: Option<u16>,
+    ) -> Result<(crate::model::ChallengeRecord, Vec<PlayerId>, Actor), Failure> {
+        let Some((bot_id, bot_name)) = self.bot.as_ref().and_then(|bot| {
+            bot.users
+                .lock()
+                .ok()
+                .and_then(|u| u.get(&place.platform).cloned())
+        }) else {
             return user(
                 "I am still connecting here and do not know my own name yet; try again in a minute.",
             );
@@ -262,7 +320,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 challenger: actor.id.clone(),
                 challenged: Some(bot_id.clone()),
                 more_invited: Vec::new(),
-                variant: v.name.clone(),
+                variant: variant.to_string(),
                 options: options.to_string(),
                 place: place.clone(),
                 created_at: now,
@@ -273,30 +331,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         } else {
             vec![bot_id.clone(), actor.id.clone()]
         };
-        let (start, c, numbered) = chess960::start(&v, c, options, &*self.chance)?;
-        let bot_actor = Actor {
-            id: bot_id,
-            name: bot_name,
-        };
-        let game = self
-            .open_game(&c, &bot_actor, seats, rules::fen::write(&start), now)
-            .await?;
-        let id = game.id;
-        let title = format!(
-            "{} against the bot at level {}",
-            numbered.unwrap_or_else(|| v.display_name.clone()),
-            level.number()
-        );
-        let replies = self.game_starts(game.clone(), title).await?;
-        // Stored: the bot may think now (its move is announced after this reply is sent,
-        // or at worst just before; both are durable).
-        self.wake_bot_for(&game);
-        tracing::debug!(
-            game = id.0,
-            level = level.number(),
-            "a game against the bot"
-        );
-        Ok(replies)
+        Ok((
+            c,
+            seats,
+            Actor {
+                id: bot_id,
+                name: bot_name,
+            },
+        ))
     }
 
     /// A draw offered to the bot: accepted when a full-strength search scores the position
@@ -378,7 +420,12 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             // Whose turn it is comes from the position (a game may start with Black to move).
             let to_move = match self.rebuild(record.clone()) {
                 Ok(Loaded::Board(g)) => g.position.turn().0,
-                Ok(Loaded::Glass(_)) => continue,
+                Ok(Loaded::Glass(g)) => match g.game.phase() {
+                    // Its back rank is still to choose.
+                    rules::glass::Phase::Setup(chosen) if !chosen[usize::from(seat.min(1))] => seat,
+                    rules::glass::Phase::Play => g.game.turn().0,
+                    _ => continue,
+                },
                 Err(e) => {
                     tracing::error!(
                         game = record.id.0,
@@ -439,8 +486,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
     /// One turn: `Ok(true)` when the game changed (the bot moved or resigned, or its result
     /// was stale) and should be looked at again.
     async fn bot_move(&self, bot: &Bot, id: GameId) -> Result<bool, Failure> {
-        let Loaded::Board(g) = self.load(id).await? else {
-            return Ok(false);
+        let g = match self.load(id).await? {
+            Loaded::Board(g) => g,
+            Loaded::Glass(g) => return self.bot_glass_turn(bot, g).await,
         };
         if !g.record.status.is_active() {
             if let Ok(mut h) = bot.hopeless.lock() {
@@ -500,6 +548,122 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                 Ok(true)
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// The bot's turn in a Looking-Glass game: its secret back rank, or an order chosen
+    /// from what its side has been told ([`engine::glass::Knowledge`]: its view and facts,
+    /// never the referee's state). The decision runs on the search pool like any search;
+    /// the order is applied and stored like a person's, against the version decided on, and
+    /// announced through the outbox (the bot's own private reports are dropped, the
+    /// person's go to him privately).
+    async fn bot_glass_turn(&self, bot: &Bot, g: GlassGame) -> Result<bool, Failure> {
+        use rules::glass::Phase;
+        let id = g.record.id;
+        if !g.record.status.is_active() {
+            return Ok(false);
+        }
+        let Some((seat, level)) = bot_seat(&g.record) else {
+            return Ok(false);
+        };
+        let side = Side(seat);
+        let seed = bot.config.seed
+            ^ (id.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ g.record.moves.len() as u64;
+        let variant = self.glass.clone();
+        let mut game = g.game.clone();
+        let report = match game.phase() {
+            Phase::Setup(chosen) if !chosen[side.index()] => {
+                let rank = engine::glass::GlassPlayer::new(variant, level, seed).back_rank();
+                // The refusal would quote the secret row: not for the logs.
+                game.choose(side, rank)
+                    .map_err(|_| ServiceError::BotOrder {
+                        game: id,
+                        why: "its back rank was refused".into(),
+                    })?
+            }
+            Phase::Play if game.turn() == side => {
+                let knowledge = engine::glass::Knowledge::for_side(
+                    side,
+                    game.view(side),
+                    game.told(side).to_vec(),
+                    game.rules(),
+                    game.setup(side).cloned(),
+                )
+                .map_err(|e| ServiceError::BotOrder {
+                    game: id,
+                    why: e.to_string(),
+                })?;
+                // The answer to `ask`, the free query a person may make on his turn; the
+                // player sees it only if it decides to ask.
+                let answer = game.has_move_on(knowledge.army(), 1 - rules::glass::world_of(side));
+                let searching = bot.searching.clone();
+                let choice = bot
+                    .pool
+                    .run(move || {
+                        searching.fetch_add(1, Ordering::SeqCst);
+                        let mut player = engine::glass::GlassPlayer::new(variant, level, seed);
+                        let knowledge = if player.wants_ask(&knowledge) {
+                            knowledge.with_answer(answer)
+                        } else {
+                            knowledge
+                        };
+                        let r = player.choose(&knowledge);
+                        searching.fetch_sub(1, Ordering::SeqCst);
+                        r
+                    })
+                    .await
+                    .map_err(|_| ServiceError::Search { game: id })?
+                    .map_err(|e| ServiceError::BotOrder {
+                        game: id,
+                        why: e.to_string(),
+                    })?;
+                let mut applied = None;
+                for text in &choice.ranked {
+                    let mut trial = game.clone();
+                    match trial.order(side, text) {
+                        Ok(report) => {
+                            applied = Some((trial, report));
+                            break;
+                        }
+                        Err(_) => {
+                            // Never expected (see the engine's tests): logged without the
+                            // order (a secret), and the next order is tried.
+                            tracing::warn!(game = id.0, "the bot's order was refused");
+                        }
+                    }
+                }
+                let Some((trial, report)) = applied else {
+                    return Err(ServiceError::BotOrder {
+                        game: id,
+                        why: "every order refused".into(),
+                    }
+                    .into());
+                };
+                tracing::debug!(
+                    risk = choice.risk,
+                    score = choice.score,
+                    samples = choice.samples,
+                    "the bot's Looking-Glass order"
+                );
+                game = trial;
+                report
+            }
+            _ => return Ok(false),
+        };
+        match self
+            .glass_store(&g, &game, &report, self.clock.now_ms())
+            .await?
+        {
+            Some(replies) => {
+                self.announce_unasked(&g.record.place, replies);
+                Ok(true)
+            }
+            None => {
+                tracing::debug!("the game changed while the bot thought: its order is dropped");
+                bot.dropped.fetch_add(1, Ordering::SeqCst);
+                Ok(true)
+            }
         }
     }
 

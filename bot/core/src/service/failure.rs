@@ -71,6 +71,15 @@ pub enum ServiceError {
         /// The game.
         game: GameId,
     },
+    /// The bot could not give a Looking-Glass order or back rank (its knowledge or every
+    /// order it ranked was refused). The reason may quote a secret: not for the room.
+    #[error("game {game}: the bot could not act ({why})")]
+    BotOrder {
+        /// The game.
+        game: GameId,
+        /// Why.
+        why: String,
+    },
     /// A Chess960 number outside 0..960 reached the start of a game.
     #[error("challenge {challenge}: there is no Chess960 position {number}")]
     Chess960 {

@@ -13,7 +13,7 @@ use rules::glass::{
     describe_public, world_of,
 };
 
-use super::{GameService, GlassGame, Loaded, Outcomes, RACE_RETRIES, user};
+use super::{Failure, GameService, GlassGame, Loaded, Outcomes, RACE_RETRIES, user};
 use crate::{
     engine::{EngineKind, GameEngine, GameKind},
     model::{GameRecord, GameStatus, GameUpdate, Place, PlayerId},
@@ -121,6 +121,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let game = self
             .open_game(&challenge, actor, seats.clone(), start, now_ms)
             .await?;
+        // Stored: a bot seated here chooses its back rank (announced after these replies).
+        self.wake_bot_for(&game);
         let id = game.id;
         let mut replies = vec![
             Reply::room(format!(
@@ -142,7 +144,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 ),
             ));
         }
-        Ok(replies)
+        Ok(self.not_to_the_bot(replies))
+    }
+
+    /// Drops the private replies addressed to the bot itself: its board and reports are
+    /// its own, nobody is to read them (and a platform cannot deliver a message from the
+    /// bot to itself). The bot learns what it was told from the referee, as a person does
+    /// from these messages.
+    fn not_to_the_bot(&self, mut replies: Vec<Reply>) -> Vec<Reply> {
+        replies.retain(|r| match &r.audience {
+            crate::reply::Audience::Private(p) => self.bot_user(p.platform) != Some(p.clone()),
+            _ => true,
+        });
+        replies
     }
 
     /// `setup CHOICE`: a player's secret back rank.
@@ -227,37 +241,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     )]);
                 }
             };
-            let status = match report.outcome {
-                Some(o) => result_of(o),
-                None => GameStatus::Active,
-            };
-            // The clock moves on only when the turn passes to the other player.
-            let (runner, next) = (clock_runner(&g.game), clock_runner(&game));
-            let clock = (report.outcome.is_none() && runner != next)
-                .then(|| self.clock_after(&g.record, runner, next, now_ms))
-                .flatten();
-            let update = GameUpdate {
-                status: status.clone(),
-                pending_offer: None,
-                clock: clock.clone(),
-            };
-            match self
-                .store
-                .append_move(
-                    g.record.id,
-                    g.record.version,
-                    &report.action,
-                    &update,
-                    now_ms.div_euclid(1000),
-                )
-                .await
-            {
-                Ok(version) => self.memo.keep_engine(
-                    g.record.id,
-                    version,
-                    GameEngine::Glass(Box::new(game.clone())),
-                ),
-                Err(StoreError::Conflict { .. }) if attempt < RACE_RETRIES => {
+            match self.glass_store(&g, &game, &report, now_ms).await? {
+                Some(replies) => return Ok(replies),
+                None if attempt < RACE_RETRIES => {
                     attempt += 1;
                     g = match self.load(g.record.id).await? {
                         Loaded::Glass(g) => g,
@@ -267,27 +253,74 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                             );
                         }
                     };
-                    continue;
                 }
-                Err(StoreError::Conflict { .. }) => {
+                None => {
                     return user("The game changed while your order was being saved; try again.");
                 }
-                Err(e) => return Err(e.into()),
             }
-            let mut record = g.record.clone();
-            record.moves.push(report.action.clone());
-            record.status = status;
-            if clock.is_some() {
-                record.clock = clock;
-            }
-            let mut replies = self.glass_replies(&record, &game, &report);
-            if report.outcome.is_some()
-                && let Some(room) = replies.first_mut()
-            {
-                self.note_ratings(record.id, room).await;
-            }
-            return Ok(replies);
         }
+    }
+
+    /// Stores one action applied to `game` (the game `g` as loaded, plus that action) at
+    /// `now_ms` (its clock charged if the turn passed), with `g`'s version as the expected
+    /// one, durable before any reply; then words the reports
+    /// and wakes the bot if it plays here. `Ok(None)` when the game changed meanwhile (the
+    /// caller decides whether to apply its action again or drop it).
+    pub(super) async fn glass_store(
+        &self,
+        g: &GlassGame,
+        game: &Glass,
+        report: &Report,
+        now_ms: i64,
+    ) -> Result<Option<Vec<Reply>>, Failure> {
+        let status = match report.outcome {
+            Some(o) => result_of(o),
+            None => GameStatus::Active,
+        };
+        // The clock moves on only when the turn passes to the other player.
+        let (runner, next) = (clock_runner(&g.game), clock_runner(game));
+        let clock = (report.outcome.is_none() && runner != next)
+            .then(|| self.clock_after(&g.record, runner, next, now_ms))
+            .flatten();
+        let update = GameUpdate {
+            status: status.clone(),
+            pending_offer: None,
+            clock: clock.clone(),
+        };
+        match self
+            .store
+            .append_move(
+                g.record.id,
+                g.record.version,
+                &report.action,
+                &update,
+                now_ms.div_euclid(1000),
+            )
+            .await
+        {
+            Ok(version) => self.memo.keep_engine(
+                g.record.id,
+                version,
+                GameEngine::Glass(Box::new(game.clone())),
+            ),
+            Err(StoreError::Conflict { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
+        let mut record = g.record.clone();
+        record.moves.push(report.action.clone());
+        record.status = status;
+        if clock.is_some() {
+            record.clock = clock;
+        }
+        let mut replies = self.glass_replies(&record, game, report);
+        if report.outcome.is_some()
+            && let Some(room) = replies.first_mut()
+        {
+            self.note_ratings(record.id, room).await;
+        }
+        // Durable: the bot may answer (announced after these replies).
+        self.wake_bot_for(&record);
+        Ok(Some(replies))
     }
 
     /// The replies to one action: the public part to the game's room, each player's facts
@@ -352,7 +385,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if report.outcome.is_some() {
             replies.push(self.glass_reveal(record, game));
         }
-        replies
+        self.not_to_the_bot(replies)
     }
 
     fn glass_result_line(&self, o: GlassOutcome) -> String {

@@ -180,6 +180,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         }
                     };
                 }
+                if let Loaded::Glass(gg) = &g
+                    && kind == OfferKind::Draw
+                    && bot::bot_seat(&gg.record).is_some()
+                {
+                    // The bot cannot judge a position half of which it cannot see, and
+                    // judging it from the referee's state would be reading the hidden world.
+                    return user(format!(
+                        "Game {id}: the bot plays Through the Looking-Glass to the end and declines draws; play on, or `resign`."
+                    ));
+                }
                 if kind == OfferKind::Takeback && matches!(g, Loaded::Glass(_)) {
                     return user(
                         "There are no takebacks in Through the Looking-Glass: your opponent has already been told what happened.",

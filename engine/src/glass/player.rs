@@ -1,0 +1,490 @@
+//! The Looking-Glass player: sample hidden worlds, try every order in each, pick the order
+//! that does best across them.
+
+use std::sync::Arc;
+
+use rules::{
+    Cell, Side, Variant,
+    glass::{BackRank, Fact, Glass, Order, STRIKE_LIMIT, other, world_of},
+};
+
+use super::{belief::Sampler, knowledge::Knowledge};
+use crate::level::{Level, Rng};
+
+/// A score for a won game (our King capture, his third strike), in centipawns.
+pub const WIN: i32 = 100_000;
+
+/// What the opponent capturing our King next move is worth to him: less than a won game
+/// (he may not see it: the King may stand on a world he cannot see) but more than any
+/// material, so the player keeps its King out of reach above all.
+const KING_THREAT: i32 = 4_000;
+
+/// A strike's cost when the player has `strikes` already: the first two cost little more
+/// than the information they give away, the third loses ([`WIN`]).
+fn strike_cost(strikes: u8) -> i32 {
+    match strikes + 1 {
+        n if n >= STRIKE_LIMIT => WIN,
+        1 => 120,
+        _ => 450,
+    }
+}
+
+/// "No strikes" rule: an impossible order loses the turn and the opponent moves our army
+/// for us (he picks our worst move on his world): about a pawn and a half plus the tempo.
+const NO_STRIKE_COST: i32 = 250;
+
+/// "No strikes" rule, choosing the opponent's move: an impossible order for his army lets
+/// him choose his move himself.
+const FORCED_MISS_COST: i32 = 150;
+
+/// How one level plays: samples, noise, chance of a random order, and whether it looks at
+/// the opponent's reply.
+#[derive(Debug, Clone, Copy)]
+struct Style {
+    samples: usize,
+    noise: i32,
+    random_in_1000: u64,
+    reply: bool,
+}
+
+fn style(level: Level) -> Style {
+    let (samples, noise, random_in_1000, reply) = match level.number() {
+        1 => (2, 250, 200, false),
+        2 => (4, 120, 60, true),
+        3 => (8, 40, 0, true),
+        4 => (16, 0, 0, true),
+        _ => (32, 0, 0, true),
+    };
+    Style {
+        samples,
+        noise,
+        random_in_1000,
+        reply,
+    }
+}
+
+/// One decision: every order considered, best first, with what the samples said of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    /// Order texts (`R:e2e4`, `O-O`), best first; the first is the choice. The rest are
+    /// there for a caller whose first order is refused (it never is on the player's own
+    /// world, whose moves are generated from what it sees; see the tests).
+    pub ranked: Vec<String>,
+    /// The share of samples in which the chosen order was impossible (a strike risk).
+    pub risk: f64,
+    /// The chosen order's mean score over the samples, in centipawns for the player.
+    pub score: i32,
+    /// How many hidden worlds were sampled.
+    pub samples: usize,
+}
+
+impl Choice {
+    /// The chosen order.
+    pub fn order(&self) -> &str {
+        &self.ranked[0]
+    }
+}
+
+/// Why no order can be chosen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChooseError {
+    /// The knowledge says it is not this side's turn (or the game is not in play).
+    #[error("it is not {0}'s turn")]
+    NotToAct(&'static str),
+    /// The army to move has no piece at all.
+    #[error("{0}'s army has no piece to order")]
+    NoPiece(&'static str),
+}
+
+/// A Looking-Glass player at a level. Every decision takes only a [`Knowledge`]; see the
+/// module documentation of [`crate::glass`] for how it decides.
+#[derive(Debug)]
+pub struct GlassPlayer {
+    variant: Arc<Variant>,
+    level: Level,
+    rng: Rng,
+}
+
+impl GlassPlayer {
+    /// A player over the Looking-Glass variant (from [`rules::glass::variant`]), deterministic
+    /// for a seed.
+    pub fn new(variant: Arc<Variant>, level: Level, seed: u64) -> GlassPlayer {
+        GlassPlayer {
+            variant,
+            level,
+            rng: Rng::new(seed),
+        }
+    }
+
+    /// The level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// The secret back rank, uniformly at random among the 960 at every level: the setup
+    /// is the opponent's first unknown, and any preference (a favourite row, one "better"
+    /// row) would make it guessable, which is worth more to him than the small differences
+    /// between rows are worth to us in a game without check.
+    pub fn back_rank(&mut self) -> BackRank {
+        BackRank::from_number(self.rng.below(960) as u32).unwrap_or_else(|_| BackRank::orthodox())
+    }
+
+    /// Whether the free `ask` ("have I a legal move on the world I cannot see?") is worth
+    /// asking before choosing: only when the samples disagree on the answer, so that the
+    /// answer would rule some of them out. When every sample agrees the answer teaches
+    /// nothing the belief does not already hold. Pass the referee's answer with
+    /// [`Knowledge::with_answer`].
+    pub fn wants_ask(&mut self, k: &Knowledge) -> bool {
+        if k.answer().is_some() || !k.to_act() {
+            return false;
+        }
+        let army = k.army();
+        let hidden = 1 - k.world();
+        let has_there = if army == k.side() {
+            !k.view().elsewhere.is_empty()
+        } else {
+            true
+        };
+        if !has_there {
+            return false;
+        }
+        let n = style(self.level).samples.min(8);
+        let games = Sampler::new(k, &self.variant).games(n, &mut self.rng, &self.variant);
+        let yes = games.iter().filter(|g| g.has_move_on(army, hidden)).count();
+        yes != 0 && yes != games.len()
+    }
+
+    /// The order to give now.
+    ///
+    /// Each sampled world is a full [`Glass`] built from the knowledge and the sample, so the
+    /// referee's own code carries out every candidate order in it: transfers, partial
+    /// execution and strikes come out exactly as the rules say, for that world. Each result
+    /// is scored by a static evaluation of both worlds from the player's side: material,
+    /// mobility, Pawn advance, and (from level 2) the opponent's best capture next move
+    /// (his King capture of ours counting almost as a loss). That is a one-ply search per
+    /// sample with a capture look-ahead, not the alpha-beta [`crate::Searcher`]: the
+    /// searcher works on [`rules::Position`], which has no portals, partial orders or
+    /// strikes, and in a game where the opponent's replies are themselves blind a deeper
+    /// tree over imagined worlds buys little for its cost.
+    ///
+    /// An order impossible in a sample scores the best order that was never impossible,
+    /// minus the strike's cost (after a strike the player orders again), so risk is taken
+    /// only where it pays. With two strikes, blind Pawn orders (the only ones a hidden
+    /// piece can make impossible) are left out altogether.
+    ///
+    /// # Errors
+    /// [`ChooseError`] when it is not this side's turn or it has nothing to order.
+    pub fn choose(&mut self, k: &Knowledge) -> Result<Choice, ChooseError> {
+        let me = k.side();
+        if !k.to_act() {
+            return Err(ChooseError::NotToAct(me.name(2)));
+        }
+        let army = k.army();
+        let st = style(self.level);
+        let games = Sampler::new(k, &self.variant).games(st.samples, &mut self.rng, &self.variant);
+        let candidates = self.candidates(k, &games);
+        if candidates.is_empty() {
+            return Err(ChooseError::NoPiece(army.name(2)));
+        }
+        let forced = army != me;
+        // The side that gives the order in the imagined game: under a forced turn the
+        // imagined game has the opponent to move, ordering for his own army.
+        let actor = if forced { other(me) } else { me };
+        let now: f64 = games
+            .iter()
+            .map(|g| f64::from(self.evaluate(g, me, st.reply)))
+            .sum::<f64>()
+            / games.len() as f64;
+        let mut scored: Vec<(String, f64, Option<f64>, bool)> = Vec::new();
+        for c in &candidates {
+            let mut ok = Vec::new();
+            for g in &games {
+                let mut g = g.clone();
+                if forced {
+                    g = Glass::from_pieces(
+                        self.variant.clone(),
+                        k.rules(),
+                        &pieces(&g),
+                        actor,
+                        k.view().strikes,
+                        &[],
+                    );
+                }
+                let done = match g.order(actor, c) {
+                    Ok(report) => !report.told[actor.index()]
+                        .iter()
+                        .any(|f| matches!(f, Fact::Impossible { .. })),
+                    Err(_) => false,
+                };
+                if done {
+                    ok.push(f64::from(self.evaluate(&g, me, st.reply)));
+                }
+            }
+            let risk = 1.0 - ok.len() as f64 / games.len() as f64;
+            let mean = (!ok.is_empty()).then(|| ok.iter().sum::<f64>() / ok.len() as f64);
+            scored.push((c.clone(), risk, mean, self.blind_pawn(k, c)));
+        }
+        let safe = scored
+            .iter()
+            .filter(|s| s.1 == 0.0)
+            .filter_map(|s| s.2)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let fallback = if safe.is_finite() { safe } else { now };
+        let cost = if forced {
+            // An impossible order for his army hands the choice back to him: he then plays
+            // his own best move instead of the bad one we would have chosen.
+            f64::from(FORCED_MISS_COST)
+        } else if k.rules().no_strikes {
+            f64::from(NO_STRIKE_COST)
+        } else {
+            f64::from(strike_cost(k.view().strikes[me.index()]))
+        };
+        let last_strike =
+            !forced && !k.rules().no_strikes && k.view().strikes[me.index()] + 1 >= STRIKE_LIMIT;
+        let mut ranked: Vec<(String, f64, f64)> = scored
+            .into_iter()
+            .filter(|s| !(last_strike && (s.1 > 0.0 || s.3)))
+            .map(|(text, risk, mean, _)| {
+                let value = match mean {
+                    Some(m) => (1.0 - risk) * m + risk * (fallback - cost),
+                    None => fallback - cost,
+                };
+                (text, value, risk)
+            })
+            .collect();
+        if ranked.is_empty() {
+            // Every order risks the third strike: the least risky one.
+            ranked = candidates
+                .iter()
+                .map(|c| (c.clone(), -WIN as f64, 1.0))
+                .collect();
+        }
+        for r in &mut ranked {
+            if st.noise > 0 {
+                r.1 +=
+                    (self.rng.below(2 * st.noise as u64 + 1) as i64 - i64::from(st.noise)) as f64;
+            }
+        }
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        if st.random_in_1000 > 0 && self.rng.below(1000) < st.random_in_1000 {
+            let safe: Vec<usize> = (0..ranked.len()).filter(|&i| ranked[i].2 == 0.0).collect();
+            if !safe.is_empty() {
+                let pick = safe[self.rng.below(safe.len() as u64) as usize];
+                let chosen = ranked.remove(pick);
+                ranked.insert(0, chosen);
+            }
+        }
+        Ok(Choice {
+            risk: ranked[0].2,
+            score: ranked[0].1.round() as i32,
+            samples: games.len(),
+            ranked: ranked.into_iter().map(|r| r.0).collect(),
+        })
+    }
+
+    /// Every order worth trying: the army's complete moves on the player's own world (the
+    /// same in every sample: it sees that world whole), and for its pieces on the other world
+    /// every square their movement could aim at, blocked only by its own pieces (a blind
+    /// order may be shortened or impossible: that is what the samples measure). When the
+    /// player moves the opponent's army (no strikes), his pieces on the other world are
+    /// unknown: the moves they have in the samples are tried.
+    fn candidates(&self, k: &Knowledge, games: &[Glass]) -> Vec<String> {
+        let g = &self.variant.geometry;
+        let army = k.army();
+        let mine = k.world();
+        let hidden = 1 - mine;
+        let mut out: Vec<String> = Vec::new();
+        let mut push = |t: String| {
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        };
+        if let Some(first) = games.first() {
+            for t in first.moves_on(army, mine) {
+                push(t);
+            }
+        }
+        if army == k.side() {
+            let own: Vec<Cell> = k.view().elsewhere.iter().map(|(c, _)| *c).collect();
+            for (from, piece) in &k.view().elsewhere {
+                let letter = self.variant.piece(piece.kind).letter.to_ascii_uppercase();
+                for to in aims(&self.variant, army, letter, *from, &own) {
+                    let last = g.info(to).rank == if army == Side::WHITE { 7 } else { 0 };
+                    let order = Order::Move {
+                        from: *from,
+                        to,
+                        promotion: (letter == 'P' && last).then_some('Q'),
+                    };
+                    push(order.text(g));
+                }
+            }
+        } else {
+            for game in games.iter().take(4) {
+                for t in game.moves_on(army, hidden) {
+                    push(t);
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether an order is for a Pawn on the world the player cannot see.
+    fn blind_pawn(&self, k: &Knowledge, text: &str) -> bool {
+        let g = &self.variant.geometry;
+        let Ok(Order::Move { from, .. }) = Order::parse(g, k.world(), text) else {
+            return false;
+        };
+        k.view().elsewhere.iter().any(|(c, p)| {
+            *c == from && self.variant.piece(p.kind).letter.eq_ignore_ascii_case(&'P')
+        })
+    }
+
+    /// A static score of an imagined game for `me`, in centipawns: see [`GlassPlayer::choose`].
+    fn evaluate(&self, game: &Glass, me: Side, reply: bool) -> i32 {
+        if let Some(o) = game.is_over() {
+            return match o.winner() {
+                Some(w) if w == me => WIN,
+                Some(_) => -WIN,
+                None => 0,
+            };
+        }
+        let v = &self.variant;
+        let g = &v.geometry;
+        let mut score = 0;
+        for c in g.cells() {
+            let Some(p) = game.piece_at(c) else { continue };
+            let letter = v.piece(p.kind).letter.to_ascii_uppercase();
+            let mut s = value(letter);
+            if letter == 'P' {
+                let r = i32::from(g.info(c).rank);
+                s += 6 * if p.side == Side::WHITE { r - 1 } else { 6 - r };
+            }
+            score += if p.side == me { s } else { -s };
+        }
+        let moves_of = |side: Side| -> Vec<(u8, String)> {
+            [0u8, 1]
+                .into_iter()
+                .flat_map(|w| game.moves_on(side, w).into_iter().map(move |t| (w, t)))
+                .collect()
+        };
+        let mine = moves_of(me);
+        score += 3 * mine.len() as i32;
+        if reply {
+            // The opponent's best capture next move: in full on his own world, where he
+            // sees it; at half weight on ours, where he orders blind.
+            let to_move = game.turn();
+            let his = if to_move == me {
+                Vec::new()
+            } else {
+                moves_of(to_move)
+            };
+            let mut threat = 0;
+            for (w, t) in &his {
+                let Ok(Order::Move { to, .. }) = Order::parse(g, *w, t) else {
+                    continue;
+                };
+                let Some(victim) = game.piece_at(to).filter(|p| p.side == me) else {
+                    continue;
+                };
+                let letter = v.piece(victim.kind).letter.to_ascii_uppercase();
+                let worth = if letter == 'K' {
+                    KING_THREAT
+                } else {
+                    value(letter) * 4 / 5
+                };
+                let seen = *w == world_of(to_move);
+                threat = threat.max(if seen { worth } else { worth / 2 });
+            }
+            score -= threat;
+        }
+        score
+    }
+}
+
+/// Every piece on the board of an imagined game.
+fn pieces(game: &Glass) -> Vec<(Cell, rules::Piece)> {
+    game.variant()
+        .geometry
+        .cells()
+        .filter_map(|c| game.piece_at(c).map(|p| (c, p)))
+        .collect()
+}
+
+/// Material values of the FIDE pieces in centipawns (the King's worth is in [`WIN`] and
+/// [`KING_THREAT`]).
+fn value(letter: char) -> i32 {
+    match letter {
+        'P' => 100,
+        'N' => 300,
+        'B' => 320,
+        'R' => 500,
+        'Q' => 900,
+        _ => 0,
+    }
+}
+
+/// The squares a piece of `side` on `from` could be ordered to on its world, blocked only by
+/// the cells in `own` (its army's pieces there, which are known; the opponent's are not).
+fn aims(v: &Variant, side: Side, letter: char, from: Cell, own: &[Cell]) -> Vec<Cell> {
+    let g = &v.geometry;
+    let i = g.info(from);
+    let at = |dx: i32, dy: i32| g.at(i.board, i.file as i32 + dx, i.rank as i32 + dy);
+    let free = |c: &Cell| !own.contains(c);
+    let mut out = Vec::new();
+    let rays = |dirs: &[(i32, i32)], out: &mut Vec<Cell>| {
+        for &(dx, dy) in dirs {
+            let mut s = 1;
+            while let Some(c) = at(dx * s, dy * s) {
+                if !free(&c) {
+                    break;
+                }
+                out.push(c);
+                s += 1;
+            }
+        }
+    };
+    const ORTHO: [(i32, i32); 4] = [(1, 0), (-1, 0), (0, 1), (0, -1)];
+    const DIAG: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+    match letter {
+        'R' => rays(&ORTHO, &mut out),
+        'B' => rays(&DIAG, &mut out),
+        'Q' => {
+            rays(&ORTHO, &mut out);
+            rays(&DIAG, &mut out);
+        }
+        'N' => {
+            for (dx, dy) in [
+                (1, 2),
+                (2, 1),
+                (-1, 2),
+                (-2, 1),
+                (1, -2),
+                (2, -1),
+                (-1, -2),
+                (-2, -1),
+            ] {
+                out.extend(at(dx, dy).filter(free));
+            }
+        }
+        'K' => {
+            for (dx, dy) in ORTHO.iter().chain(&DIAG) {
+                out.extend(at(*dx, *dy).filter(free));
+            }
+        }
+        'P' => {
+            let dir = if side == Side::WHITE { 1 } else { -1 };
+            let start = if side == Side::WHITE { 1 } else { 6 };
+            if let Some(one) = at(0, dir).filter(free) {
+                out.push(one);
+                if i.rank == start {
+                    out.extend(at(0, 2 * dir).filter(free));
+                }
+            }
+            for dx in [-1, 1] {
+                out.extend(at(dx, dir).filter(free));
+            }
+        }
+        _ => {}
+    }
+    out
+}
