@@ -173,31 +173,31 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         if text.is_empty() {
             return Vec::new();
         }
-        // `play VARIANT` (or `new VARIANT`) starts a local game at once.
+        // `play VARIANT [OPTIONS]` (or `new ...`) starts a local game at once, with the
+        // challenge's options (`clock 10+5`, `unrated`, `position 3`...); `play VARIANT vs
+        // bot` is the service's own command.
         let words: Vec<&str> = text.split_whitespace().collect();
         if matches!(
             words.first().map(|w| w.to_lowercase()).as_deref(),
             Some("play" | "new")
-        ) && words.len() == 2
+        ) && words.len() >= 2
+            && !words.iter().any(|w| w.eq_ignore_ascii_case("vs"))
             && self.fixed.is_none()
         {
+            let game = words[1..].join(" ");
             let sides = self
                 .service
                 .catalog()
                 .get(&words[1].to_lowercase())
                 .map_or(2, |v| v.sides);
             if sides == 4 {
-                return self.play_four(words[1]).await;
+                return self.play_four(&game).await;
             }
             let white = local(LOCAL[0]);
             let black = local(LOCAL[1]);
             let challenged = self
                 .service
-                .handle_text(
-                    &white,
-                    &self.place,
-                    &format!("challenge @black {}", words[1]),
-                )
+                .handle_text(&white, &self.place, &format!("challenge @black {game}"))
                 .await;
             if !challenged.iter().any(|r| r.text.contains("challenges")) {
                 return challenged;
@@ -212,9 +212,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         self.service.handle_text(&actor, &self.place, text).await
     }
 
-    /// `play VARIANT` for a four-player variant: Red challenges Blue, Yellow and Green, and
-    /// each of them accepts, so the game starts at once with the four local seats.
-    async fn play_four(&self, variant: &str) -> Vec<Reply> {
+    /// `play VARIANT [OPTIONS]` for a four-player variant: Red challenges Blue, Yellow and
+    /// Green, and each of them accepts, so the game starts at once with the four local seats.
+    async fn play_four(&self, game: &str) -> Vec<Reply> {
         let [red, others @ ..] = LOCAL_FOUR.map(local);
         let named: Vec<String> = others.iter().map(|a| format!("@{}", a.id.user)).collect();
         let challenged = self
@@ -222,7 +222,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             .handle_text(
                 &red,
                 &self.place,
-                &format!("challenge {} {variant}", named.join(" ")),
+                &format!("challenge {} {game}", named.join(" ")),
             )
             .await;
         if !challenged.iter().any(|r| r.text.contains("challenges")) {
