@@ -35,8 +35,17 @@ impl std::fmt::Display for N {
     }
 }
 
-/// Escapes text for SVG.
+/// What stands for a character the embedded font cannot draw (a white square, which it can).
+const MISSING_GLYPH: char = '□';
+
+/// Escapes text for SVG, with every character the embedded font cannot draw replaced by
+/// [`MISSING_GLYPH`]: no system font is ever used (pictures must be the same on every
+/// machine), so such a character would otherwise vanish from the picture, with a warning in
+/// the log at every drawing (an emoji in a player's name, a symbol in a caption).
 fn esc(s: &str) -> String {
+    use skrifa::MetadataProvider;
+    let font = skrifa::FontRef::new(crate::raster::FONT).ok();
+    let charmap = font.as_ref().map(|f| f.charmap());
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -45,6 +54,8 @@ fn esc(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             c if c.is_control() => {}
+            ' ' => o.push(' '),
+            c if charmap.as_ref().is_some_and(|m| m.map(c).is_none()) => o.push(MISSING_GLYPH),
             c => o.push(c),
         }
     }
@@ -980,5 +991,16 @@ fn footer(o: &mut String, view: &BoardView, theme: &Theme, lay: &Layout) {
         if scale < 1.0 {
             o.push_str("</g>");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn characters_the_embedded_font_lacks_are_drawn_as_a_square() {
+        assert_eq!(
+            super::esc("Ann ⏳ <b> 漢 ◀ é & \u{7}"),
+            "Ann □ &lt;b&gt; □ ◀ é &amp; "
+        );
     }
 }

@@ -139,6 +139,36 @@ fn a_line_that_is_not_utf8_is_refused_and_the_console_goes_on() {
     assert!(after.contains("R N B Q K B N R"), "{out}");
 }
 
+/// `play VARIANT` takes the challenge's options at the shared keyboard (a clock, unrated, a
+/// Chess960 position), for two and four players, and starts the game at once instead of
+/// opening a challenge to anyone; the clock's line is drawn with the embedded font only.
+#[test]
+fn play_with_options_starts_the_local_game_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (status, out, err, _) = run_with(
+        &data,
+        b"play chess clock 10+5
+e4
+play dcb-balanced-4p clock 1+0 unrated
+play chess960 position 3 unrated
+",
+    );
+    assert!(status.success(), "{status}: {err}\n{out}");
+    assert!(out.contains("Game 1 starts: Chess"), "{out}");
+    assert!(out.contains("Clock 10+5 · White 9:"), "{out}");
+    assert!(out.contains("white plays e4"), "{out}");
+    assert!(out.contains("Game 2 starts"), "{out}");
+    assert!(out.contains("Clock 1+0 · Red "), "{out}");
+    assert!(out.contains("Game 3 starts"), "{out}");
+    assert!(out.contains("Chess960 position 3"), "{out}");
+    assert!(!out.contains("opens a challenge"), "{out}");
+    assert!(
+        !err.contains("No fonts"),
+        "a glyph missing from the embedded font: {err}"
+    );
+}
+
 #[test]
 fn a_console_game_is_rated_and_its_leaderboard_survives_a_restart() {
     let dir = tempfile::tempdir().unwrap();

@@ -303,7 +303,7 @@ impl TimeControl {
                 }
                 _ => clock_text(*ms),
             };
-            let arrow = if seat == to_move { " ⏳" } else { "" };
+            let arrow = if seat == to_move { RUNNING_MARK } else { "" };
             parts.push(format!("{name} {time}{arrow}"));
         }
         parts.join(" · ")
@@ -347,6 +347,18 @@ impl fmt::Display for TimeControl {
             } => write!(f, "{}d+{}d", per_move_ms / DAY_MS, reserve_ms / DAY_MS),
         }
     }
+}
+
+/// The mark after the clock that is running, in text: an emoji chat clients draw.
+const RUNNING_MARK: &str = " ⏳";
+/// The same mark in a board picture, whose embedded font has no emoji (a triangle pointing
+/// at the running time).
+const RUNNING_MARK_DRAWN: &str = " ◀";
+
+/// A clock line (see [`TimeControl::caption`]) as a board picture's caption: the running
+/// clock's mark in a glyph the picture's font can draw.
+pub fn picture_caption(line: &str) -> String {
+    line.replace(RUNNING_MARK, RUNNING_MARK_DRAWN)
 }
 
 /// `m:ss` (`h:mm:ss` from an hour), rounded down: a clock never shows time it does not have.

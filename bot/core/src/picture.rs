@@ -249,7 +249,13 @@ pub fn view(
 /// its state does not read.
 pub fn text_board(picture: &BoardPicture, catalog: &Catalog) -> Option<String> {
     match picture.engine {
-        EngineKind::Glass => crate::text::glass_board(&picture.state),
+        EngineKind::Glass => crate::text::glass_board(&picture.state).map(|mut text| {
+            if let Some(clock) = &picture.clock {
+                text.push('\n');
+                text.push_str(clock);
+            }
+            text
+        }),
         EngineKind::Board => {
             let v = catalog.get(&picture.variant).ok()?;
             let pos = rules::fen::position(&v, &picture.state).ok()?;
@@ -282,7 +288,7 @@ pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView
         picture.viewer,
         &picture.players,
     );
-    view.caption = picture.clock.clone();
+    view.caption = picture.clock.as_deref().map(crate::clocks::picture_caption);
     Ok(view)
 }
 
@@ -423,6 +429,7 @@ fn glass_view(picture: &BoardPicture) -> Result<BoardView, PictureError> {
         );
     }
     view.side_to_move = p.to_move.map(army);
+    view.caption = picture.clock.as_deref().map(crate::clocks::picture_caption);
     let viewer_army = army(p.viewer.unwrap_or(rules::Side::WHITE));
     view.viewer = Some(viewer_army);
     view.rotation = Rotation::for_two_player(viewer_army);
