@@ -124,7 +124,9 @@ impl GlassPlayer {
     /// The secret back rank, uniformly at random among the 960 at every level: the setup
     /// is the opponent's first unknown, and any preference (a favourite row, one "better"
     /// row) would make it guessable, which is worth more to him than the small differences
-    /// between rows are worth to us in a game without check.
+    /// between rows are worth to us in a game without check. Drawn from the player's seed,
+    /// which suits matches and tests; a caller whose seed an opponent could know (the bot
+    /// mixes in the game's number) draws the row from fresh entropy instead.
     pub fn back_rank(&mut self) -> BackRank {
         BackRank::from_number(self.rng.below(960) as u32).unwrap_or_else(|_| BackRank::orthodox())
     }
