@@ -473,6 +473,7 @@ async fn play_glass_against_the_bot(
     announcements: &mut Announcements,
     seed: u64,
     limit: usize,
+    moved_for_her: &mut bool,
 ) -> GameRecord {
     let alice = actor("alice");
     let mut rng = Lcg(seed);
@@ -493,6 +494,7 @@ async fn play_glass_against_the_bot(
         if !hers {
             let a = next(announcements).await;
             check_glass_announcement(&a);
+            *moved_for_her |= a.replies.iter().any(|r| r.text.contains("has moved for"));
             continue;
         }
         if game.phase() != rules::glass::Phase::Play {
@@ -504,7 +506,30 @@ async fn play_glass_against_the_bot(
             say(svc, &alice, "resign").await;
             return only_game(svc).await;
         }
-        let order = alice_order(&game, side, &mut rng);
+        let order = if game.rules().no_strikes && !game.is_forced() && rng.below(5) == 0 {
+            // An impossible blind order (no piece of hers on that square): under "no
+            // strikes" the bot then chooses her army's move.
+            let other_world = 1 - rules::glass::world_of(side);
+            let g = &game.variant().geometry;
+            let empty = g
+                .cells()
+                .find(|c| {
+                    g.info(*c).board == other_world
+                        && game.piece_at(*c).is_none_or(|p| p.side != side)
+                        && g.info(*c).rank < 7
+                })
+                .unwrap();
+            let to = g
+                .at(
+                    other_world,
+                    g.info(empty).file as i32,
+                    g.info(empty).rank as i32 + 1,
+                )
+                .unwrap();
+            format!("{}{}", g.name(empty), &g.name(to)[2..])
+        } else {
+            alice_order(&game, side, &mut rng)
+        };
         let r = svc.handle_text(&alice, &dm(), &order).await;
         assert!(!r.is_empty());
         for reply in &r {
@@ -534,7 +559,17 @@ async fn looking_glass_against_the_bot_from_start_to_end_in_both_forms() {
         )
         .await;
         assert!(text.contains("starts"), "{text}");
-        let record = play_glass_against_the_bot(&svc, &mut announcements, seed, 60).await;
+        let mut moved_for_her = false;
+        let record =
+            play_glass_against_the_bot(&svc, &mut announcements, seed, 60, &mut moved_for_her)
+                .await;
+        // Under "no strikes" her impossible orders made the bot choose her army's move.
+        assert_eq!(
+            moved_for_her,
+            variant.ends_with("no-strikes"),
+            "{variant}: {:?}",
+            record.moves
+        );
         // Everything stored replays; the bot acted (its setup and orders are in the record).
         let game = glass_of(&record);
         let bot_side = Side(record.seat_of(&bot_id()).unwrap());

@@ -124,7 +124,9 @@ impl GlassPlayer {
     /// The secret back rank, uniformly at random among the 960 at every level: the setup
     /// is the opponent's first unknown, and any preference (a favourite row, one "better"
     /// row) would make it guessable, which is worth more to him than the small differences
-    /// between rows are worth to us in a game without check.
+    /// between rows are worth to us in a game without check. Drawn from the player's seed,
+    /// which suits matches and tests; a caller whose seed an opponent could know (the bot
+    /// mixes in the game's number) draws the row from fresh entropy instead.
     pub fn back_rank(&mut self) -> BackRank {
         BackRank::from_number(self.rng.below(960) as u32).unwrap_or_else(|_| BackRank::orthodox())
     }
@@ -299,8 +301,10 @@ impl GlassPlayer {
                 out.push(t);
             }
         };
+        let mut first_world_empty = true;
         if let Some(first) = games.first() {
             for t in first.moves_on(army, mine) {
+                first_world_empty = false;
                 push(t);
             }
         }
@@ -319,9 +323,38 @@ impl GlassPlayer {
                 }
             }
         } else {
+            let mut any = false;
             for game in games.iter().take(4) {
                 for t in game.moves_on(army, hidden) {
+                    any = true;
                     push(t);
+                }
+            }
+            if !any
+                && first_world_empty
+                && let Some(game) = games.first()
+            {
+                // The samples have him without a move, which the referee says is not so
+                // (he would be stalemated): aim his imagined pieces anyway; an impossible
+                // order only hands the choice back to him.
+                let his: Vec<(Cell, rules::Piece)> = g
+                    .cells()
+                    .filter(|c| g.info(*c).board == hidden)
+                    .filter_map(|c| game.piece_at(c).map(|p| (c, p)))
+                    .filter(|(_, p)| p.side == army)
+                    .collect();
+                let cells: Vec<Cell> = his.iter().map(|(c, _)| *c).collect();
+                for (from, piece) in &his {
+                    let letter = self.variant.piece(piece.kind).letter.to_ascii_uppercase();
+                    for to in aims(&self.variant, army, letter, *from, &cells) {
+                        let last = g.info(to).rank == if army == Side::WHITE { 7 } else { 0 };
+                        let order = Order::Move {
+                            from: *from,
+                            to,
+                            promotion: (letter == 'P' && last).then_some('Q'),
+                        };
+                        push(order.text(g));
+                    }
                 }
             }
         }

@@ -325,3 +325,27 @@ fn a_third_strike_is_never_risked() {
         assert!(!c.order().starts_with("M:e4"), "{}", c.order());
     }
 }
+
+#[test]
+fn under_no_strikes_it_chooses_the_offenders_move() {
+    let v = variant();
+    let mut g = Glass::from_state(
+        GlassRules { no_strikes: true },
+        "R:8/8/8/8/8/8/PPPPPPPP/RNBQKBNR | M:rnbqkbnr/pppppppp/8/8/8/8/8/8 | w | strikes 0,0",
+    )
+    .unwrap();
+    // White orders a piece it has not got on the Mirror: its turn is forfeit.
+    g.order(Side::WHITE, "M:e3e4").unwrap();
+    assert!(g.is_forced() && g.turn() == Side::BLACK);
+    let k = knowledge(&g, Side::BLACK);
+    assert!(k.forced());
+    assert_eq!(k.army(), Side::WHITE);
+    for seed in 0..6 {
+        let c = GlassPlayer::new(v.clone(), Level::new(1 + (seed % 5) as u8).unwrap(), seed)
+            .choose(&k)
+            .unwrap();
+        // An order for White's pieces, which stand on the world Black cannot see.
+        assert!(c.order().starts_with("R:"), "{}", c.order());
+        assert!(g.clone().order(Side::BLACK, c.order()).is_ok());
+    }
+}

@@ -574,7 +574,11 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         let mut game = g.game.clone();
         let report = match game.phase() {
             Phase::Setup(chosen) if !chosen[side.index()] => {
-                let rank = engine::glass::GlassPlayer::new(variant, level, seed).back_rank();
+                // Drawn as a person's `setup random` is, from the service's chance (the
+                // operating system's entropy in production), not from the search seed: the
+                // seed mixes the game's number and move count, which the opponent knows.
+                let rank = rules::glass::BackRank::from_number(self.chance.below(960))
+                    .unwrap_or_else(|_| rules::glass::BackRank::orthodox());
                 // The refusal would quote the secret row: not for the logs.
                 game.choose(side, rank)
                     .map_err(|_| ServiceError::BotOrder {
