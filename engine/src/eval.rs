@@ -176,6 +176,13 @@ pub struct Evaluator {
     near: Vec<CellSet>,
     royal_kinds: u32,
     goal: Vec<Kind>,
+    /// Two sides only, same index as `square`, pawn-like kinds only: the cells an enemy
+    /// pawn-like piece on which stops this one from being passed (see [`passed_spans`]).
+    span: Vec<CellSet>,
+    /// Same index: the passed-pawn bonus, centipawns.
+    passed: Vec<i32>,
+    /// Pawn-like kinds (bit per kind).
+    pawn_kinds: u32,
 }
 
 impl Evaluator {
@@ -192,6 +199,9 @@ impl Evaluator {
             value[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
         }
         let mut square = vec![0; sides * nkinds * ncells];
+        let two = sides == 2;
+        let mut span = vec![CellSet::EMPTY; if two { sides * nkinds * ncells } else { 0 }];
+        let mut passed = vec![0; if two { sides * nkinds * ncells } else { 0 }];
         for s in 0..sides {
             let side = Side(s as u8);
             let zone = promotion_zone(v, s);
@@ -227,6 +237,13 @@ impl Evaluator {
                         }
                         let gained = 1.0 - *d as f32 / far as f32;
                         square[base + c] += (90.0 * gained * gained) as i32;
+                        if two {
+                            passed[base + c] = (10.0 + 110.0 * gained * gained) as i32;
+                        }
+                    }
+                    if two {
+                        let spans = passed_spans(v, k, side);
+                        span[base..base + ncells].copy_from_slice(&spans);
                     }
                 }
             }
@@ -266,6 +283,12 @@ impl Evaluator {
             near,
             royal_kinds,
             goal: v.capture_goal.clone(),
+            span,
+            passed,
+            pawn_kinds: values
+                .iter()
+                .filter(|p| v.piece(p.kind).pawn)
+                .fold(0, |m, p| m | 1 << p.kind.0),
         }
     }
 
@@ -287,6 +310,7 @@ impl Evaluator {
     pub fn evaluate(&self, pos: &Position, side: Side) -> i32 {
         let mut score = [0i32; 4];
         let mut royal_at = [None; 4];
+        let mut pawns = [CellSet::EMPTY; 2];
         let g = &self.variant.geometry;
         for c in g.cells() {
             if let Some(p) = pos.piece_at(c) {
@@ -298,6 +322,23 @@ impl Evaluator {
                     + self.square[(s * self.nkinds + p.kind.index()) * self.ncells + c.index()];
                 if self.royal_kinds >> p.kind.0 & 1 != 0 {
                     royal_at[s] = Some(c);
+                }
+                if self.pawn_kinds >> p.kind.0 & 1 != 0 && s < 2 {
+                    pawns[s].insert(c);
+                }
+            }
+        }
+        // Passed pawns: no enemy pawn-like piece on the cells ahead that could stop them.
+        if !self.span.is_empty() {
+            for s in 0..2 {
+                let enemy = &pawns[1 - s].0;
+                for c in pawns[s].iter() {
+                    let Some(p) = pos.piece_at(c) else { continue };
+                    let i = (s * self.nkinds + p.kind.index()) * self.ncells + c.index();
+                    let span = &self.span[i].0;
+                    if (0..4).all(|w| span[w] & enemy[w] == 0) {
+                        score[s] += self.passed[i];
+                    }
                 }
             }
         }
@@ -366,6 +407,42 @@ fn promotion_zone(v: &Variant, side: usize) -> CellSet {
         }
     }
     z
+}
+
+/// Per cell, for a pawn-like kind of `side`: the cells of its way forward (every cell its
+/// quiet moves reach, repeatedly, on an empty board) and the cells it could capture on from
+/// there. An enemy pawn-like piece on any of them can block or take it; with none there the
+/// piece is passed. In orthodox chess this is the file ahead and the two files beside it.
+fn passed_spans(v: &Variant, k: Kind, side: Side) -> Vec<CellSet> {
+    let n = v.geometry.len();
+    let reach: Vec<Vec<rules::Reach>> = v
+        .geometry
+        .cells()
+        .map(|c| v.empty_board_reach(k, side, c))
+        .collect();
+    (0..n)
+        .map(|start| {
+            let mut path = CellSet::EMPTY;
+            let mut todo = vec![start];
+            let mut span = CellSet::EMPTY;
+            while let Some(c) = todo.pop() {
+                for r in &reach[c] {
+                    if r.captures {
+                        span.insert(r.cell);
+                    }
+                    if r.moves && !path.contains(r.cell) && r.cell.index() != start {
+                        path.insert(r.cell);
+                        todo.push(r.cell.index());
+                    }
+                }
+            }
+            for c in path.iter() {
+                span.insert(c);
+            }
+            span.remove(Cell(start as u8));
+            span
+        })
+        .collect()
 }
 
 /// Per cell, how many of its own moves a pawn-like piece needs to reach `zone` on an empty
