@@ -15,6 +15,12 @@
 //!   its average, in proportion to its value (the same mobility tables, per cell).
 //! - **Pawn advance**: pawn-like pieces gain as their distance (in their own moves) to the
 //!   side's promotion zone shrinks.
+//! - **Passed pawns**: a pawn-like piece with no enemy pawn-like piece on its way forward
+//!   (the cells its quiet moves reach, repeatedly) or where it could be taken there gains a
+//!   bonus that grows as it nears promotion.
+//! - **King placement**: a royal piece's reach per cell on the empty board, relative to
+//!   its average, counts for it as pieces leave the board (the King comes to the centre in
+//!   the endgame) and against it, at up to half weight, while most of them remain.
 //! - **King safety**: enemy pieces within two royal steps of a royal piece cost in
 //!   proportion to their value; own pieces next to it help a little.
 //! - **Capture goals** (CoBlaChe): each goal kind already taken from the enemy is a bonus
@@ -176,6 +182,17 @@ pub struct Evaluator {
     near: Vec<CellSet>,
     royal_kinds: u32,
     goal: Vec<Kind>,
+    /// Two sides only, same index as `square`, pawn-like kinds only: the cells an enemy
+    /// pawn-like piece on which stops this one from being passed (see [`passed_spans`]).
+    span: Vec<CellSet>,
+    /// Same index: the passed-pawn bonus, centipawns.
+    passed: Vec<i32>,
+    /// Pawn-like kinds (bit per kind).
+    pawn_kinds: u32,
+    /// `side * ncells + cell`: the royal piece's centralisation, centipawns (endgame sign).
+    king_square: Vec<i32>,
+    /// Both sides' pieces other than pawns and royals at the start, centipawns.
+    start_material: i32,
 }
 
 impl Evaluator {
@@ -192,6 +209,19 @@ impl Evaluator {
             value[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
         }
         let mut square = vec![0; sides * nkinds * ncells];
+        let two = sides == 2;
+        let mut king_square = vec![0; sides * ncells];
+        let start_material: i32 = (0..sides)
+            .map(|s| {
+                values
+                    .iter()
+                    .filter(|p| !p.royal && !v.piece(p.kind).pawn)
+                    .map(|p| value[p.kind.index()] * v.start_counts[s][p.kind.index()] as i32)
+                    .sum::<i32>()
+            })
+            .sum();
+        let mut span = vec![CellSet::EMPTY; if two { sides * nkinds * ncells } else { 0 }];
+        let mut passed = vec![0; if two { sides * nkinds * ncells } else { 0 }];
         for s in 0..sides {
             let side = Side(s as u8);
             let zone = promotion_zone(v, s);
@@ -199,6 +229,17 @@ impl Evaluator {
                 let k = pv.kind;
                 let base = (s * nkinds + k.index()) * ncells;
                 if pv.royal {
+                    // The King: central cells in the endgame, out of the way before it.
+                    let per: Vec<f32> = v
+                        .geometry
+                        .cells()
+                        .map(|c| cell_mobility(v, k, side, c, 0.0))
+                        .collect();
+                    let avg = per.iter().sum::<f32>() / ncells.max(1) as f32;
+                    for (c, m) in per.iter().enumerate() {
+                        let rel = if avg > 0.0 { (m - avg) / avg } else { 0.0 };
+                        king_square[s * ncells + c] = (rel * 100.0).clamp(-50.0, 50.0) as i32;
+                    }
                     continue;
                 }
                 let per: Vec<f32> = v
@@ -227,6 +268,13 @@ impl Evaluator {
                         }
                         let gained = 1.0 - *d as f32 / far as f32;
                         square[base + c] += (90.0 * gained * gained) as i32;
+                        if two {
+                            passed[base + c] = (10.0 + 110.0 * gained * gained) as i32;
+                        }
+                    }
+                    if two {
+                        let spans = passed_spans(v, k, side);
+                        span[base..base + ncells].copy_from_slice(&spans);
                     }
                 }
             }
@@ -266,6 +314,14 @@ impl Evaluator {
             near,
             royal_kinds,
             goal: v.capture_goal.clone(),
+            span,
+            passed,
+            king_square,
+            start_material,
+            pawn_kinds: values
+                .iter()
+                .filter(|p| v.piece(p.kind).pawn)
+                .fold(0, |m, p| m | 1 << p.kind.0),
         }
     }
 
@@ -287,6 +343,8 @@ impl Evaluator {
     pub fn evaluate(&self, pos: &Position, side: Side) -> i32 {
         let mut score = [0i32; 4];
         let mut royal_at = [None; 4];
+        let mut pawns = [CellSet::EMPTY; 2];
+        let mut material = 0;
         let g = &self.variant.geometry;
         for c in g.cells() {
             if let Some(p) = pos.piece_at(c) {
@@ -298,6 +356,39 @@ impl Evaluator {
                     + self.square[(s * self.nkinds + p.kind.index()) * self.ncells + c.index()];
                 if self.royal_kinds >> p.kind.0 & 1 != 0 {
                     royal_at[s] = Some(c);
+                }
+                if self.pawn_kinds >> p.kind.0 & 1 != 0 {
+                    if s < 2 {
+                        pawns[s].insert(c);
+                    }
+                } else {
+                    material += self.value[p.kind.index()];
+                }
+            }
+        }
+        // The King comes to the centre as pieces leave the board (full weight when none are
+        // left, none at two thirds), and keeps to the edge (up to half weight) before that.
+        if self.start_material > 0 {
+            let left = material as f32 / self.start_material as f32;
+            let w = 1.0 - 1.5 * left.min(1.0);
+            for (s, at) in royal_at.iter().enumerate().take(self.sides) {
+                if let Some(k) = *at {
+                    let sq = self.king_square[s * self.ncells + k.index()] as f32;
+                    score[s] += (sq * w.max(-0.5)) as i32;
+                }
+            }
+        }
+        // Passed pawns: no enemy pawn-like piece on the cells ahead that could stop them.
+        if !self.span.is_empty() {
+            for s in 0..2 {
+                let enemy = &pawns[1 - s].0;
+                for c in pawns[s].iter() {
+                    let Some(p) = pos.piece_at(c) else { continue };
+                    let i = (s * self.nkinds + p.kind.index()) * self.ncells + c.index();
+                    let span = &self.span[i].0;
+                    if (0..4).all(|w| span[w] & enemy[w] == 0) {
+                        score[s] += self.passed[i];
+                    }
                 }
             }
         }
@@ -366,6 +457,42 @@ fn promotion_zone(v: &Variant, side: usize) -> CellSet {
         }
     }
     z
+}
+
+/// Per cell, for a pawn-like kind of `side`: the cells of its way forward (every cell its
+/// quiet moves reach, repeatedly, on an empty board) and the cells it could capture on from
+/// there. An enemy pawn-like piece on any of them can block or take it; with none there the
+/// piece is passed. In orthodox chess this is the file ahead and the two files beside it.
+fn passed_spans(v: &Variant, k: Kind, side: Side) -> Vec<CellSet> {
+    let n = v.geometry.len();
+    let reach: Vec<Vec<rules::Reach>> = v
+        .geometry
+        .cells()
+        .map(|c| v.empty_board_reach(k, side, c))
+        .collect();
+    (0..n)
+        .map(|start| {
+            let mut path = CellSet::EMPTY;
+            let mut todo = vec![start];
+            let mut span = CellSet::EMPTY;
+            while let Some(c) = todo.pop() {
+                for r in &reach[c] {
+                    if r.captures {
+                        span.insert(r.cell);
+                    }
+                    if r.moves && !path.contains(r.cell) && r.cell.index() != start {
+                        path.insert(r.cell);
+                        todo.push(r.cell.index());
+                    }
+                }
+            }
+            for c in path.iter() {
+                span.insert(c);
+            }
+            span.remove(Cell(start as u8));
+            span
+        })
+        .collect()
 }
 
 /// Per cell, how many of its own moves a pawn-like piece needs to reach `zone` on an empty

@@ -8,6 +8,14 @@
 //! happens here: for a given position, history of searches and node limit the result is
 //! always the same.
 //!
+//! **Pruning** (each measured by matches, see the README's "Engine numbers"): aspiration
+//! windows at the root from depth 4 (±30 centipawns, widened on the side that failed);
+//! null-move pruning (two sides without special powers, not in check, not twice in a row,
+//! only with a piece besides pawns and royals; reduction 3 plus a ply per 6 of depth);
+//! reverse futility and futility pruning near the horizon; late-move reductions of quiet
+//! moves; in quiescence, delta pruning (a capture that cannot lift the score to alpha even
+//! with a 2-pawn margin) and skipping a capture of a defended piece by a more valuable one.
+//!
 //! **Four players: paranoid.** With four sides the searching side assumes the three others
 //! play together against it: every node is a max node for "us" or a min node for "them", so
 //! the search stays a two-team negamax where a ply between two opponents keeps the score's
@@ -132,6 +140,10 @@ pub struct Searcher {
     buffers: Vec<MoveList>,
     scores: Vec<Vec<i32>>,
     pv: Vec<Vec<Move>>,
+    /// Per ply: whether the move that led to the node at the next ply was a null move.
+    null_at: Vec<bool>,
+    /// Null-move pruning is sound here (two sides, no special powers).
+    null_ok: bool,
 }
 
 impl Searcher {
@@ -139,6 +151,7 @@ impl Searcher {
     pub fn new(eval: Arc<Evaluator>, tt_mb: usize) -> Searcher {
         let four = eval.variant().sides > 2;
         let sides = eval.variant().sides as usize;
+        let null_ok = !four && eval.variant().special.is_none();
         Searcher {
             eval,
             tt: Table::new(tt_mb),
@@ -157,6 +170,8 @@ impl Searcher {
                 .collect(),
             scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
             pv: vec![Vec::new(); MAX_PLY + 1],
+            null_at: vec![false; MAX_PLY + 2],
+            null_ok,
         }
     }
 
@@ -215,7 +230,34 @@ impl Searcher {
             .clamp(1, MAX_PLY as u32 / 2);
         let mut order: Vec<(Move, i32)> = root_moves.iter().map(|m| (*m, 0)).collect();
         for depth in 1..=max_depth {
-            let (best, score) = self.root(pos, depth as i32, &mut order);
+            // Aspiration: from depth 4 on, search a window around the last score first and
+            // widen it on the side that failed.
+            let mut delta = 30;
+            let asp = depth >= 4 && result.score.abs() < MATE_BOUND;
+            let (mut lo, mut hi) = if asp {
+                (result.score - delta, result.score + delta)
+            } else {
+                (-INF, INF)
+            };
+            let mut failed_high = None;
+            let (best, score) = loop {
+                let (best, score) = self.root(pos, depth as i32, &mut order, lo, hi);
+                if self.aborted {
+                    break (best, score);
+                }
+                if score <= lo && lo > -INF {
+                    lo = (lo - delta).max(-INF);
+                } else if score >= hi && hi < INF {
+                    hi = (hi + delta).min(INF);
+                    failed_high = best.map(|b| b.0);
+                } else {
+                    break (best, score);
+                }
+                delta *= 2;
+                if delta > 500 {
+                    delta = INF;
+                }
+            };
             if self.aborted {
                 // A partial iteration counts only when its first move (the previous best) was
                 // fully searched and something beat it.
@@ -225,6 +267,12 @@ impl Searcher {
                 {
                     result.best = Some(m);
                     result.score = s;
+                    result.pv = vec![m];
+                } else if let Some(m) = failed_high
+                    && Some(m) != result.best
+                {
+                    // A move that beat the window's top before time ran out.
+                    result.best = Some(m);
                     result.pv = vec![m];
                 }
                 break;
@@ -314,10 +362,10 @@ impl Searcher {
         pos: &mut Position,
         depth: i32,
         order: &mut [(Move, i32)],
+        mut alpha: i32,
+        beta: i32,
     ) -> (Option<(Move, i32)>, i32) {
         let us = self.team(pos.turn());
-        let mut alpha = -INF;
-        let beta = INF;
         let mut best: Option<(Move, i32)> = None;
         self.pv[0].clear();
         for (i, entry) in order.iter_mut().enumerate() {
@@ -328,7 +376,7 @@ impl Searcher {
                 self.child(pos, depth - 1 + ext, alpha, beta, 1, true, us)
             } else {
                 let v = self.child(pos, depth - 1 + ext, alpha, alpha + 1, 1, false, us);
-                if v > alpha && !self.aborted {
+                if v > alpha && v < beta && !self.aborted {
                     self.child(pos, depth - 1 + ext, alpha, beta, 1, true, us)
                 } else {
                     v
@@ -343,6 +391,9 @@ impl Searcher {
                 alpha = v;
                 best = Some((m, v));
                 self.update_pv(0, m);
+                if v >= beta {
+                    break;
+                }
             }
         }
         // Best first next time, the others by how they did (stable: ties keep their order).
@@ -399,6 +450,16 @@ impl Searcher {
             }
         }
         self.aborted
+    }
+
+    /// Whether the side to move has a piece that is neither pawn-like nor royal.
+    fn has_pieces(&self, pos: &Position) -> bool {
+        let v = self.eval.variant();
+        let side = pos.turn();
+        v.kinds().any(|k| {
+            let p = v.piece(k);
+            !p.pawn && !p.royal && pos.count(side, k) > 0
+        })
     }
 
     /// The static score for the side to move's team.
@@ -499,6 +560,47 @@ impl Searcher {
         if shallow && stand - 120 * depth >= beta {
             self.buffers[ply] = moves;
             return stand;
+        }
+        // Null move: if passing still leaves us at or above beta after a reduced search, a
+        // real move will too (not in check, not right after another pass, and only with a
+        // piece besides pawns and King, where zugzwang is rare).
+        if self.null_ok
+            && !pv_node
+            && !in_check
+            && depth >= 2
+            && ply >= 1
+            && !self.null_at[ply - 1]
+            && beta.abs() < MATE_BOUND
+            && self.has_pieces(pos)
+        {
+            let stand = if shallow {
+                stand
+            } else {
+                self.static_eval(pos)
+            };
+            if stand >= beta {
+                let r = 3 + depth / 6;
+                pos.play_null();
+                self.null_at[ply] = true;
+                let v = -self.negamax(
+                    pos,
+                    (depth - 1 - r).max(0),
+                    -beta,
+                    -beta + 1,
+                    ply + 1,
+                    false,
+                );
+                self.null_at[ply] = false;
+                pos.undo();
+                if self.aborted {
+                    self.buffers[ply] = moves;
+                    return 0;
+                }
+                if v >= beta {
+                    self.buffers[ply] = moves;
+                    return if v >= MATE_BOUND { beta } else { v };
+                }
+            }
         }
         let futile = shallow && depth == 1 && stand + 200 <= alpha;
         let mut scores = std::mem::take(&mut self.scores[ply]);
@@ -617,9 +719,29 @@ impl Searcher {
         let us = self.team(pos.turn());
         let mut best = if evading { -INF } else { stand };
         let left = if evading { checks - 1 } else { checks };
+        let prune = !evading && !self.four && self.eval.variant().capture_goal.is_empty();
+        let them = Side(pos.turn().0 ^ 1);
         for i in 0..moves.len() {
             pick(&mut moves, &mut scores, i);
             let m = moves[i];
+            if prune && m.promotion.is_none() && m.is_capture() {
+                let victim = if m.kind == MoveKind::EnPassant {
+                    crate::eval::PAWN
+                } else {
+                    pos.piece_at(m.to).map_or(0, |p| self.eval.value(p.kind))
+                };
+                // Delta: even winning the piece and a margin cannot bring the score to alpha.
+                if stand + victim + 200 <= alpha {
+                    continue;
+                }
+                // A capture of a defended piece by a more valuable one loses material at once.
+                if m.kind == MoveKind::Capture {
+                    let attacker = pos.piece_at(m.from).map_or(0, |p| self.eval.value(p.kind));
+                    if attacker > victim + 50 && pos.is_attacked(m.to, them) {
+                        continue;
+                    }
+                }
+            }
             pos.play_unchecked(m);
             let v = if self.team(pos.turn()) == us {
                 self.quiesce(pos, alpha, beta, ply + 1, left)

@@ -240,6 +240,47 @@ impl Position {
         }
     }
 
+    /// Hands the turn to the opponent without moving (a "null move", for a search's null-move
+    /// pruning; never a move of the game). Two sides only: with more, the turn order and
+    /// eliminations are not a simple hand-over. The en-passant right lapses and the halfmove
+    /// clock restarts, so no repetition is counted across the pass. [`Position::undo`] takes
+    /// it back.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, Position, Side};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let mut pos = Position::start(&chess);
+    /// let start = pos.clone();
+    /// pos.play_null();
+    /// assert_eq!(pos.turn(), Side::BLACK);
+    /// assert_ne!(pos.hash(), start.hash());
+    /// pos.undo();
+    /// assert!(pos == start && pos.hash() == start.hash());
+    /// ```
+    pub fn play_null(&mut self) {
+        assert_eq!(self.variant.sides, 2, "a null move needs two sides");
+        self.history.push(Undo::turn_event(
+            Move::new(Cell(0), Cell(0), MoveKind::Pass),
+            self,
+        ));
+        let z = &self.variant.zobrist;
+        let us = self.turn;
+        let them = Side(1 - us.0);
+        let mut h = self.hash ^ z.turn[us.index()] ^ z.turn[them.index()];
+        if let Some((t, _)) = self.ep.take() {
+            h ^= z.ep[t.index()];
+        }
+        self.halfmoves = 0;
+        if us.0 == 1 {
+            self.fullmoves += 1;
+        }
+        self.turn = them;
+        self.hash = h;
+    }
+
     /// Takes back the last move played. Returns it, or `None` if nothing was played since the
     /// position was set up (a position read from state text has no history before it).
     ///
@@ -273,6 +314,14 @@ impl Position {
             self.turn = Side((self.turn.0 + sides - 1) % sides);
             if self.turn.0 == sides - 1 {
                 self.fullmoves -= 1;
+            }
+            if m.kind == MoveKind::Pass {
+                // A null move (`play_null`): nothing moved.
+                self.rights = u.rights;
+                self.ep = u.ep;
+                self.halfmoves = u.halfmoves;
+                self.hash = u.hash;
+                return Some(m);
             }
         }
         let us = self.turn;
