@@ -338,6 +338,20 @@ pub fn undelivered_notice(user_id: u64) -> String {
     )
 }
 
+/// The channel's word to a player whose private message was held: his DMs are closed, or
+/// Discord kept failing. It mentions him and says nothing of the private content.
+fn missed_notice(user_id: u64, closed: bool) -> Outgoing {
+    Outgoing {
+        content: if closed {
+            closed_dm_notice(user_id)
+        } else {
+            undelivered_notice(user_id)
+        },
+        mentions: vec![user_id],
+        ..Outgoing::default()
+    }
+}
+
 /// The channel of a room reply meant for the game's room elsewhere (a Looking-Glass order
 /// given in a DM, a command for a game in another channel).
 fn elsewhere(reply: &Reply, here: u64) -> Option<u64> {
@@ -477,15 +491,7 @@ pub(crate) async fn deliver(
                     continue;
                 }
                 hold(bot, reply).await;
-                let notice = Outgoing {
-                    content: if closed {
-                        closed_dm_notice(uid)
-                    } else {
-                        undelivered_notice(uid)
-                    },
-                    mentions: vec![uid],
-                    ..Outgoing::default()
-                };
+                let notice = missed_notice(uid, closed);
                 match game_channel {
                     Some(c) if c == here => {
                         target.send(notice).await?;
@@ -582,15 +588,7 @@ pub(crate) async fn announce(bot: &Bot, http: &serenity::Http, a: Announcement) 
                 let closed = matches!(e, SendError::ClosedDm { .. });
                 tracing::info!(user = uid, "a private announcement was not delivered: {e}");
                 hold(bot, reply).await;
-                let notice = Outgoing {
-                    content: if closed {
-                        closed_dm_notice(uid)
-                    } else {
-                        undelivered_notice(uid)
-                    },
-                    mentions: vec![uid],
-                    ..Outgoing::default()
-                };
+                let notice = missed_notice(uid, closed);
                 if let Some(c) = game_channel
                     && let Err(e) = send::post_message(
                         http,

@@ -405,18 +405,7 @@ fn main() -> anyhow::Result<()> {
             tally.losses
         );
     }
-    let (elo, margin) = tally.elo();
-    println!(
-        "A vs B: +{} ={} -{} of {} games, score {:.1}%, Elo difference {:+.0} +/- {:.0} (95%), {:.0} s",
-        tally.wins,
-        tally.draws,
-        tally.losses,
-        tally.games(),
-        100.0 * tally.score(),
-        elo,
-        margin,
-        t0.elapsed().as_secs_f64()
-    );
+    print_summary(&tally, t0);
     if args.times && !think.is_empty() {
         think.sort_by(|x, y| x.total_cmp(y));
         let p = |q: f64| think[((think.len() - 1) as f64 * q) as usize];
@@ -515,6 +504,13 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             tally.losses
         );
     }
+    print_summary(&tally, t0);
+    Ok(())
+}
+
+/// The match's last line: A's wins, draws and losses, score, and Elo difference with its 95%
+/// margin (what `scripts/engine-seeds` and `scripts/engine-match` read).
+fn print_summary(tally: &Tally, t0: Instant) {
     let (elo, margin) = tally.elo();
     println!(
         "A vs B: +{} ={} -{} of {} games, score {:.1}%, Elo difference {:+.0} +/- {:.0} (95%), {:.0} s",
@@ -527,5 +523,4 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
         margin,
         t0.elapsed().as_secs_f64()
     );
-    Ok(())
 }
