@@ -1,6 +1,6 @@
 //! The whole command path of a move, as a chat message travels it: the text is parsed, the game
-//! is loaded from SQLite on disk, the move is validated by the rules engine, appended (one
-//! fsync: WAL with `synchronous=FULL`), the reply is built, and the board picture is rebuilt
+//! is loaded from SQLite on disk, the move is validated by the rules engine, appended (fsynced
+//! before the reply: WAL with group commit), the reply is built, and the board picture is rebuilt
 //! from the stored state into the renderer's view.
 //!
 //! Three depths of "render" are measured, because the adapters differ in what they need:
@@ -442,7 +442,7 @@ fn main() {
         .build()
         .unwrap();
     println!(
-        "move command path on SQLite on disk (WAL, synchronous=FULL), {MOVES} moves a line, \
+        "move command path on SQLite on disk (WAL, group commit), {MOVES} moves a line, \
          {} cores, {} live clocked games{}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         clocked_games(),

@@ -1,5 +1,5 @@
 //! The store's share of the command path, on SQLite on disk with the production settings (WAL,
-//! `synchronous=FULL`: one fsync per acknowledged move).
+//! group commit: every acknowledged move fsynced, concurrent ones sharing an fsync).
 //!
 //! First a latency report (criterion reports means, not tails): sequential `append_move`,
 //! the service's load + append cycle, and the same cycle from 8 concurrent tasks, each with
@@ -107,7 +107,7 @@ fn latency_report(rt: &Runtime) {
     const MOVES: usize = 2_000;
     const TASKS: usize = 8;
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    println!("store latency report: SQLite on disk (WAL, synchronous=FULL), {MOVES} moves each");
+    println!("store latency report: SQLite on disk (WAL, group commit), {MOVES} moves each");
     rt.block_on(async {
         let store = open(&dir).await;
 

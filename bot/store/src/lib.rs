@@ -8,12 +8,14 @@
 //! `Any` (see the design notes): no `bool` (flags are integers), no chrono/json (times are unix
 //! seconds, enums are text), and `$n` placeholders everywhere.
 //!
-//! Durability: on SQLite every write transaction is committed in WAL mode with
-//! `synchronous=FULL`, so a write whose future resolved `Ok` is on disk (fsynced) and survives a
-//! crash of the process or the machine; on PostgreSQL the server's own settings govern
+//! Durability: on SQLite every write is committed in WAL mode and the log is fsynced before the
+//! write's future resolves `Ok` (group commit: concurrent writers share an fsync, see
+//! [`durable`]), so an acknowledged write survives a crash of the process or the machine; on
+//! PostgreSQL the server's own settings govern
 //! (`synchronous_commit=on` by default gives the same guarantee).
 
 mod codec;
+mod durable;
 mod open;
 mod ratings;
 mod redact;

@@ -2,11 +2,13 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::Arc,
     time::Duration,
 };
 
-use crate::redact::{DbError, redact_url};
+use crate::{
+    durable::{LogSync, WriteGate},
+    redact::{DbError, redact_url},
+};
 use sqlx::{
     AnyConnection, AnyPool, AssertSqlSafe, Connection,
     any::{AnyPoolOptions, install_default_drivers},
@@ -113,12 +115,9 @@ impl OpenError {
 pub struct SqlStore {
     pub(crate) pool: AnyPool,
     pub(crate) backend: Backend,
-    /// SQLite allows one writer at a time, and a connection that finds the write lock taken
-    /// polls for it with growing sleeps (up to 100 ms each), which shows up as long latency
-    /// tails under concurrent moves. Writers of this process therefore queue here, in order,
-    /// and reach SQLite one at a time; `busy_timeout` still covers other processes.
-    /// Unused for PostgreSQL, whose row locks queue writers themselves.
-    pub(crate) write_gate: Arc<tokio::sync::Mutex<()>>,
+    /// SQLite's writers of this process, one at a time, and their group commit (see
+    /// [`crate::durable`]). Unused for PostgreSQL, whose row locks queue writers themselves.
+    pub(crate) write_gate: WriteGate,
 }
 
 /// The first bytes of every SQLite 3 database file.
@@ -126,8 +125,9 @@ const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
 impl SqlStore {
     /// Open (creating if needed) the SQLite database file at `path`, creating its directory,
-    /// and migrate it. The file is put in WAL mode and every connection uses
-    /// `synchronous=FULL`, so each acknowledged write survives a crash.
+    /// and migrate it. The file is put in WAL mode, and every write is synced to disk before
+    /// its method returns (group commit, see [`crate::durable`]), so each acknowledged write
+    /// survives a crash of the process or the machine.
     ///
     /// A file that is not a database, or that cannot be written, is refused at once with an
     /// error naming it (before any pool is built: a pool would retry for its whole time-out).
@@ -174,6 +174,7 @@ impl SqlStore {
         // One connection of our own first: it reports a bad file or server at once (a pool
         // retries until its acquire time-out), and it is the one that migrates, under a lock.
         // An in-memory database is private to its connection, so the pool migrates it instead.
+        let mut write_gate = WriteGate::default();
         if !in_memory {
             // Processes starting together on a new file meet SQLite's locks where its busy
             // handler does not wait (switching the file to WAL, opening while another
@@ -181,7 +182,7 @@ impl SqlStore {
             // from a fresh connection for a bounded time, and every other error is final.
             let deadline = std::time::Instant::now() + Duration::from_secs(20);
             let mut pause = Duration::from_millis(10);
-            loop {
+            let file = loop {
                 let attempt = match AnyConnection::connect(url).await {
                     Ok(mut conn) => {
                         let migrated = prepare_and_migrate(&mut conn, backend, url).await;
@@ -197,6 +198,9 @@ impl SqlStore {
                     }
                     other => break other?,
                 }
+            };
+            if let Some(file) = file {
+                write_gate = WriteGate::on_disk(LogSync::new(file));
             }
         }
 
@@ -209,7 +213,10 @@ impl SqlStore {
                 .idle_timeout(None)
                 .max_lifetime(None),
             // One writer at a time anyway; a few more connections let reads proceed under WAL.
-            Backend::Sqlite => options.max_connections(4),
+            // No test before each acquisition: a file's connection does not go stale, and the
+            // test is a round trip to the connection's thread before every statement (sqlx
+            // still tests each connection when it comes back to the pool).
+            Backend::Sqlite => options.max_connections(4).test_before_acquire(false),
             Backend::Postgres => options.max_connections(8),
         };
         if backend == Backend::Sqlite {
@@ -230,13 +237,24 @@ impl SqlStore {
         Ok(SqlStore {
             pool,
             backend,
-            write_gate: Arc::default(),
+            write_gate,
         })
     }
 
     /// Which backend this store uses.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// For tests of durability, on SQLite on disk: how many write turns this store has taken,
+    /// and how many of them an fsync of the log has covered. With no write running the two
+    /// are equal: every write was synced before it returned.
+    #[doc(hidden)]
+    pub async fn write_turns_synced(&self) -> Option<(u64, u64)> {
+        match self.write_gate.log() {
+            Some(log) => Some(log.counts().await),
+            None => None,
+        }
     }
 
     /// The underlying pool, for administration and tests (schema checks, pragmas). The game
@@ -252,10 +270,11 @@ impl SqlStore {
     }
 }
 
-/// Per-connection SQLite settings (sqlx's defaults are the same today, but the durability
-/// promise should not rest on a library default).
+/// Per-connection SQLite settings. `synchronous=NORMAL`: in WAL mode SQLite then syncs only
+/// around checkpoints, and the store syncs the log after each write's turn, so that concurrent
+/// writers share one fsync (see [`crate::durable`]).
 async fn configure_sqlite(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
-    sqlx::query("PRAGMA synchronous = FULL")
+    sqlx::query("PRAGMA synchronous = NORMAL")
         .execute(&mut *conn)
         .await?;
     sqlx::query("PRAGMA foreign_keys = ON")
@@ -271,11 +290,12 @@ async fn configure_sqlite(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
 }
 
 /// On the opening connection: SQLite settings and WAL, then the migrations under a lock.
+/// Returns the SQLite database's file, whose log the store syncs (see [`crate::durable`]).
 async fn prepare_and_migrate(
     conn: &mut AnyConnection,
     backend: Backend,
     url: &str,
-) -> Result<(), OpenError> {
+) -> Result<Option<PathBuf>, OpenError> {
     let failed = |source| classify(backend, url, source);
     match backend {
         Backend::Sqlite => {
@@ -313,15 +333,29 @@ async fn prepare_and_migrate(
                 .await
                 .map_err(failed)?;
             tx.commit().await.map_err(failed)?;
+            let file: String =
+                sqlx::query_scalar("SELECT file FROM pragma_database_list WHERE name = 'main'")
+                    .fetch_one(&mut *conn)
+                    .await
+                    .map_err(failed)?;
+            let file = PathBuf::from(file);
+            // The migration's commit, like every write, is on disk before the store is used.
+            LogSync::new(file.clone())
+                .sync_now()
+                .await
+                .map_err(|e| failed(sqlx::Error::Io(e)))?;
+            Ok(Some(file))
         }
         // sqlx's PostgreSQL migrator holds `pg_advisory_lock` (keyed by the database name)
         // from before it creates `_sqlx_migrations` until it is done.
-        Backend::Postgres => POSTGRES_MIGRATIONS
-            .run_direct(None, conn, false)
-            .await
-            .map_err(OpenError::Migrate)?,
+        Backend::Postgres => {
+            POSTGRES_MIGRATIONS
+                .run_direct(None, conn, false)
+                .await
+                .map_err(OpenError::Migrate)?;
+            Ok(None)
+        }
     }
-    Ok(())
 }
 
 /// Refuses, before SQLite sees it, a file that is not a database or cannot be written, and a

@@ -23,10 +23,9 @@ use sqlx::{
     query::Query,
 };
 
-use tokio::sync::OwnedMutexGuard;
-
 use crate::{
     codec::{self, backend, get},
+    durable::WriteTurn,
     open::{Backend, SqlStore},
     ratings,
 };
@@ -59,20 +58,62 @@ macro_rules! player_columns {
     };
 }
 
-/// Bumps the version and writes status and offer, and the clock when one is given; binds:
-/// status, result, reason, offer_kind, offer_seat, updated_at, id, expected version,
-/// offer_agreed, clock text, clock wake. A game no longer active loses its wake, so the
-/// scheduler never looks at it again.
-const UPDATE_GAME: &str = "UPDATE games SET version = version + 1, status = $1, result = $2, \
-     reason = $3, offer_kind = $4, offer_seat = $5, updated_at = $6, offer_agreed = $9, \
-     clock = COALESCE($10, clock), \
-     clock_wake = CASE WHEN $1 = 'active' THEN COALESCE($11, clock_wake) ELSE NULL END \
-     WHERE id = $7 AND version = $8 RETURNING version";
+/// Bumps the version and writes status and offer, and the clock when one is given; binds (see
+/// [`bind_update`]): status, result, reason, offer_kind, offer_seat, updated_at, id, expected
+/// version, offer_agreed, clock text, clock wake. A game no longer active loses its wake, so
+/// the scheduler never looks at it again.
+macro_rules! update_game {
+    () => {
+        "UPDATE games SET version = version + 1, status = $1, result = $2, \
+         reason = $3, offer_kind = $4, offer_seat = $5, updated_at = $6, offer_agreed = $9, \
+         clock = COALESCE($10, clock), \
+         clock_wake = CASE WHEN $1 = 'active' THEN COALESCE($11, clock_wake) ELSE NULL END \
+         WHERE id = $7 AND version = $8 RETURNING version"
+    };
+}
+
+/// A move that does not finish the game, on SQLite, as one round trip to the connection's
+/// thread while this process's write turn is held: the versioned update, then the move
+/// (`$12`) only if the update matched (`changes()`), in one transaction. PostgreSQL cannot take
+/// several statements with binds at once and runs them one by one.
+const APPEND_MOVE_SQLITE: &str = concat!(
+    "BEGIN IMMEDIATE; ",
+    update_game!(),
+    "; INSERT INTO moves (game_id, ply, mv, created_at) \
+     SELECT $7, (SELECT COALESCE(MAX(ply) + 1, 0) FROM moves WHERE game_id = $7), $12, $6 \
+     WHERE changes() = 1; \
+     COMMIT"
+);
+
+/// Binds [`update_game!`]'s eleven values.
+fn bind_update<'q>(
+    query: Query<'q, Any, AnyArguments>,
+    id: GameId,
+    expected: i64,
+    update: &GameUpdate,
+    at: i64,
+) -> Query<'q, Any, AnyArguments> {
+    let (status, result, reason) = codec::game_status_columns(&update.status);
+    let (offer_kind, offer_seat, offer_agreed) = codec::offer_columns(update.pending_offer);
+    query
+        .bind(status)
+        .bind(result)
+        .bind(reason)
+        .bind(offer_kind)
+        .bind(offer_seat)
+        .bind(at)
+        .bind(id.0)
+        .bind(expected)
+        .bind(offer_agreed)
+        .bind(update.clock.as_ref().map(|c| c.to_text()))
+        .bind(update.clock.as_ref().map(|c| c.wake_ms))
+}
 
 /// Seats are read in chunks of this many game ids, well below every backend's bind limit.
 const SEAT_CHUNK: usize = 500;
 
 /// A value for a dynamically built query.
+#[derive(Clone)]
 enum Bind {
     Text(String),
     Int(i64),
@@ -127,20 +168,23 @@ impl Where {
     }
 }
 
-/// A write transaction holding this process's SQLite write gate. Fields drop in order: an
+/// A write transaction in this process's SQLite write turn. Fields drop in order: an
 /// uncommitted transaction starts its rollback before the gate opens for the next writer.
 struct WriteTx {
     tx: Transaction<'static, Any>,
-    _gate: Option<OwnedMutexGuard<()>>,
+    turn: WriteTurn,
 }
 
 impl WriteTx {
+    /// Commits, and returns once the commit is on disk.
     async fn commit(self) -> Result<()> {
-        self.tx.commit().await.map_err(backend)
+        self.tx.commit().await.map_err(backend)?;
+        self.turn.end().await
     }
 
     async fn rollback(self) -> Result<()> {
-        self.tx.rollback().await.map_err(backend)
+        self.tx.rollback().await.map_err(backend)?;
+        self.turn.end().await
     }
 }
 
@@ -159,11 +203,12 @@ impl std::ops::DerefMut for WriteTx {
 }
 
 impl SqlStore {
-    /// Wait for this process's turn to write (SQLite only; see `SqlStore::write_gate`).
-    async fn write_gate(&self) -> Option<OwnedMutexGuard<()>> {
+    /// Wait for this process's turn to write (SQLite only; see `SqlStore::write_gate`). A
+    /// write outside a transaction (one statement) ends the turn itself, after the statement.
+    async fn write_turn(&self) -> WriteTurn {
         match self.backend {
-            Backend::Sqlite => Some(self.write_gate.clone().lock_owned().await),
-            Backend::Postgres => None,
+            Backend::Sqlite => self.write_gate.turn().await,
+            Backend::Postgres => WriteTurn::none(),
         }
     }
 
@@ -172,13 +217,13 @@ impl SqlStore {
     /// busy timeout), so a transaction never fails half-way for want of an upgrade from a
     /// read lock.
     async fn begin_write(&self) -> Result<WriteTx> {
-        let gate = self.write_gate().await;
+        let turn = self.write_turn().await;
         let tx = match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
             Backend::Postgres => self.pool.begin().await,
         }
         .map_err(backend)?;
-        Ok(WriteTx { tx, _gate: gate })
+        Ok(WriteTx { tx, turn })
     }
 
     /// The last step of every acceptance, in the caller's write transaction, which it ends:
@@ -239,6 +284,14 @@ impl SqlStore {
         }
     }
 
+    /// [`Self::version_error`] on a connection from the pool.
+    async fn version_error_pooled(&self, id: GameId, expected: i64) -> StoreError {
+        match self.pool.acquire().await {
+            Ok(mut conn) => Self::version_error(&mut conn, id, expected).await,
+            Err(e) => backend(e),
+        }
+    }
+
     /// After a challenge update matched no row: was it missing or no longer pending?
     async fn challenge_error(&self, id: ChallengeId) -> StoreError {
         match self.get_challenge(id).await {
@@ -258,23 +311,43 @@ impl SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<Option<i64>> {
-        let (status, result, reason) = codec::game_status_columns(&update.status);
-        let (offer_kind, offer_seat, offer_agreed) = codec::offer_columns(update.pending_offer);
-        sqlx::query_scalar(UPDATE_GAME)
-            .bind(status)
-            .bind(result)
-            .bind(reason)
-            .bind(offer_kind)
-            .bind(offer_seat)
-            .bind(at)
-            .bind(id.0)
-            .bind(expected)
-            .bind(offer_agreed)
-            .bind(update.clock.as_ref().map(|c| c.to_text()))
-            .bind(update.clock.as_ref().map(|c| c.wake_ms))
+        let row = bind_update(sqlx::query(update_game!()), id, expected, update, at)
             .fetch_optional(conn)
             .await
-            .map_err(backend)
+            .map_err(backend)?;
+        row.map(|row| get(&row, "version")).transpose()
+    }
+
+    /// [`APPEND_MOVE_SQLITE`]: the new version, or `None` if the game was not at `expected`
+    /// (then nothing was written). A failure part-way leaves the transaction open on the
+    /// connection: it is rolled back, and a connection that cannot roll back, or whose statement
+    /// was abandoned mid-way (a cancelled future), is closed rather than returned to the pool.
+    async fn append_move_sqlite(
+        &self,
+        id: GameId,
+        expected: i64,
+        mv: &str,
+        update: &GameUpdate,
+        at: i64,
+    ) -> Result<Option<i64>> {
+        let turn = self.write_turn().await;
+        let mut conn = ClosedUnlessReturned(Some(self.pool.acquire().await.map_err(backend)?));
+        let rows = bind_update(sqlx::query(APPEND_MOVE_SQLITE), id, expected, update, at)
+            .bind(mv)
+            .fetch_all(&mut **conn.get())
+            .await;
+        if rows.is_err() {
+            sqlx::query("ROLLBACK")
+                .execute(&mut **conn.get())
+                .await
+                .map_err(backend)?;
+        }
+        conn.give_back();
+        turn.end().await?;
+        rows.map_err(backend)?
+            .first()
+            .map(|row| get(row, "version"))
+            .transpose()
     }
 
     /// Begins a versioned game write: a write transaction in which the game's `UPDATE` is
@@ -450,6 +523,31 @@ impl SqlStore {
     }
 }
 
+/// A pooled connection that goes back to the pool only through [`Self::give_back`]: dropped
+/// any other way (an error returned early, a cancelled future) it is closed, so a transaction
+/// left open on it never reaches another user of the pool.
+struct ClosedUnlessReturned(Option<sqlx::pool::PoolConnection<Any>>);
+
+impl ClosedUnlessReturned {
+    fn get(&mut self) -> &mut sqlx::pool::PoolConnection<Any> {
+        self.0
+            .as_mut()
+            .expect("the connection is held until given back")
+    }
+
+    fn give_back(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl Drop for ClosedUnlessReturned {
+    fn drop(&mut self) {
+        if let Some(mut conn) = self.0.take() {
+            conn.close_on_drop();
+        }
+    }
+}
+
 /// The outcome of [`SqlStore::read_game`].
 enum Read {
     Consistent(Box<GameRecord>),
@@ -502,18 +600,62 @@ impl SqlStore {
     }
 }
 
-/// Group `games LEFT JOIN moves` rows (ordered by game, then ply) into records.
-fn games_from_rows(rows: &[AnyRow]) -> Result<Vec<GameRecord>> {
-    let mut games: Vec<GameRecord> = Vec::new();
-    for row in rows {
-        let id: i64 = get(row, "id")?;
-        if games.last().is_none_or(|g| g.id.0 != id) {
-            games.push(codec::game_without_seats(row)?);
+impl SqlStore {
+    /// A read-only transaction in which several SELECTs see one state of the database.
+    fn snapshot(&self) -> &'static str {
+        match self.backend {
+            // A deferred transaction: its SELECTs read from the same WAL snapshot.
+            Backend::Sqlite => "BEGIN",
+            Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
         }
-        let game = games.last_mut().expect("pushed above");
-        codec::push_move(game, row)?;
     }
-    Ok(games)
+
+    /// The games `sql` selects (game columns only), with their moves (no seats), or `None` if
+    /// a game changed between the two statements. The moves are read apart: joined to the
+    /// game rows, every move would decode all of its game's columns again, which made this the
+    /// costliest part of a move command.
+    async fn read_listed(
+        conn: &mut AnyConnection,
+        sql: &str,
+        binds: &[Bind],
+    ) -> Result<Option<Vec<GameRecord>>> {
+        let rows = bind_all(sqlx::query(AssertSqlSafe(sql.to_owned())), binds.to_vec())
+            .fetch_all(&mut *conn)
+            .await
+            .map_err(backend)?;
+        let mut games = rows
+            .iter()
+            .map(codec::game_without_seats)
+            .collect::<Result<Vec<_>>>()?;
+        let mut index = std::collections::HashMap::new();
+        for (i, g) in games.iter().enumerate() {
+            index.insert(g.id.0, i);
+        }
+        let ids: Vec<i64> = games.iter().map(|g| g.id.0).collect();
+        for chunk in ids.chunks(SEAT_CHUNK) {
+            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!(
+                "SELECT g.id AS id, g.version AS version, m.ply AS ply, m.mv AS mv \
+                 FROM games g LEFT JOIN moves m ON m.game_id = g.id \
+                 WHERE g.id IN ({}) ORDER BY g.id, m.ply",
+                placeholders.join(", ")
+            );
+            let binds = chunk.iter().map(|&id| Bind::Int(id)).collect();
+            let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), binds)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err(backend)?;
+            for row in &rows {
+                let id: i64 = get(row, "id")?;
+                let Some(&i) = index.get(&id) else { continue };
+                if codec::version(row)? != games[i].version {
+                    return Ok(None);
+                }
+                codec::push_move(&mut games[i], row)?;
+            }
+        }
+        Ok(Some(games))
+    }
 }
 
 impl GameStore for SqlStore {
@@ -634,7 +776,7 @@ impl GameStore for SqlStore {
         resolution: ChallengeResolution,
         at: i64,
     ) -> Result<ChallengeRecord> {
-        let _gate = self.write_gate().await;
+        let turn = self.write_turn().await;
         let row = sqlx::query(concat!(
             "UPDATE challenges SET status = $1, updated_at = $2 \
              WHERE id = $3 AND status = 'pending' RETURNING ",
@@ -644,9 +786,9 @@ impl GameStore for SqlStore {
         .bind(at)
         .bind(id.0)
         .fetch_optional(&self.pool)
-        .await
-        .map_err(backend)?;
-        drop(_gate);
+        .await;
+        turn.end().await?;
+        let row = row.map_err(backend)?;
         match row {
             Some(_) => self.get_challenge(id).await,
             None => Err(self.challenge_error(id).await),
@@ -749,12 +891,7 @@ impl GameStore for SqlStore {
             Read::Missing => return Err(StoreError::NotFound(Missing::Game(id))),
             Read::Torn => {}
         }
-        let begin = match self.backend {
-            // A deferred transaction: both SELECTs read from the same WAL snapshot.
-            Backend::Sqlite => "BEGIN",
-            Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
-        };
-        let mut tx = sqlx::Connection::begin_with(&mut *conn, begin)
+        let mut tx = sqlx::Connection::begin_with(&mut *conn, self.snapshot())
             .await
             .map_err(backend)?;
         let read = Self::read_game(&mut tx, id).await;
@@ -789,18 +926,28 @@ impl GameStore for SqlStore {
             None => String::new(),
         };
         let sql = format!(
-            "SELECT {}, m.ply AS ply, m.mv AS mv FROM games g \
-             LEFT JOIN moves m ON m.game_id = g.id \
-             WHERE g.id IN (SELECT g.id FROM games g{} ORDER BY g.id DESC{limit}) \
-             ORDER BY g.id DESC, m.ply",
+            "SELECT {} FROM games g{} ORDER BY g.id DESC{limit}",
             game_columns!(),
             w.sql()
         );
-        let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), w.binds)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(backend)?;
-        let mut games = games_from_rows(&rows)?;
+        // As in `get_game`: optimistically without a transaction, then in a snapshot if a
+        // write came between the two statements.
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        let mut games = match Self::read_listed(&mut conn, &sql, &w.binds).await? {
+            Some(games) => games,
+            None => {
+                let mut tx = sqlx::Connection::begin_with(&mut *conn, self.snapshot())
+                    .await
+                    .map_err(backend)?;
+                let read = Self::read_listed(&mut tx, &sql, &w.binds).await;
+                tx.commit().await.map_err(backend)?;
+                read?.ok_or_else(|| {
+                    StoreError::Backend("games changed inside a snapshot transaction".into())
+                })?
+            }
+        };
+        // `sqlite::memory:` has one connection, which the seats need.
+        drop(conn);
         self.load_seats(&mut games).await?;
         Ok(games)
     }
@@ -813,6 +960,16 @@ impl GameStore for SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<i64> {
+        if self.backend == Backend::Sqlite && !matches!(update.status, GameStatus::Finished { .. })
+        {
+            return match self
+                .append_move_sqlite(id, expected_version, mv, update, at)
+                .await?
+            {
+                Some(version) => Ok(version),
+                None => Err(self.version_error_pooled(id, expected_version).await),
+            };
+        }
         let (mut tx, version) = self
             .begin_versioned(id, expected_version, update, at)
             .await?;
@@ -840,9 +997,11 @@ impl GameStore for SqlStore {
     ) -> Result<i64> {
         if !matches!(update.status, GameStatus::Finished { .. }) {
             // A single statement is its own transaction.
-            let _gate = self.write_gate().await;
+            let turn = self.write_turn().await;
             let mut conn = self.pool.acquire().await.map_err(backend)?;
-            return match Self::bump_version(&mut conn, id, expected_version, update, at).await? {
+            let bumped = Self::bump_version(&mut conn, id, expected_version, update, at).await;
+            turn.end().await?;
+            return match bumped? {
                 Some(version) => Ok(version),
                 None => Err(Self::version_error(&mut conn, id, expected_version).await),
             };
@@ -901,7 +1060,7 @@ impl GameStore for SqlStore {
         {
             return Ok(known);
         }
-        let _gate = self.write_gate().await;
+        let turn = self.write_turn().await;
         let row = sqlx::query(concat!(
             "INSERT INTO players (platform, user_id, display_name, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5) \
@@ -916,9 +1075,9 @@ impl GameStore for SqlStore {
         .bind(at)
         .bind(at)
         .fetch_one(&self.pool)
-        .await
-        .map_err(backend)?;
-        codec::player(&row)
+        .await;
+        turn.end().await?;
+        codec::player(&row.map_err(backend)?)
     }
 
     async fn get_player(&self, id: &PlayerId) -> Result<PlayerRecord> {
@@ -975,7 +1134,7 @@ impl GameStore for SqlStore {
     }
 
     async fn set_reminders(&self, id: &PlayerId, on: bool, at: i64) -> Result<PlayerRecord> {
-        let _gate = self.write_gate().await;
+        let turn = self.write_turn().await;
         let row = sqlx::query(concat!(
             "UPDATE players SET \
              updated_at = CASE WHEN reminders = $1 THEN updated_at ELSE $2 END, \
@@ -988,17 +1147,19 @@ impl GameStore for SqlStore {
         .bind(id.platform.as_str())
         .bind(&id.user)
         .fetch_optional(&self.pool)
-        .await
-        .map_err(backend)?
-        .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
+        .await;
+        turn.end().await?;
+        let row = row
+            .map_err(backend)?
+            .ok_or_else(|| StoreError::NotFound(Missing::Player(id.clone())))?;
         codec::player(&row)
     }
 
     async fn count_reminder(&self, id: &PlayerId, day: i64, cap: u32) -> Result<bool> {
         // One statement: the row lock (PostgreSQL) or the write lock (SQLite) makes two
         // processes counting at once take turns, and the second sees the first's count.
-        let _gate = self.write_gate().await;
-        let counted: Option<i64> = sqlx::query_scalar(
+        let turn = self.write_turn().await;
+        let counted: std::result::Result<Option<i64>, _> = sqlx::query_scalar(
             "UPDATE players SET \
              reminder_count = CASE WHEN reminder_day = $1 THEN reminder_count + 1 ELSE 1 END, \
              reminder_day = $1 \
@@ -1010,10 +1171,9 @@ impl GameStore for SqlStore {
         .bind(&id.user)
         .bind(i64::from(cap))
         .fetch_optional(&self.pool)
-        .await
-        .map_err(backend)?;
-        drop(_gate);
-        match counted {
+        .await;
+        turn.end().await?;
+        match counted.map_err(backend)? {
             Some(_) => Ok(true),
             None => self.get_player(id).await.map(|_| false),
         }

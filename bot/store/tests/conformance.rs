@@ -14,12 +14,28 @@ async fn sqlite_in_memory_passes_the_conformance_suite() {
 async fn sqlite_file_passes_the_conformance_suite() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let mut n = 0;
+    let opened = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     run_all(|| {
         n += 1;
         let path = dir.path().join(format!("check{n}/games.db"));
-        async move { SqlStore::open_sqlite(&path).await.unwrap() }
+        let opened = opened.clone();
+        async move {
+            let store = SqlStore::open_sqlite(&path).await.unwrap();
+            opened.lock().unwrap().push(store.clone());
+            store
+        }
     })
     .await;
+    // Group commit: every write the suite made, through every method, was synced to disk
+    // before it returned.
+    let stores = opened.lock().unwrap().clone();
+    let mut turns = 0;
+    for store in stores {
+        let (taken, synced) = store.write_turns_synced().await.expect("a file store");
+        assert_eq!(taken, synced, "a write returned before its fsync");
+        turns += taken;
+    }
+    assert!(turns > 100, "the suite writes ({turns} turns)");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
