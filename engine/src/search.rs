@@ -57,6 +57,13 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// The most time to take (checked every 128 nodes).
     pub time: Option<Duration>,
+    /// No new iteration starts once this much time has passed. For a clock, where time saved
+    /// now is spent on later moves, about half of `time` (an iteration takes a few times
+    /// longer than the last, so one started later would rarely finish). `None`: iterate
+    /// until `time`, right for a fixed time per move (`go movetime`), where time left
+    /// unused is simply lost, and an unfinished iteration still counts when a move it
+    /// searched fully beat the previous best.
+    pub soft_time: Option<Duration>,
 }
 
 /// A score as UCI writes it.
@@ -294,12 +301,8 @@ impl Searcher {
             if score.abs() > MATE_BOUND && (MATE - score.abs()) as u32 <= depth {
                 break; // a mate found at full width needs no deeper look
             }
-            if let Some(t) = limits.time {
-                // An iteration takes a few times longer than the last: do not start one that
-                // cannot finish.
-                if self.start.elapsed() * 2 > t {
-                    break;
-                }
+            if limits.soft_time.is_some_and(|t| self.start.elapsed() > t) {
+                break;
             }
         }
         result.nodes = self.nodes;

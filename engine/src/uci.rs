@@ -441,7 +441,7 @@ impl Session {
         let mut l = Limits {
             depth: go.depth,
             nodes: go.nodes,
-            time: None,
+            ..Limits::default()
         };
         if let Some(mt) = go.movetime {
             let ms = mt.saturating_sub(self.overhead.as_millis() as u64).max(1);
@@ -459,7 +459,10 @@ impl Session {
                 let budget = (t / togo + inc * 3 / 4)
                     .min(t / 3)
                     .saturating_sub(self.overhead.as_millis() as u64);
-                l.time = Some(Duration::from_millis(budget.max(1)));
+                let budget = Duration::from_millis(budget.max(1));
+                l.time = Some(budget);
+                // Time saved on this move is spent on later ones.
+                l.soft_time = Some(budget / 2);
             }
         }
         l

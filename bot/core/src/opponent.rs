@@ -93,10 +93,14 @@ impl BotConfig {
     /// The limits of one search at `level`.
     pub fn limits(&self, level: Level) -> Limits {
         let nodes = node_limit(level).min(self.max_nodes.unwrap_or(u64::MAX));
+        let time = self.timed.then(|| time_limit(level));
         Limits {
             depth: None,
             nodes: Some(nodes),
-            time: self.timed.then(|| time_limit(level)),
+            time,
+            // In chat the player waits for the answer and the pool's threads are shared: no
+            // iteration starts after half the level's time, so most answers come sooner.
+            soft_time: time.map(|t| t / 2),
         }
     }
 }

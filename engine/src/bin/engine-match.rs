@@ -253,9 +253,9 @@ impl Engine {
         match self {
             Engine::Internal(p) => {
                 let limits = Limits {
-                    depth: None,
                     nodes: args.nodes,
                     time: args.movetime.map(Duration::from_millis),
+                    ..Limits::default()
                 };
                 p.choose(pos, &limits).ok_or_else(|| "no move".to_string())
             }
