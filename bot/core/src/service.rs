@@ -294,6 +294,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     clock,
                     rated,
                     level: None,
+                    seat: None,
                 };
                 self.challenge(actor, place, opponents, &variant, asked)
                     .await
