@@ -847,3 +847,96 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Place, Platform};
+
+    fn record(options: &str, seats: usize) -> GameRecord {
+        GameRecord {
+            id: GameId(1),
+            variant: "dcb-balanced-4p".into(),
+            options: options.into(),
+            start_state: String::new(),
+            moves: Vec::new(),
+            seats: (0..seats)
+                .map(|i| PlayerId::new(Platform::Console, format!("p{i}")))
+                .collect(),
+            place: Place::room(Platform::Console, "console"),
+            status: GameStatus::Active,
+            pending_offer: None,
+            clock: None,
+            version: 0,
+            rating_family: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    #[test]
+    fn the_bots_seats_come_from_the_stored_options_alone() {
+        let four = bot_seats(&record("colour=first rated=no level=2 seat=1", 4)).unwrap();
+        assert_eq!((four.person, four.level.number()), (1, 2));
+        assert_eq!(
+            (0..4).filter(|&s| four.plays(s)).collect::<Vec<_>>(),
+            vec![0, 2, 3]
+        );
+        // Two players, as stored before seats: the colour says the person's seat.
+        assert_eq!(
+            bot_seat(&record("colour=first level=3", 2)).map(|(s, _)| s),
+            Some(1)
+        );
+        assert_eq!(
+            bot_seat(&record("colour=second level=3", 2)).map(|(s, _)| s),
+            Some(0)
+        );
+        // Not a game against the bot, or a seat the game does not have.
+        assert_eq!(bot_seats(&record("colour=first", 4)), None);
+        assert_eq!(bot_seats(&record("colour=first level=1 seat=3", 2)), None);
+    }
+
+    #[test]
+    fn the_person_out_of_a_four_player_game_ends_it_for_the_bot() {
+        let catalog = rules::Catalog::builtin();
+        let v = catalog.get("dcb-balanced-4p").unwrap();
+        let start = Position::start(&v);
+        let r = record("colour=first rated=no level=1 seat=0", 4);
+        assert_eq!(
+            bot_only_result(&r, &start, &[]),
+            None,
+            "the person plays on"
+        );
+        // The bot's own seat out: the person still has opponents.
+        let mut blue_out = start.clone();
+        blue_out.play_unchecked(start.resignation(Side(1)).unwrap());
+        assert_eq!(bot_only_result(&r, &blue_out, &[]), None);
+        let mut red_out = start.clone();
+        red_out.play_unchecked(start.resignation(Side(0)).unwrap());
+        let won = |winner, reason| {
+            Some(GameStatus::Finished {
+                result: GameResult::Win(winner),
+                reason,
+            })
+        };
+        assert_eq!(
+            bot_only_result(&r, &red_out, &[]),
+            won(1, EndReason::Resignation)
+        );
+        assert_eq!(
+            bot_only_result(&r, &red_out, &[Side(0)]),
+            won(1, EndReason::Checkmate)
+        );
+        // Seated Blue, out after Red: the bot's first seat still in is Yellow.
+        let r = record("colour=first rated=no level=1 seat=1", 4);
+        let mut both = blue_out.clone();
+        both.play_unchecked(blue_out.resignation(Side(0)).unwrap());
+        assert_eq!(
+            bot_only_result(&r, &both, &[]),
+            won(2, EndReason::Resignation)
+        );
+        // A game of people only never ends this way.
+        let people = record("colour=first", 4);
+        assert_eq!(bot_only_result(&people, &red_out, &[]), None);
+    }
+}
