@@ -305,8 +305,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 level,
                 colour,
                 position,
+                seat,
             } => {
-                self.play_bot(actor, place, &variant, level, colour, position)
+                self.play_bot(actor, place, &variant, level, colour, position, seat)
                     .await
             }
             Command::Accept(id) => self.accept(actor, place, id).await,

@@ -442,6 +442,33 @@ async fn the_persons_resignation_ends_a_four_player_game_against_the_bot() {
     assert!(text.contains("You have no game here"), "{text}");
 }
 
+#[tokio::test]
+async fn a_seat_named_by_its_colour_and_the_bots_seats_before_it_move_first() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(&svc, &alice, "play dcb-kamil-4p vs bot green level 1").await;
+    assert!(text.contains("starts"), "{text}");
+    let g = only_game(&svc).await;
+    assert_eq!(
+        g.seats,
+        vec![bot_id(), bot_id(), bot_id(), alice.id.clone()]
+    );
+    assert!(g.options.ends_with("seat=3"), "{}", g.options);
+    for colour in ["Red", "Blue", "Yellow"] {
+        let a = next(&mut announcements).await;
+        let text = &a.replies[0].text;
+        assert!(text.contains(&format!("{{0}} ({colour}) plays")), "{text}");
+    }
+    let g = only_game(&svc).await;
+    assert_eq!(g.moves.len(), 3);
+    assert_eq!(
+        replay_checked(&svc, &g).turn(),
+        Side(3),
+        "Green, Alice, to move"
+    );
+}
+
 /// Every stored move of a game that ends with a resignation replays (the resignation is no
 /// legal board move, so it is parsed and played, not looked up).
 fn replay_resigned(svc: &Svc, record: &GameRecord) {
@@ -472,6 +499,10 @@ async fn bad_requests_to_play_the_bot_say_what_to_do() {
             "Drop `position 5`",
         ),
         ("play toulousain vs bot position 5", "Drop `position 5`"),
+        (
+            "play chess vs bot green",
+            "a seat colour like `green` is for the four-player",
+        ),
         ("play chesss vs bot", "Did you mean `chess`"),
     ] {
         let text = say(&svc, &alice, typed).await;
@@ -487,6 +518,7 @@ async fn bad_requests_to_play_the_bot_say_what_to_do() {
                 level: Some(0),
                 colour: ColourChoice::Random,
                 position: None,
+                seat: None,
             },
         )
         .await;

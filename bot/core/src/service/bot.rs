@@ -267,7 +267,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
-    /// `play VARIANT vs bot [level N]`: a game against the bot, started at once.
+    /// `play VARIANT vs bot [level N]`: a game against the bot, started at once. `seat`:
+    /// the four-player seat the player named by its colour, if any.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn play_bot(
         &self,
         actor: &Actor,
@@ -276,6 +278,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         level: Option<u8>,
         colour: ColourChoice,
         position: Option<u16>,
+        seat: Option<u8>,
     ) -> Outcomes {
         if self.bot.is_none() {
             return user(
@@ -286,7 +289,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Ok(l) => l,
             Err(e) => return user(format!("The bot's {e}, e.g. `play {variant} level 3`.")),
         };
-        let v = match self.game_kind(variant)? {
+        let kind = self.game_kind(variant)?;
+        let sides = match &kind {
+            GameKind::Board(v) => v.sides,
+            GameKind::Glass(_) => 2,
+        };
+        if let Some(s) = seat
+            && (sides <= 2 || s >= sides)
+        {
+            return user(format!(
+                "{} is a two-player game: a seat colour like `{}` is for the four-player forms. Choose `white` or `black`.",
+                kind.display_name(),
+                Side(s).name(4).to_lowercase()
+            ));
+        }
+        let v = match kind {
             GameKind::Glass(rules) => {
                 if let Some(n) = position {
                     return user(format!(
@@ -301,6 +318,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         2,
                         level,
                         colour,
+                        None,
                         None,
                     )
                     .await?;
@@ -320,7 +338,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             ));
         }
         let (c, seats, bot_actor) = self
-            .bot_challenge(actor, place, &v.name, v.sides, level, colour, position)
+            .bot_challenge(
+                actor, place, &v.name, v.sides, level, colour, position, seat,
+            )
             .await?;
         let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
             challenge: c.id,
@@ -361,10 +381,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// bot (it accepts at once): the colour drawn for the challenger, the seats, and the bot
     /// as the actor that accepts.
     ///
-    /// With more than two seats the challenger sits Red (first) unless he said `second`
-    /// (`black`), which seats him Blue; `random` is not drawn there, since against the bot
-    /// at every other seat the one thing a seat changes is when he moves. The bot holds
-    /// every other seat.
+    /// With more than two seats the challenger sits at the seat he named by its colour
+    /// (`seat`), else Red (first) unless he said `second` (`black`), which seats him Blue;
+    /// `random` is not drawn there, since against the bot at every other seat the one thing
+    /// a seat changes is when he moves. The bot holds every other seat.
     #[allow(clippy::too_many_arguments)]
     async fn bot_challenge(
         &self,
@@ -375,6 +395,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         level: Level,
         colour: ColourChoice,
         position: Option<u16>,
+        seat: Option<u8>,
     ) -> Result<(crate::model::ChallengeRecord, Vec<PlayerId>, Actor), Failure> {
         let Some((bot_id, bot_name)) = self.bot.as_ref().and_then(|bot| {
             bot.users
@@ -390,7 +411,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return user("I cannot play against myself.");
         }
         let (colour, seat) = if sides > 2 {
-            let seat = u8::from(colour == ColourChoice::Second);
+            let seat = seat.unwrap_or(u8::from(colour == ColourChoice::Second));
             (ColourChoice::First, Some(seat))
         } else {
             let colour = match colour {
