@@ -104,6 +104,23 @@ impl Bot {
     }
 }
 
+impl Bot {
+    /// Counts a level-5 search's verdict for the bot's `seat`: mated by force, or hopeless
+    /// [`RESIGN_AFTER`] times in a row. Counted per seat, so that in a four-player game one
+    /// seat's hopeless moves are not made up for by another seat's good ones.
+    fn gives_up(&self, id: GameId, seat: u8, score: i32) -> bool {
+        if score < -MATE_BOUND {
+            return true;
+        }
+        let Ok(mut hopeless) = self.hopeless.lock() else {
+            return false;
+        };
+        let count = hopeless.entry((id, seat)).or_insert(0);
+        *count = if score < RESIGN_BELOW { *count + 1 } else { 0 };
+        *count >= RESIGN_AFTER
+    }
+}
+
 /// Where the bot sits in a game it plays: every seat but the person's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct BotSeats {
@@ -659,7 +676,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             ms = result.elapsed.as_millis() as u64,
             "the bot's search ended"
         );
-        if level == Level::MAX && self.bot_gives_up(bot, id, seat, result.score) {
+        if level == Level::MAX && bot.gives_up(id, seat, result.score) {
             return self.bot_resigns(g, seat).await;
         }
         let san = notation::san(&g.position, mv);
@@ -801,20 +818,6 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         }
     }
 
-    /// Counts a level-5 search's verdict: mated by force, or hopeless [`RESIGN_AFTER`]
-    /// times in a row.
-    fn bot_gives_up(&self, bot: &Bot, id: GameId, seat: u8, score: i32) -> bool {
-        if score < -MATE_BOUND {
-            return true;
-        }
-        let Ok(mut hopeless) = bot.hopeless.lock() else {
-            return false;
-        };
-        let count = hopeless.entry((id, seat)).or_insert(0);
-        *count = if score < RESIGN_BELOW { *count + 1 } else { 0 };
-        *count >= RESIGN_AFTER
-    }
-
     async fn bot_resigns(&self, g: BoardGame, seat: u8) -> Result<bool, Failure> {
         let id = g.record.id;
         if crate::seating::is_multi(&g.position) {
@@ -893,6 +896,30 @@ mod tests {
             created_at: 0,
             updated_at: 0,
         }
+    }
+
+    #[test]
+    fn hopelessness_is_counted_per_seat() {
+        let bot = Bot::new(BotConfig::repeatable(1_000, 1)).unwrap();
+        let (game, bad, fine) = (GameId(1), RESIGN_BELOW - 1, 0);
+        for _ in 1..RESIGN_AFTER {
+            // Blue hopeless, Yellow fine, in turn: neither gives up yet.
+            assert!(!bot.gives_up(game, 1, bad));
+            assert!(!bot.gives_up(game, 2, fine));
+        }
+        assert!(
+            bot.gives_up(game, 1, bad),
+            "Blue's third hopeless move in a row"
+        );
+        assert!(!bot.gives_up(game, 2, bad), "Yellow's first");
+        assert!(
+            !bot.gives_up(GameId(2), 1, bad),
+            "another game counts apart"
+        );
+        assert!(
+            bot.gives_up(game, 3, -MATE_BOUND - 1),
+            "mated by force: at once"
+        );
     }
 
     #[test]
