@@ -11,10 +11,10 @@
 //! announcements of the shared `console` room) goes to that player's mailbox
 //! ([`crate::mailbox`]), which his console prints.
 //!
-//! Against the bot (`play chess vs bot`): the bot is the console player
-//! [`bot_core::opponent::CONSOLE_NAME`]; the keyboard never acts for it, and its moves arrive
-//! as announcements ([`bot_core::outbox`]), printed (and passed on) as they come, like a
-//! command's replies.
+//! Against the bot (`play chess vs bot`, `play dcb-balanced-4p vs bot`): the bot is the
+//! console player [`bot_core::opponent::CONSOLE_NAME`], at every seat but the keyboard's in
+//! a four-player form; the keyboard never acts for it, and its moves arrive as announcements
+//! ([`bot_core::outbox`]), printed (and passed on) as they come, like a command's replies.
 
 use std::{
     io::Write,
@@ -153,9 +153,15 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 .unwrap_or((offer.by_seat as usize + 1) % n);
         }
         let mut id = &g.seats[seat];
-        if id.user == bot_core::opponent::CONSOLE_NAME && n == 2 {
-            // The bot plays its own moves: the keyboard is its opponent's.
-            id = &g.seats[1 - seat.min(1)];
+        if id.user == bot_core::opponent::CONSOLE_NAME
+            && let Some(person) = g
+                .seats
+                .iter()
+                .find(|p| p.user != bot_core::opponent::CONSOLE_NAME)
+        {
+            // The bot plays its own moves (every seat but one in a four-player game against
+            // it): the keyboard is its opponent's.
+            id = person;
         }
         local(&id.user)
     }
@@ -181,7 +187,13 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             words.first().map(|w| w.to_lowercase()).as_deref(),
             Some("play" | "new")
         ) && words.len() >= 2
-            && !words.iter().any(|w| w.eq_ignore_ascii_case("vs"))
+            && !words.iter().any(|w| {
+                // The ways `play` names the bot (`vs bot`, `bot`, `level 3`): its command.
+                matches!(
+                    w.to_lowercase().as_str(),
+                    "vs" | "versus" | "against" | "bot" | "level" | "lvl"
+                )
+            })
             && self.fixed.is_none()
         {
             let game = words[1..].join(" ");
@@ -491,6 +503,85 @@ mod tests {
         }
         assert!(c.line("board").await.contains("(board picture:"));
         assert!(c.line("takeback").await.contains("2 moves taken back"));
+    }
+
+    /// `play dcb-balanced-4p vs bot`: the keyboard plays Red, the bot's three seats answer
+    /// each move in turn, and the keyboard never acts for them, even while they think.
+    #[tokio::test]
+    async fn playing_the_bot_at_the_console_in_a_four_player_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let (outbox, mut announcements) = bot_core::outbox::channel();
+        let service = Arc::new(
+            GameService::new(
+                MemoryStore::new(),
+                SystemClock,
+                Arc::new(rules::Catalog::builtin()),
+            )
+            .with_outbox(outbox)
+            .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 3))
+            .unwrap(),
+        );
+        service.start_bot().await.unwrap();
+        let c = Console::new(
+            service.clone(),
+            None,
+            dir.path(),
+            render::Theme::light(),
+            320,
+        );
+        let out = c.line("play dcb-balanced-4p vs bot level 1").await;
+        assert!(out.contains("Game 1 starts"), "{out}");
+        assert!(out.contains("white (Red)"), "{out}");
+        assert!(out.contains("fairybot (Blue)"), "{out}");
+        for _ in 0..2 {
+            let g = service
+                .store()
+                .list_games(&GameFilter::default())
+                .await
+                .unwrap()
+                .remove(0);
+            let v = service.catalog().get(&g.variant).unwrap();
+            let mut pos = rules::fen::position(&v, &g.start_state).unwrap();
+            for m in &g.moves {
+                let mv = rules::notation::parse_coord(&pos, m).unwrap();
+                pos.play_unchecked(mv);
+            }
+            let mv = rules::notation::coord(&pos, pos.legal_moves()[0]);
+            let out = c.line(&format!("move {mv}")).await;
+            assert!(out.contains("white (Red) plays"), "{out}");
+            for colour in ["Blue", "Yellow", "Green"] {
+                let a = tokio::time::timeout(Duration::from_secs(60), announcements.next())
+                    .await
+                    .unwrap()
+                    .unwrap();
+                let out = c.announcement(&a).await;
+                assert!(out.contains(&format!("fairybot ({colour}) plays")), "{out}");
+            }
+        }
+        let out = c.line("resign").await;
+        assert!(out.contains("white (Red) resigns and is out"), "{out}");
+        assert!(out.contains("the game ends"), "{out}");
+
+        // While the bot's seat is to move (its turns not started here), a command typed at
+        // the keyboard is still the person's: `resign` resigns Red, never the bot's Blue.
+        let service = Arc::new(
+            GameService::new(
+                MemoryStore::new(),
+                SystemClock,
+                Arc::new(rules::Catalog::builtin()),
+            )
+            .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 3))
+            .unwrap(),
+        );
+        let c = Console::new(service, None, dir.path(), render::Theme::light(), 320);
+        // `level` alone names the bot too, as in chat.
+        c.line("play dcb-balanced-4p level 1").await;
+        let out = c.line("resign").await;
+        assert!(out.contains("white (Red) resigns and is out"), "{out}");
+        let out = c.line("play dcb-balanced-4p vs bot second level 1").await;
+        assert!(out.contains("white (Blue)"), "{out}");
+        let out = c.line("resign").await;
+        assert!(out.contains("white (Blue) resigns and is out"), "{out}");
     }
 
     /// `play` with a four-player variant seats red, blue, yellow and green at the one

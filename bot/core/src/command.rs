@@ -4,7 +4,7 @@
 //! ```text
 //! challenge @user VARIANT [white|black|random] [clock 10+5|3d|3d+7d] [unrated]
 //! accept [ID]   decline [ID]   cancel [ID]   remind on|off
-//! play VARIANT vs bot [level 1-5] [white|black|random]   (or `play VARIANT level N`)
+//! play VARIANT vs bot [level 1-5] [white|black|random|red|blue|yellow|green]   (or `play VARIANT level N`)
 //! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
@@ -77,6 +77,9 @@ pub enum Command {
         colour: ColourChoice,
         /// Chess960: the start position's number.
         position: Option<u16>,
+        /// In a four-player form, the seat the player named by its colour (`red` 0, `blue`
+        /// 1, `yellow` 2, `green` 3); `None`: as the colour says (see the service).
+        seat: Option<u8>,
     },
     /// Accept a challenge (the only one addressed to the actor if no id).
     Accept(Option<i64>),
@@ -182,12 +185,14 @@ impl std::fmt::Debug for Command {
                 level,
                 colour,
                 position,
+                seat,
             } => f
                 .debug_struct("PlayBot")
                 .field("variant", variant)
                 .field("level", level)
                 .field("colour", colour)
                 .field("position", position)
+                .field("seat", seat)
                 .finish(),
             Command::Accept(id) => f.debug_tuple("Accept").field(id).finish(),
             Command::Decline(id) => f.debug_tuple("Decline").field(id).finish(),
@@ -360,7 +365,7 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
         "help" => "help [COMMAND] — this help",
         "play" => {
-            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`. Against the bot: `play toulousain vs bot` or `play toulousain level 3` (levels 1, beginner, to 5, full strength; default 3)"
+            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`. Against the bot: `play toulousain vs bot` or `play toulousain level 3` (levels 1, beginner, to 5, full strength; default 3); in a four-player form, e.g. `play dcb-balanced-4p vs bot`, the bot takes the three other seats"
         }
         "setup" => {
             "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
@@ -548,6 +553,8 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let mut position = None;
             // Against the bot: `vs bot`, `against bot`, `bot`, or a level.
             let (mut bot, mut level, mut colour_named) = (false, None, false);
+            // A four-player seat named by its colour (against the bot only).
+            let mut seat = None;
             let mut rated = true;
             let mut clock = TimeControl::None;
             let mut args = args.into_iter().peekable();
@@ -557,6 +564,10 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                     "white" | "first" => (colour, colour_named) = (ColourChoice::First, true),
                     "black" | "second" => (colour, colour_named) = (ColourChoice::Second, true),
                     "random" => (colour, colour_named) = (ColourChoice::Random, true),
+                    "red" => seat = Some(0),
+                    "blue" => seat = Some(1),
+                    "yellow" => seat = Some(2),
+                    "green" => seat = Some(3),
                     "unrated" | "casual" => rated = false,
                     "rated" => rated = true,
                     "vs" | "versus" | "against"
@@ -626,7 +637,14 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                         ColourChoice::Random
                     },
                     position,
+                    seat,
                 });
+            }
+            if seat.is_some() {
+                return Err(usage_err(
+                    "challenge",
+                    "a seat colour (red, blue, yellow, green) picks your seat against the bot (`play dcb-balanced-4p vs bot blue`); against people the seats go Red, Blue, Yellow, Green in the order named, you first",
+                ));
             }
             Command::Challenge {
                 opponents,
@@ -803,6 +821,7 @@ mod tests {
             level,
             colour,
             position: None,
+            seat: None,
         };
         for (text, want) in [
             (
@@ -834,11 +853,26 @@ mod tests {
             ("play chess level x", "`x` is not a level"),
             ("play chess level", "`level` needs a number"),
             ("play @bob chess vs bot", "play either the bot or a person"),
+            (
+                "challenge @a @b @c dcb-balanced-4p green",
+                "picks your seat against the bot",
+            ),
             ("play vs bot", "which variant?"),
         ] {
             let e = parse(bad).unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
+        // Four players: the seat by its colour.
+        assert_eq!(
+            parse("play dcb-balanced-4p vs bot Yellow level 2").unwrap(),
+            Command::PlayBot {
+                variant: "dcb-balanced-4p".into(),
+                level: Some(2),
+                colour: ColourChoice::Random,
+                position: None,
+                seat: Some(2),
+            }
+        );
         // `vs` alone is not the bot: it stays what it was (a variant name, refused later).
         assert!(matches!(
             parse("play vs").unwrap(),

@@ -1,8 +1,9 @@
 //! A challenge's options, stored with it and with the game it becomes: the colour the
 //! challenger asked for, for Chess960 the number of the start position, the time control
 //! (`clock=10+5`, `clock=3d+7d`; absent for a game without a clock), whether the game is
-//! rated (`rated=no`; absent for a rated one), and in a game against the bot the bot's level
-//! (`level=3`), so games stored before read as they did.
+//! rated (`rated=no`; absent for a rated one), in a game against the bot the bot's level
+//! (`level=3`), and in a four-player game against the bot the person's seat (`seat=2`), so
+//! games stored before read as they did.
 //!
 //! The store keeps them as text (`colour=second position=123`), opaque to it; this is the one
 //! place that writes and reads that text, and an option it does not know is an error, never a
@@ -26,6 +27,11 @@ pub struct GameOptions {
     /// colour together say which seat the bot plays after a restart, whatever the bot's
     /// user id on the platform is.
     pub level: Option<engine::Level>,
+    /// In a game against the bot of more than two seats, the challenger's seat (0 is the
+    /// first, Red); the bot holds every other one. `None` in every other game, where the
+    /// colour says the seat. Stored so that a restart finds the bot's seats from the store
+    /// alone, as [`GameOptions::level`] does for two players.
+    pub seat: Option<u8>,
     /// The time control ([`TimeControl::None`] unless the challenge chose one).
     pub clock: TimeControl,
     /// Whether the game counts for the players' ratings (the challenger's `unrated` makes it
@@ -41,6 +47,7 @@ impl Default for GameOptions {
             clock: TimeControl::None,
             rated: true,
             level: None,
+            seat: None,
         }
     }
 }
@@ -69,6 +76,9 @@ const POSITION: &str = "position";
 const CLOCK: &str = "clock";
 const RATED: &str = "rated";
 const LEVEL: &str = "level";
+const SEAT: &str = "seat";
+/// The most seats a game has (four-player forms): a stored seat beyond is an error.
+const MAX_SEATS: u8 = 4;
 
 impl GameOptions {
     /// Reads stored options (empty text is the defaults: a game stored before options).
@@ -77,8 +87,8 @@ impl GameOptions {
     /// An unknown option, a bad value, or an option given twice.
     pub fn parse(text: &str) -> Result<GameOptions, OptionsError> {
         let mut options = GameOptions::default();
-        let (mut colour, mut position, mut clock, mut rated, mut level) =
-            (false, false, false, false, false);
+        let (mut colour, mut position, mut clock, mut rated, mut level, mut seat) =
+            (false, false, false, false, false, false);
         let cut = |s: &str| s.chars().take(40).collect::<String>();
         for word in text.split_whitespace() {
             let Some((key, value)) = word.split_once('=') else {
@@ -90,6 +100,7 @@ impl GameOptions {
                     CLOCK => CLOCK,
                     RATED => RATED,
                     LEVEL => LEVEL,
+                    SEAT => SEAT,
                     _ => POSITION,
                 },
                 value: cut(value),
@@ -134,6 +145,15 @@ impl GameOptions {
                     let n: u8 = value.parse().map_err(|_| bad())?;
                     options.level = Some(engine::Level::new(n).map_err(|_| bad())?);
                 }
+                SEAT if seat => return Err(OptionsError::Repeated(SEAT)),
+                SEAT => {
+                    seat = true;
+                    let n: u8 = value.parse().map_err(|_| bad())?;
+                    if n >= MAX_SEATS {
+                        return Err(bad());
+                    }
+                    options.seat = Some(n);
+                }
                 _ => return Err(OptionsError::Unknown(cut(word))),
             }
         }
@@ -162,6 +182,9 @@ impl fmt::Display for GameOptions {
         if let Some(level) = self.level {
             write!(f, " {LEVEL}={}", level.number())?;
         }
+        if let Some(n) = self.seat {
+            write!(f, " {SEAT}={n}")?;
+        }
         Ok(())
     }
 }
@@ -181,16 +204,19 @@ mod tests {
                 for clock in ["none", "10+5", "1+0", "3d", "3d+7d"] {
                     for rated in [true, false] {
                         for level in [None, Some(1), Some(3), Some(5)] {
-                            let clock = TimeControl::parse(clock).unwrap();
-                            let level = level.map(|n| engine::Level::new(n).unwrap());
-                            let o = GameOptions {
-                                colour,
-                                position,
-                                clock,
-                                rated,
-                                level,
-                            };
-                            assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                            for seat in [None, Some(0), Some(3)] {
+                                let clock = TimeControl::parse(clock).unwrap();
+                                let level = level.map(|n| engine::Level::new(n).unwrap());
+                                let o = GameOptions {
+                                    colour,
+                                    position,
+                                    clock,
+                                    rated,
+                                    level,
+                                    seat,
+                                };
+                                assert_eq!(GameOptions::parse(&o.to_string()), Ok(o));
+                            }
                         }
                     }
                 }
@@ -253,6 +279,10 @@ mod tests {
             "level=",
             "level=3 level=3",
             "level=-1",
+            "seat=4",
+            "seat=-1",
+            "seat=red",
+            "seat=1 seat=1",
         ] {
             assert!(GameOptions::parse(bad).is_err(), "{bad}");
         }

@@ -294,6 +294,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     clock,
                     rated,
                     level: None,
+                    seat: None,
                 };
                 self.challenge(actor, place, opponents, &variant, asked)
                     .await
@@ -304,8 +305,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 level,
                 colour,
                 position,
+                seat,
             } => {
-                self.play_bot(actor, place, &variant, level, colour, position)
+                self.play_bot(actor, place, &variant, level, colour, position, seat)
                     .await
             }
             Command::Accept(id) => self.accept(actor, place, id).await,

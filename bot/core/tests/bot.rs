@@ -261,6 +261,227 @@ async fn a_restart_resumes_a_game_where_the_bot_is_to_move() {
     assert_eq!(only_game(&svc).await.moves.len(), 3);
 }
 
+/// A legal move for the player to move that is not a resignation (in a four-player game
+/// the engine lists resigning among the moves it can parse, never among the legal ones, but
+/// be explicit), drawn with `rng`.
+fn some_move(pos: &rules::Position, rng: &mut Lcg) -> String {
+    let legal: Vec<_> = pos
+        .legal_moves()
+        .into_iter()
+        .filter(|m| m.kind != rules::MoveKind::Resign)
+        .collect();
+    notation::coord(pos, legal[rng.below(legal.len())])
+}
+
+/// The bot's three seats answer one move of the person's (Red), in seat order: each move
+/// announced once stored, by the seat whose turn it was, every stored move legal.
+async fn three_bot_answers(svc: &Svc, announcements: &mut Announcements, before: usize) {
+    for (i, colour) in ["Blue", "Yellow", "Green"].into_iter().enumerate() {
+        let a = next(announcements).await;
+        let text = &a.replies[0].text;
+        assert!(text.contains(&format!("{{0}} ({colour}) plays")), "{text}");
+        assert_eq!(a.replies[0].mentions[0], bot_id());
+        // Stored before it is announced (the next seat may have moved since: the bot's
+        // seats do not wait for the test).
+        let mut stored = only_game(svc).await;
+        assert!(stored.moves.len() > before + i, "stored first");
+        stored.moves.truncate(before + i + 1);
+        let pos = replay_checked(svc, &stored);
+        let board = a.replies[0].board.as_ref().expect("a board");
+        assert_eq!(
+            board.state,
+            rules::fen::write(&pos),
+            "the board after this move"
+        );
+    }
+}
+
+#[tokio::test]
+async fn four_players_against_the_bot_its_three_seats_answer_each_move_in_turn() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(&svc, &alice, "play dcb-balanced-4p vs bot level 1").await;
+    assert!(text.contains("starts"), "{text}");
+    assert!(text.contains("against the bot at level 1"), "{text}");
+    let g = only_game(&svc).await;
+    // The person first (Red), the bot at every other seat; a restart reads the seat back.
+    assert_eq!(
+        g.seats,
+        vec![alice.id.clone(), bot_id(), bot_id(), bot_id()]
+    );
+    assert_eq!(g.options, "colour=first rated=no level=1 seat=0");
+    let mut rng = Lcg(3);
+    for round in 0..4 {
+        let record = only_game(&svc).await;
+        assert!(record.status.is_active(), "{:?}", record.status);
+        assert_eq!(record.moves.len(), round * 4, "whole rounds, no pass");
+        let pos = replay_checked(&svc, &record);
+        assert_eq!(pos.turn(), Side(0), "Red, the person, to move");
+        let mv = some_move(&pos, &mut rng);
+        let text = say(&svc, &alice, &format!("move {mv}")).await;
+        assert!(text.contains("(Red) plays"), "{text}");
+        three_bot_answers(&svc, &mut announcements, round * 4 + 1).await;
+    }
+    // The bot's seats never move for the person, nor out of turn.
+    let end = only_game(&svc).await;
+    assert_eq!(end.moves.len(), 16);
+    assert_eq!(replay_checked(&svc, &end).turn(), Side(0));
+    assert_eq!(svc.bot_results_dropped(), 0);
+    // Draws and takebacks are refused with what to do instead.
+    let text = say(&svc, &alice, "draw").await;
+    assert!(text.contains("declines draws"), "{text}");
+    let text = say(&svc, &alice, "takeback").await;
+    assert!(text.contains("no takebacks against the bot"), "{text}");
+    assert!(only_game(&svc).await.status.is_active());
+}
+
+#[tokio::test]
+async fn a_restart_resumes_the_bots_seats_in_a_four_player_game() {
+    let store = MemoryStore::new();
+    let alice = actor("alice");
+    let first_move;
+    {
+        // Not started: the person moves, and the bot's three answers are never searched.
+        let (svc, mut announcements) = service(store.clone(), 2_000).await;
+        let text = say(&svc, &alice, "play dcb-balanced-4p vs bot level 1").await;
+        assert!(text.contains("starts"), "{text}");
+        let pos = replay_checked(&svc, &only_game(&svc).await);
+        first_move = some_move(&pos, &mut Lcg(9));
+        let text = say(&svc, &alice, &format!("move {first_move}")).await;
+        assert!(text.contains("(Red) plays"), "{text}");
+        // Meanwhile the person may not move for Blue, the bot's seat.
+        let text = say(&svc, &alice, "moves").await;
+        assert!(!text.is_empty());
+        let pos = replay_checked(&svc, &only_game(&svc).await);
+        let blue = some_move(&pos, &mut Lcg(9));
+        let text = say(&svc, &alice, &format!("move {blue}")).await;
+        assert!(text.contains("It is the bot's move"), "{text}");
+        assert!(announcements.try_next().is_none());
+        assert_eq!(only_game(&svc).await.moves.len(), 1);
+    }
+    let (svc, mut announcements) = service(store, 2_000).await;
+    assert_eq!(svc.start_bot().await.unwrap(), 1, "one game queued");
+    three_bot_answers(&svc, &mut announcements, 1).await;
+    let g = only_game(&svc).await;
+    assert_eq!(g.moves[0], first_move);
+    assert_eq!(
+        replay_checked(&svc, &g).turn(),
+        Side(0),
+        "Red to move again"
+    );
+    // Not queued again: nothing is left for the bot to do.
+    assert_eq!(svc.start_bot().await.unwrap(), 0);
+}
+
+#[tokio::test]
+async fn the_persons_resignation_ends_a_four_player_game_against_the_bot() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    // Seated Blue (`second`): the bot's Red moves first.
+    let text = say(&svc, &alice, "play dcb-balanced-4p vs bot second level 1").await;
+    assert!(text.contains("starts"), "{text}");
+    let g = only_game(&svc).await;
+    assert_eq!(
+        g.seats,
+        vec![bot_id(), alice.id.clone(), bot_id(), bot_id()]
+    );
+    let a = next(&mut announcements).await;
+    assert!(
+        a.replies[0].text.contains("(Red) plays"),
+        "{}",
+        a.replies[0].text
+    );
+    let pos = replay_checked(&svc, &only_game(&svc).await);
+    let text = say(
+        &svc,
+        &alice,
+        &format!("move {}", some_move(&pos, &mut Lcg(1))),
+    )
+    .await;
+    assert!(text.contains("(Blue) plays"), "{text}");
+    // Yellow's and Green's answers, then Red's: Alice resigns on her turn.
+    for colour in ["Yellow", "Green", "Red"] {
+        let a = next(&mut announcements).await;
+        let text = &a.replies[0].text;
+        assert!(text.contains(&format!("({colour}) plays")), "{text}");
+    }
+    let text = say(&svc, &alice, "resign").await;
+    assert!(text.contains("(Blue) resigns and is out"), "{text}");
+    assert!(
+        text.contains("the bot holds every seat still in, so the game ends"),
+        "{text}"
+    );
+    let g = only_game(&svc).await;
+    assert_eq!(
+        g.status,
+        GameStatus::Finished {
+            result: GameResult::Win(0),
+            reason: bot_core::model::EndReason::Resignation
+        },
+        "won by the bot's first seat still in"
+    );
+    // Red, Blue, Yellow, Green, Red, and Blue's resignation.
+    assert_eq!(g.moves.len(), 6);
+    assert_eq!(g.moves[5], "resign:blue");
+    replay_resigned(&svc, &g);
+    // The bot does not play on among itself: its turn (woken by Red's move) ends with
+    // nothing more stored or announced.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while svc.bot_turns_in_flight() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the bot's turn ends"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(only_game(&svc).await.moves.len(), 6);
+    assert!(announcements.try_next().is_none(), "nothing more announced");
+    let text = say(&svc, &alice, "resign").await;
+    assert!(text.contains("You have no game here"), "{text}");
+}
+
+#[tokio::test]
+async fn a_seat_named_by_its_colour_and_the_bots_seats_before_it_move_first() {
+    let (svc, mut announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(&svc, &alice, "play dcb-kamil-4p vs bot green level 1").await;
+    assert!(text.contains("starts"), "{text}");
+    let g = only_game(&svc).await;
+    assert_eq!(
+        g.seats,
+        vec![bot_id(), bot_id(), bot_id(), alice.id.clone()]
+    );
+    assert!(g.options.ends_with("seat=3"), "{}", g.options);
+    for colour in ["Red", "Blue", "Yellow"] {
+        let a = next(&mut announcements).await;
+        let text = &a.replies[0].text;
+        assert!(text.contains(&format!("{{0}} ({colour}) plays")), "{text}");
+    }
+    let g = only_game(&svc).await;
+    assert_eq!(g.moves.len(), 3);
+    assert_eq!(
+        replay_checked(&svc, &g).turn(),
+        Side(3),
+        "Green, Alice, to move"
+    );
+}
+
+/// Every stored move of a game that ends with a resignation replays (the resignation is no
+/// legal board move, so it is parsed and played, not looked up).
+fn replay_resigned(svc: &Svc, record: &GameRecord) {
+    let v = svc.catalog().get(&record.variant).unwrap();
+    let mut pos = rules::fen::position(&v, &record.start_state).unwrap();
+    for m in &record.moves {
+        let mv = notation::parse_coord(&pos, m).unwrap();
+        pos.play_unchecked(mv);
+    }
+    assert!(pos.is_out(Side(1)));
+    assert_eq!(pos.remaining().len(), 3);
+}
+
 #[tokio::test]
 async fn bad_requests_to_play_the_bot_say_what_to_do() {
     let (svc, _announcements) = service(MemoryStore::new(), 2_000).await;
@@ -273,8 +494,15 @@ async fn bad_requests_to_play_the_bot_say_what_to_do() {
         ),
         ("play chess level x", "`x` is not a level"),
         ("play looking-glass vs bot position 5", "Drop `position 5`"),
-        ("play dcb-balanced-4p vs bot", "two-player games only"),
+        (
+            "play dcb-balanced-4p vs bot position 5",
+            "Drop `position 5`",
+        ),
         ("play toulousain vs bot position 5", "Drop `position 5`"),
+        (
+            "play chess vs bot green",
+            "a seat colour like `green` is for the four-player",
+        ),
         ("play chesss vs bot", "Did you mean `chess`"),
     ] {
         let text = say(&svc, &alice, typed).await;
@@ -290,6 +518,7 @@ async fn bad_requests_to_play_the_bot_say_what_to_do() {
                 level: Some(0),
                 colour: ColourChoice::Random,
                 position: None,
+                seat: None,
             },
         )
         .await;

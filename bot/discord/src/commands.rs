@@ -372,6 +372,8 @@ pub async fn play(
             level,
             colour: colour.map_or(ColourChoice::Random, ColourChoice::from),
             position,
+            // Four players: `colour` black seats the player Blue, else Red (see the README).
+            seat: None,
         },
     )
     .await

@@ -14,6 +14,19 @@
 //! hold its level and the colour drawn for the challenger (see [`GameOptions::level`]), so
 //! after a restart [`GameService::start_bot`] finds every active game where the bot is to
 //! move from the store alone, before any platform has said who the bot is there.
+//!
+//! **Four players.** In a four-player form the person takes one seat (stored as
+//! [`GameOptions::seat`]) and the bot every other one, each searched for on its own turn by
+//! the same engine as in the two-player games (the engine plays the many-sided forms). A
+//! turn that stores a move looks at the game again, so when the next seat to move is the
+//! bot's too it moves again: each move stored and announced on its own, like a person's. At
+//! level 5 a hopeless seat resigns alone, by the engine's resignation move (as a person's
+//! four-player resignation is stored); the bot's other seats play on. When the person is
+//! out (resigned or checkmated) nobody is left to play against, so the game ends at once,
+//! won by the bot ([`bot_only_result`]): three engines playing on among themselves would
+//! keep the pool busy for nobody. The bot declines draws there (it cannot agree for three
+//! seats whose interests differ) and takebacks are not offered: the person's last move is
+//! followed at once by three of the bot's, which a takeback of one move would not undo.
 
 use std::{
     collections::HashMap,
@@ -59,8 +72,8 @@ pub(super) struct Bot {
     evaluators: Evaluators,
     /// Games with a turn in flight; `true`: look at the game again when it ends.
     busy: Mutex<HashMap<GameId, bool>>,
-    /// Level 5: how many moves in a row each game's search found hopeless.
-    hopeless: Mutex<HashMap<GameId, u8>>,
+    /// Level 5: how many moves in a row each game's search found hopeless, per bot seat.
+    hopeless: Mutex<HashMap<(GameId, u8), u8>>,
     waker: OnceLock<Waker>,
     /// Searches running on the pool now.
     searching: Arc<AtomicUsize>,
@@ -91,17 +104,101 @@ impl Bot {
     }
 }
 
-/// The bot's seat and level in a game, if the bot plays in it.
-pub(super) fn bot_seat(record: &GameRecord) -> Option<(u8, Level)> {
+impl Bot {
+    /// Counts a level-5 search's verdict for the bot's `seat`: mated by force, or hopeless
+    /// [`RESIGN_AFTER`] times in a row. Counted per seat, so that in a four-player game one
+    /// seat's hopeless moves are not made up for by another seat's good ones.
+    fn gives_up(&self, id: GameId, seat: u8, score: i32) -> bool {
+        if score < -MATE_BOUND {
+            return true;
+        }
+        let Ok(mut hopeless) = self.hopeless.lock() else {
+            return false;
+        };
+        let count = hopeless.entry((id, seat)).or_insert(0);
+        *count = if score < RESIGN_BELOW { *count + 1 } else { 0 };
+        *count >= RESIGN_AFTER
+    }
+}
+
+/// Where the bot sits in a game it plays: every seat but the person's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct BotSeats {
+    /// The bot's level, the same at every seat it holds.
+    pub(super) level: Level,
+    /// The person's seat.
+    pub(super) person: u8,
+    /// How many seats the game has.
+    pub(super) seats: u8,
+}
+
+impl BotSeats {
+    /// Whether the bot plays `seat`.
+    pub(super) fn plays(&self, seat: u8) -> bool {
+        seat < self.seats && seat != self.person
+    }
+
+    /// The bot's seat in a two-player game (the first of its seats in a larger one).
+    pub(super) fn first(&self) -> u8 {
+        u8::from(self.person == 0)
+    }
+}
+
+/// The bot's seats and level in a game, if the bot plays in it: from the stored options
+/// alone (see the module's doc).
+pub(super) fn bot_seats(record: &GameRecord) -> Option<BotSeats> {
     let options = GameOptions::parse(&record.options).ok()?;
     let level = options.level?;
-    // The bot is the challenged player; the challenger's colour was drawn before storing.
-    let seat = match options.colour {
-        ColourChoice::First => 1,
-        ColourChoice::Second => 0,
-        ColourChoice::Random => return None,
+    let seats = u8::try_from(record.seats.len()).ok()?;
+    // The bot is the challenged player; the challenger's colour (or seat, with more than
+    // two) was settled before storing.
+    let person = match (options.seat, options.colour) {
+        (Some(seat), _) => seat,
+        (None, ColourChoice::First) => 0,
+        (None, ColourChoice::Second) => 1,
+        (None, ColourChoice::Random) => return None,
     };
-    Some((seat, level))
+    (person < seats).then_some(BotSeats {
+        level,
+        person,
+        seats,
+    })
+}
+
+/// The bot's seat and level in a game, if the bot plays in it (its first seat in a game of
+/// more; see [`bot_seats`]).
+pub(super) fn bot_seat(record: &GameRecord) -> Option<(u8, Level)> {
+    bot_seats(record).map(|b| (b.first(), b.level))
+}
+
+/// The end of a game against the bot of more than two seats once the person is out of
+/// `after` (resigned, or checkmated by one of the bot's seats): won by the bot's first seat
+/// still in, in seat order, since the bot is the one player left whatever seats it holds.
+/// `None` while the person plays on, and in any other game.
+pub(super) fn bot_only_result(
+    record: &GameRecord,
+    after: &Position,
+    mated: &[Side],
+) -> Option<GameStatus> {
+    let b = bot_seats(record)?;
+    if b.seats <= 2 || !after.is_out(Side(b.person)) {
+        return None;
+    }
+    let winner = after
+        .remaining()
+        .into_iter()
+        .map(|s| s.0)
+        .filter(|&s| b.plays(s))
+        .min()?;
+    let reason = if mated.contains(&Side(b.person)) {
+        EndReason::Checkmate
+    } else {
+        EndReason::Resignation
+    };
+    Some(GameStatus::Finished {
+        result: GameResult::Win(winner),
+        reason,
+    })
 }
 
 impl<S: GameStore, C: Clock> GameService<S, C> {
@@ -182,12 +279,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Wakes the bot if it plays in this game.
     pub(super) fn wake_bot_for(&self, record: &GameRecord) {
-        if record.status.is_active() && bot_seat(record).is_some() {
+        if record.status.is_active() && bot_seats(record).is_some() {
             self.wake_bot(record.id);
         }
     }
 
-    /// `play VARIANT vs bot [level N]`: a game against the bot, started at once.
+    /// `play VARIANT vs bot [level N]`: a game against the bot, started at once. `seat`:
+    /// the four-player seat the player named by its colour, if any.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn play_bot(
         &self,
         actor: &Actor,
@@ -196,6 +295,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         level: Option<u8>,
         colour: ColourChoice,
         position: Option<u16>,
+        seat: Option<u8>,
     ) -> Outcomes {
         if self.bot.is_none() {
             return user(
@@ -206,7 +306,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Ok(l) => l,
             Err(e) => return user(format!("The bot's {e}, e.g. `play {variant} level 3`.")),
         };
-        let v = match self.game_kind(variant)? {
+        let kind = self.game_kind(variant)?;
+        let sides = match &kind {
+            GameKind::Board(v) => v.sides,
+            GameKind::Glass(_) => 2,
+        };
+        if let Some(s) = seat
+            && (sides <= 2 || s >= sides)
+        {
+            return user(format!(
+                "{} is a two-player game: a seat colour like `{}` is for the four-player forms. Choose `white` or `black`.",
+                kind.display_name(),
+                Side(s).name(4).to_lowercase()
+            ));
+        }
+        let v = match kind {
             GameKind::Glass(rules) => {
                 if let Some(n) = position {
                     return user(format!(
@@ -218,8 +332,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         actor,
                         place,
                         GameKind::Glass(rules).name(),
+                        2,
                         level,
                         colour,
+                        None,
                         None,
                     )
                     .await?;
@@ -230,12 +346,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             GameKind::Board(v) => v,
         };
-        if v.sides > 2 {
-            return user(format!(
-                "The bot plays two-player games only, and {} is for {} players: name three people, e.g. `challenge @a @b @c {}`.",
-                v.display_name, v.sides, v.name
-            ));
-        }
         if let Some(n) = position
             && v.name != chess960::VARIANT
         {
@@ -245,7 +355,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             ));
         }
         let (c, seats, bot_actor) = self
-            .bot_challenge(actor, place, &v.name, level, colour, position)
+            .bot_challenge(
+                actor, place, &v.name, v.sides, level, colour, position, seat,
+            )
             .await?;
         let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
             challenge: c.id,
@@ -257,11 +369,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .open_game(&c, &bot_actor, seats, rules::fen::write(&start), now)
             .await?;
         let id = game.id;
-        let title = format!(
-            "{} against the bot at level {}",
-            numbered.unwrap_or_else(|| v.display_name.clone()),
-            level.number()
-        );
+        let title = if v.sides > 2 {
+            format!(
+                "{} against the bot at level {}, which plays every other seat",
+                v.display_name,
+                level.number()
+            )
+        } else {
+            format!(
+                "{} against the bot at level {}",
+                numbered.unwrap_or_else(|| v.display_name.clone()),
+                level.number()
+            )
+        };
         let replies = self.game_starts(game.clone(), title).await?;
         // Stored: the bot may think now (its move is announced after this reply is sent,
         // or at worst just before; both are durable).
@@ -274,17 +394,25 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         Ok(replies)
     }
 
-    /// The challenge of a game against the bot, stored and addressed to the bot (it accepts
-    /// at once): the colour drawn for the challenger, the seats, and the bot as the actor
-    /// that accepts.
+    /// The challenge of a game of `sides` seats against the bot, stored and addressed to the
+    /// bot (it accepts at once): the colour drawn for the challenger, the seats, and the bot
+    /// as the actor that accepts.
+    ///
+    /// With more than two seats the challenger sits at the seat he named by its colour
+    /// (`seat`), else Red (first) unless he said `second` (`black`), which seats him Blue;
+    /// `random` is not drawn there, since against the bot at every other seat the one thing
+    /// a seat changes is when he moves. The bot holds every other seat.
+    #[allow(clippy::too_many_arguments)]
     async fn bot_challenge(
         &self,
         actor: &Actor,
         place: &Place,
         variant: &str,
+        sides: u8,
         level: Level,
         colour: ColourChoice,
         position: Option<u16>,
+        seat: Option<u8>,
     ) -> Result<(crate::model::ChallengeRecord, Vec<PlayerId>, Actor), Failure> {
         let Some((bot_id, bot_name)) = self.bot.as_ref().and_then(|bot| {
             bot.users
@@ -299,10 +427,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if bot_id == actor.id {
             return user("I cannot play against myself.");
         }
-        let colour = match colour {
-            ColourChoice::Random if self.chance.below(2) == 0 => ColourChoice::First,
-            ColourChoice::Random => ColourChoice::Second,
-            chosen => chosen,
+        let (colour, seat) = if sides > 2 {
+            let seat = seat.unwrap_or(u8::from(colour == ColourChoice::Second));
+            (ColourChoice::First, Some(seat))
+        } else {
+            let colour = match colour {
+                ColourChoice::Random if self.chance.below(2) == 0 => ColourChoice::First,
+                ColourChoice::Random => ColourChoice::Second,
+                chosen => chosen,
+            };
+            (colour, None)
         };
         // Games against the bot are unrated: see the README's ratings section.
         let options = GameOptions {
@@ -310,6 +444,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             position,
             level: Some(level),
             rated: false,
+            seat,
             ..GameOptions::default()
         };
         let now = self.clock.now_secs();
@@ -326,10 +461,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 created_at: now,
             })
             .await?;
-        let seats = if colour == ColourChoice::First {
-            vec![actor.id.clone(), bot_id.clone()]
-        } else {
-            vec![bot_id.clone(), actor.id.clone()]
+        let seats = match seat {
+            Some(person) => (0..sides.max(2))
+                .map(|s| {
+                    if s == person {
+                        actor.id.clone()
+                    } else {
+                        bot_id.clone()
+                    }
+                })
+                .collect(),
+            None if colour == ColourChoice::First => vec![actor.id.clone(), bot_id.clone()],
+            None => vec![bot_id.clone(), actor.id.clone()],
         };
         Ok((
             c,
@@ -414,12 +557,14 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             .list_games(&GameFilter::default().active())
             .await?
         {
-            let Some((seat, _)) = bot_seat(&record) else {
+            let Some(bot_seats) = bot_seats(&record) else {
                 continue;
             };
+            let seat = bot_seats.first();
             // Whose turn it is comes from the position (a game may start with Black to move).
             let to_move = match self.rebuild(record.clone()) {
-                Ok(Loaded::Board(g)) => g.position.turn().0,
+                Ok(Loaded::Board(g)) if bot_seats.plays(g.position.turn().0) => seat,
+                Ok(Loaded::Board(_)) => continue,
                 Ok(Loaded::Glass(g)) => match g.game.phase() {
                     // Its back rank is still to choose.
                     rules::glass::Phase::Setup(chosen) if !chosen[usize::from(seat.min(1))] => seat,
@@ -492,14 +637,16 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         };
         if !g.record.status.is_active() {
             if let Ok(mut h) = bot.hopeless.lock() {
-                h.remove(&id);
+                h.retain(|(game, _), _| *game != id);
             }
             return Ok(false);
         }
-        let Some((seat, level)) = bot_seat(&g.record) else {
+        let Some(seats) = bot_seats(&g.record) else {
             return Ok(false);
         };
-        if g.position.turn().0 != seat {
+        // In a four-player game, whichever of the bot's seats is to move.
+        let (seat, level) = (g.position.turn().0, seats.level);
+        if !seats.plays(seat) {
             return Ok(false);
         }
         let limits = bot.config.limits(level);
@@ -529,7 +676,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             ms = result.elapsed.as_millis() as u64,
             "the bot's search ended"
         );
-        if level == Level::MAX && self.bot_gives_up(bot, id, result.score) {
+        if level == Level::MAX && bot.gives_up(id, seat, result.score) {
             return self.bot_resigns(g, seat).await;
         }
         let san = notation::san(&g.position, mv);
@@ -671,22 +818,37 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         }
     }
 
-    /// Counts a level-5 search's verdict: mated by force, or hopeless [`RESIGN_AFTER`]
-    /// times in a row.
-    fn bot_gives_up(&self, bot: &Bot, id: GameId, score: i32) -> bool {
-        if score < -MATE_BOUND {
-            return true;
-        }
-        let Ok(mut hopeless) = bot.hopeless.lock() else {
-            return false;
-        };
-        let count = hopeless.entry(id).or_insert(0);
-        *count = if score < RESIGN_BELOW { *count + 1 } else { 0 };
-        *count >= RESIGN_AFTER
-    }
-
     async fn bot_resigns(&self, g: BoardGame, seat: u8) -> Result<bool, Failure> {
         let id = g.record.id;
+        if crate::seating::is_multi(&g.position) {
+            // One seat of several resigns, as a person's does: by the engine's resignation
+            // move; the bot's other seats play on.
+            let n = g.record.seats.len();
+            let Some(mv) = g.position.resignation(Side(seat)) else {
+                return Ok(false);
+            };
+            return match self.commit(&g, mv, self.clock.now_ms()).await {
+                Ok(done) => {
+                    let head = format!(
+                        "Game {id}: {{0}} ({}) resigns and is out: it sees no way to hold that seat.",
+                        Side(seat).name(n)
+                    );
+                    let mut reply = self.announce_after(&done, head, seat);
+                    if let Some(b) = reply.board.as_mut() {
+                        b.players = self.seat_names(&done.game.record).await;
+                    }
+                    self.announce_unasked(&done.game.record.place, vec![reply]);
+                    Ok(true)
+                }
+                Err(Failure::User(_)) => {
+                    if let Some(bot) = &self.bot {
+                        bot.dropped.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Ok(true)
+                }
+                Err(e) => Err(e),
+            };
+        }
         let bot_player = g.record.seats.get(usize::from(seat)).cloned();
         let loaded = Loaded::Board(g);
         let update = GameUpdate::finished(GameResult::Win(1 - seat.min(1)), EndReason::Resignation);
@@ -707,5 +869,122 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         let replies = self.ending(&loaded, text, bot_player.as_ref()).await;
         self.announce_unasked(&loaded.record().place, replies);
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Place, Platform};
+
+    fn record(options: &str, seats: usize) -> GameRecord {
+        GameRecord {
+            id: GameId(1),
+            variant: "dcb-balanced-4p".into(),
+            options: options.into(),
+            start_state: String::new(),
+            moves: Vec::new(),
+            seats: (0..seats)
+                .map(|i| PlayerId::new(Platform::Console, format!("p{i}")))
+                .collect(),
+            place: Place::room(Platform::Console, "console"),
+            status: GameStatus::Active,
+            pending_offer: None,
+            clock: None,
+            version: 0,
+            rating_family: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    #[test]
+    fn hopelessness_is_counted_per_seat() {
+        let bot = Bot::new(BotConfig::repeatable(1_000, 1)).unwrap();
+        let (game, bad, fine) = (GameId(1), RESIGN_BELOW - 1, 0);
+        for _ in 1..RESIGN_AFTER {
+            // Blue hopeless, Yellow fine, in turn: neither gives up yet.
+            assert!(!bot.gives_up(game, 1, bad));
+            assert!(!bot.gives_up(game, 2, fine));
+        }
+        assert!(
+            bot.gives_up(game, 1, bad),
+            "Blue's third hopeless move in a row"
+        );
+        assert!(!bot.gives_up(game, 2, bad), "Yellow's first");
+        assert!(
+            !bot.gives_up(GameId(2), 1, bad),
+            "another game counts apart"
+        );
+        assert!(
+            bot.gives_up(game, 3, -MATE_BOUND - 1),
+            "mated by force: at once"
+        );
+    }
+
+    #[test]
+    fn the_bots_seats_come_from_the_stored_options_alone() {
+        let four = bot_seats(&record("colour=first rated=no level=2 seat=1", 4)).unwrap();
+        assert_eq!((four.person, four.level.number()), (1, 2));
+        assert_eq!(
+            (0..4).filter(|&s| four.plays(s)).collect::<Vec<_>>(),
+            vec![0, 2, 3]
+        );
+        // Two players, as stored before seats: the colour says the person's seat.
+        assert_eq!(
+            bot_seat(&record("colour=first level=3", 2)).map(|(s, _)| s),
+            Some(1)
+        );
+        assert_eq!(
+            bot_seat(&record("colour=second level=3", 2)).map(|(s, _)| s),
+            Some(0)
+        );
+        // Not a game against the bot, or a seat the game does not have.
+        assert_eq!(bot_seats(&record("colour=first", 4)), None);
+        assert_eq!(bot_seats(&record("colour=first level=1 seat=3", 2)), None);
+    }
+
+    #[test]
+    fn the_person_out_of_a_four_player_game_ends_it_for_the_bot() {
+        let catalog = rules::Catalog::builtin();
+        let v = catalog.get("dcb-balanced-4p").unwrap();
+        let start = Position::start(&v);
+        let r = record("colour=first rated=no level=1 seat=0", 4);
+        assert_eq!(
+            bot_only_result(&r, &start, &[]),
+            None,
+            "the person plays on"
+        );
+        // The bot's own seat out: the person still has opponents.
+        let mut blue_out = start.clone();
+        blue_out.play_unchecked(start.resignation(Side(1)).unwrap());
+        assert_eq!(bot_only_result(&r, &blue_out, &[]), None);
+        let mut red_out = start.clone();
+        red_out.play_unchecked(start.resignation(Side(0)).unwrap());
+        let won = |winner, reason| {
+            Some(GameStatus::Finished {
+                result: GameResult::Win(winner),
+                reason,
+            })
+        };
+        assert_eq!(
+            bot_only_result(&r, &red_out, &[]),
+            won(1, EndReason::Resignation)
+        );
+        assert_eq!(
+            bot_only_result(&r, &red_out, &[Side(0)]),
+            won(1, EndReason::Checkmate)
+        );
+        // Seated Blue, out after Red: the bot's first seat still in is Yellow.
+        let r = record("colour=first rated=no level=1 seat=1", 4);
+        let mut both = blue_out.clone();
+        both.play_unchecked(blue_out.resignation(Side(0)).unwrap());
+        assert_eq!(
+            bot_only_result(&r, &both, &[]),
+            won(2, EndReason::Resignation)
+        );
+        // A game of people only never ends this way.
+        let people = record("colour=first", 4);
+        assert_eq!(bot_only_result(&people, &red_out, &[]), None);
     }
 }

@@ -38,7 +38,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             && self.bot_user(place.platform).as_ref() == Some(one)
         {
             return self
-                .play_bot(actor, place, variant, None, colour, position)
+                .play_bot(actor, place, variant, None, colour, position, None)
                 .await;
         }
         if let Some(refusal) = seat_count_error(&display, &vname, seats, invited.len()) {

@@ -39,7 +39,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let to_move = g.position.turn().0;
             let my_turn = g.record.seats.get(to_move as usize) == Some(&actor.id);
             if !my_turn {
-                if seat.is_some() && bot::bot_seat(&g.record).is_some_and(|(s, _)| s == to_move) {
+                if seat.is_some() && bot::bot_seats(&g.record).is_some_and(|b| b.plays(to_move)) {
                     // A turn lost (it should not be) is found again by asking.
                     self.wake_bot(g.record.id);
                     return user(format!(
@@ -141,7 +141,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let mated = after.eliminated_by_last_move();
         let passed = crate::seating::auto_passes(&mut after);
         texts.extend(passed.iter().map(|_| "pass".to_string()));
-        let status = after.outcome().map_or(GameStatus::Active, finished);
+        // Against the bot, a person out of a game of more seats ends it (see `bot`).
+        let status = after.outcome().map_or_else(
+            || bot::bot_only_result(&g.record, &after, &mated).unwrap_or(GameStatus::Active),
+            finished,
+        );
         // The player whose time ran is charged until now and the next player's time runs
         // from now; a player who passes has no time to be charged. When the turn stays (a
         // four-player resignation by someone not to move) the clock is left alone.
@@ -246,8 +250,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 } else {
                     format!(" checkmates {} and", mated.join(" and "))
                 };
+                let left = if g.position.remaining().len() > 1 {
+                    // The person is out of a game against the bot (`bot::bot_only_result`).
+                    "the bot holds every seat still in, so the game ends"
+                } else {
+                    "the last player left"
+                };
                 text.push_str(&format!(
-                    " {} — {who} ({}){beaten} wins, the last player left.",
+                    " {} — {who} ({}){beaten} wins, {left}.",
                     reason.headline(),
                     Side(*winner).name(n)
                 ));

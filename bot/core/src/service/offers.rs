@@ -167,6 +167,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     return Box::pin(self.offer(actor, place, Some(id), kind, Answer::Accept))
                         .await;
                 }
+                if multi && bot::bot_seats(g.record()).is_some() {
+                    // Four players against the bot: see the `bot` module's doc.
+                    return user(match kind {
+                        OfferKind::Draw => format!(
+                            "Game {id}: the bot plays games of more seats to the end and declines draws; play on, or `resign` (the bot then wins)."
+                        ),
+                        OfferKind::Takeback => format!(
+                            "Game {id}: no takebacks against the bot in a game of more seats: its seats have answered your move already. Play on, or `resign`."
+                        ),
+                    });
+                }
                 if let Loaded::Board(b) = &g
                     && bot::bot_seat(&b.record).is_some()
                 {
