@@ -458,6 +458,77 @@ async fn reminders_respect_remind_off_and_the_daily_cap() {
     assert_eq!(again, Default::default());
 }
 
+/// A player his platform cannot reach (issue 16: direct messages closed, he left): the
+/// first reminder is held by the adapter, and the reminder points after it, in this game and
+/// his others, pass without a message until he is back (any command, which shows him what
+/// was held); then they resume.
+#[tokio::test]
+async fn an_unreachable_player_is_not_reminded_again_until_he_is_back() {
+    let mut t = Table::new();
+    // Two games, Alice to move in each, 1 day and 2 of reserve (3 days to the deadline):
+    // reminders at half time (36 h) and with 12 hours left (60 h) after each start.
+    t.place = Place::room(Platform::Matrix, "!a:x");
+    t.start("1d+2d").await;
+    t.clock.set(T0 + 2 * HOUR_MS);
+    t.place = Place::room(Platform::Matrix, "!b:x");
+    t.start("1d+2d").await;
+    t.drain();
+    let mut sent: Vec<(i64, String)> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut taken = Vec::new();
+    for half_hours in 4..=(66 * 2) {
+        let now = T0 + half_hours * 30 * MINUTE_MS;
+        t.clock.set(now);
+        if now == T0 + 61 * HOUR_MS {
+            // Alice is back: any command, and her adapter shows her what was held.
+            t.say(&t.alice, "games").await;
+            taken = t.svc.take_undelivered(&t.alice.id).await;
+        }
+        let report = t.svc.fire_due(now).await.unwrap();
+        if report.skipped_reminders > 0 {
+            skipped.push((now - T0) / HOUR_MS);
+        }
+        for a in t.drain() {
+            for r in a.replies {
+                if let Audience::Private(p) = &r.audience
+                    && r.text.contains("it is your move")
+                {
+                    assert_eq!(p, &t.alice.id);
+                    sent.push(((now - T0) / HOUR_MS, a.place.room.clone()));
+                    // The adapter: her direct messages are closed, so the first is held.
+                    if sent.len() == 1 {
+                        t.svc.hold_undelivered(&r).await.unwrap();
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        sent,
+        vec![(36, "!a:x".to_string()), (62, "!b:x".to_string())],
+        "the first reminder (held), then none while she is away, then the next one"
+    );
+    assert_eq!(
+        skipped,
+        vec![38, 60],
+        "game B at half time, game A with 12 hours left"
+    );
+    assert_eq!(
+        taken.len(),
+        1,
+        "the held reminder, shown when she came back"
+    );
+    assert!(
+        taken[0].text.contains("it is your move"),
+        "{}",
+        taken[0].text
+    );
+    assert!(
+        !t.svc.store().has_held(&t.alice.id).await.unwrap(),
+        "the resumed reminder was delivered"
+    );
+}
+
 impl Table {
     /// What a player types in his direct chat with the bot.
     async fn dm(&self, who: &Actor, text: &str) -> Vec<Reply> {

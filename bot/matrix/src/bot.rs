@@ -70,7 +70,7 @@ const JOIN_FIRST_DELAY: Duration = Duration::from_millis(250);
 pub struct MatrixBot {
     pub(crate) client: Client,
     pub(crate) me: OwnedUserId,
-    games: Arc<dyn Games>,
+    pub(crate) games: Arc<dyn Games>,
     pub(crate) pictures: bot_core::picture::Painter,
     pub(crate) invocation: Invocation,
     pub(crate) ledger: tokio::sync::Mutex<Ledger>,
@@ -556,6 +556,7 @@ impl MatrixBot {
         );
         let replies = self.games.handle_text(&actor, &place, text).await;
         self.deliver(room, &place, &actor, reply_to, replies).await;
+        self.deliver_kept(&actor).await;
         Ok(())
     }
 

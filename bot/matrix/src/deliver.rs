@@ -2,6 +2,8 @@
 //! was in one), boards as `m.image` with size and dimensions and the text as caption, and
 //! private replies in the player's encrypted direct room. Announcements (what the core says
 //! without a command: the bot's moves) go the same way, unanchored, to their game's room.
+//! A private reply that cannot be delivered is held in the store for its player (the core
+//! then takes him for unreachable: no reminders) and offered again after his next command.
 
 use std::collections::HashMap;
 
@@ -32,7 +34,7 @@ use matrix_sdk::{
 use crate::{
     bot::{MatrixBot, display_name},
     format::{self, Message, REACTIONS_KEY},
-    privacy::can_carry_secrets_to,
+    privacy::{can_carry_secrets_to, has_left},
 };
 
 /// Why a message could not be sent.
@@ -46,6 +48,8 @@ pub(crate) enum SendError {
     NotMatrix(String),
     #[error("{0} has no account on its homeserver")]
     NoSuchUser(String),
+    #[error("{0} left his direct room with me (or was banned from it)")]
+    LeftDirectRoom(String),
 }
 
 /// Where a message goes in its room.
@@ -106,7 +110,20 @@ impl MatrixBot {
                         }
                     }
                 }
-                Audience::Private(player) => self.send_private(player, &reply).await,
+                Audience::Private(player) => match self.send_private(player, &reply).await {
+                    Ok(()) => Ok(()),
+                    Err(e) => {
+                        tracing::warn!("private message to {} failed: {e}", player.user);
+                        self.hold(&reply).await;
+                        match self.room_of(&a.place) {
+                            Some((room, anchor)) => {
+                                self.post(&room, &anchor, &self.missed_notice(player), None)
+                                    .await
+                            }
+                            None => Ok(()),
+                        }
+                    }
+                },
             };
             if let Err(e) = result {
                 tracing::warn!("an announcement in {} failed: {e}", a.place.room);
@@ -157,14 +174,9 @@ impl MatrixBot {
                 Audience::Private(player) => {
                     if let Err(e) = self.send_private(player, &reply).await {
                         tracing::warn!("private message to {} failed: {e}", player.user);
-                        let notice = Reply::room(format!(
-                            "{{0}}, I could not send you a private message. Accept my \
-                             invitation to a direct chat, or start one with me ({}), then type \
-                             `board` there to see it.",
-                            self.me
-                        ))
-                        .mention(player.clone());
-                        self.post(room, &anchor, &notice, None).await
+                        self.hold(&reply).await;
+                        self.post(room, &anchor, &self.missed_notice(player), None)
+                            .await
                     } else {
                         Ok(())
                     }
@@ -173,6 +185,57 @@ impl MatrixBot {
             if let Err(e) = result {
                 tracing::warn!("reply in {} failed: {e}", room.room_id());
             }
+        }
+    }
+
+    /// What the room is told, mentioning the player, when a private message to him failed:
+    /// not what it said, only how to get it.
+    fn missed_notice(&self, player: &PlayerId) -> Reply {
+        Reply::room(format!(
+            "{{0}}, I could not send you a private message. Accept my invitation to a direct \
+             chat, or start one with me ({}), then type any command (`board`) to get what I \
+             kept for you.",
+            self.me
+        ))
+        .mention(player.clone())
+    }
+
+    /// Holds a private reply that could not be delivered, in the game service's store, for
+    /// its player: his next command offers it to him again (see [`MatrixBot::deliver_kept`]),
+    /// and until then the core takes him for unreachable (no reminders go out to him, as
+    /// they would only fail in turn). Durable, so a restart loses nothing. If even the store
+    /// fails the reply is lost, which is logged: `board` still shows him his games.
+    async fn hold(&self, reply: &Reply) {
+        if let Err(e) = self.games.hold_undelivered(reply).await {
+            tracing::error!("a private message could not be held for its player: {e}");
+        }
+    }
+
+    /// After a player's command, what was held for him (private messages that could not be
+    /// delivered): sent to his direct room now, oldest first. Matrix has no message only one
+    /// member of a room sees, so they go privately or not at all: one that fails again is held
+    /// again (he is still unreachable, and is still skipped by the reminders), for his next
+    /// command. A read, no write, when nothing is held.
+    pub(crate) async fn deliver_kept(&self, actor: &Actor) {
+        let kept = self.games.take_undelivered(&actor.id).await;
+        let mut unreachable = false;
+        for reply in kept {
+            if !unreachable {
+                let mut shown = reply.clone();
+                shown.text = format!(
+                    "Kept for you (I could not send it privately before):\n{}",
+                    reply.text
+                );
+                match self.send_private(&actor.id, &shown).await {
+                    Ok(()) => continue,
+                    Err(e) => {
+                        tracing::warn!("kept messages for {} failed again: {e}", actor.id.user);
+                        unreachable = true;
+                    }
+                }
+            }
+            // Held again as it was, in its order; the rest are not tried (they would fail).
+            self.hold(&reply).await;
         }
     }
 
@@ -213,27 +276,43 @@ impl MatrixBot {
     /// or a new one (encrypted; they are invited). Each is checked when used: encrypted, and
     /// nobody but the bot and the player joined or invited (a room the player has since shared
     /// with someone else is left alone, and a new one made).
+    ///
+    /// A room the player left (or declined, or was banned from) reaches nobody, though a
+    /// message sent there "succeeds": it is not used. When he has left every direct room he
+    /// had with the bot and has no other, [`SendError::LeftDirectRoom`]: he is not invited
+    /// anew (he chose to leave, and every private message would be another invitation); the
+    /// message is held for him and he is told how to get it (start a direct chat himself).
     async fn direct_room(&self, user: &UserId) -> Result<Room, SendError> {
         // This player's lock only: creating one player's room (several requests to the
         // homeserver) does not hold up another player's private reply.
         let mut known = self.direct.lock(&user.to_owned()).await;
+        let mut left = false;
         if let Some(id) = known.as_ref()
             && let Some(room) = self.client.get_room(id)
         {
-            if can_carry_secrets_to(&room, user).await {
+            if has_left(&room, user).await {
+                tracing::info!("{user} left {}", room.room_id());
+                left = true;
+            } else if can_carry_secrets_to(&room, user).await {
                 return Ok(room);
+            } else {
+                tracing::info!(
+                    "{} is no longer private to {user}: making a new direct room",
+                    room.room_id()
+                );
             }
-            tracing::info!(
-                "{} is no longer private to {user}: making a new direct room",
-                room.room_id()
-            );
             *known = None;
         }
         for room in self.client.get_dm_rooms(user) {
-            if can_carry_secrets_to(&room, user).await {
+            if has_left(&room, user).await {
+                left = true;
+            } else if can_carry_secrets_to(&room, user).await {
                 *known = Some(room.room_id().to_owned());
                 return Ok(room);
             }
+        }
+        if left {
+            return Err(SendError::LeftDirectRoom(user.to_string()));
         }
         // Servers let anyone invite an id that does not exist (and encrypting for nobody
         // "works"), so check the account exists before creating the room: a 404 (Synapse says

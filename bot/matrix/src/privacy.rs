@@ -116,6 +116,28 @@ pub async fn can_carry_secrets_to(room: &Room, player: &UserId) -> bool {
     }
 }
 
+/// Whether `player` has left `room` or was banned from it, as the bot's state store knows:
+/// he reads it no more, so a message sent there reaches nobody (the send itself succeeds).
+/// A store that cannot be read means no (the room is judged by
+/// [`can_carry_secrets_to`] as before).
+pub async fn has_left(room: &Room, player: &UserId) -> bool {
+    match room
+        .client()
+        .state_store()
+        .get_user_ids(
+            room.room_id(),
+            RoomMemberships::LEAVE | RoomMemberships::BAN,
+        )
+        .await
+    {
+        Ok(gone) => gone.iter().any(|u| u == player),
+        Err(e) => {
+            tracing::warn!("cannot read the members of {}: {e}", room.room_id());
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

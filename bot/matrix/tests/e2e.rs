@@ -840,6 +840,60 @@ async fn private_messages_leave_a_direct_room_that_someone_else_has_joined() {
     running.stop().await;
 }
 
+/// A player who left his direct room is not written to there (nobody reads it; the send
+/// would "succeed") nor invited anew: the message is held and the room told, without the
+/// secret. Once he opens a direct chat himself, his next command (any, anywhere) brings what
+/// was held to it (issue 16: an unreachable player is detected, and reached when he is back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_left_his_direct_room_gets_what_was_held_in_the_one_he_opens() {
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice, room, ..
+    } = table(&hs, &bot, false).await;
+    let whisper = format!("!fb whisper {}", alice.id());
+    let secret = |s: &Seen| s.sender() == bot && s.body().contains("SECRET-4711");
+
+    alice.say(&room, &whisper).await;
+    let dm = alice.expect("the first secret", secret).await.room;
+    alice.client.get_room(&dm).unwrap().leave().await.unwrap();
+    // Her leave reaches the bot by its sync (she sees nothing of that room any more).
+    tokio::time::sleep(Duration::from_secs(2)).await;
+
+    let (cmd, _) = alice.say(&room, &whisper).await;
+    let notice = alice.reply_to(&bot, &cmd).await;
+    assert!(
+        notice
+            .body()
+            .contains("could not send you a private message"),
+        "{}",
+        notice.body()
+    );
+    assert!(!notice.body().contains("SECRET"));
+
+    // She opens a direct chat with the bot; her next command brings the held secret there.
+    let bot_id = matrix_sdk::ruma::UserId::parse(bot.as_str()).unwrap();
+    let mine = alice.client.create_dm(&bot_id).await.unwrap();
+    let mine = mine.room_id().to_owned();
+    alice.see_join(&mine, bot.as_str()).await;
+    let mark = alice.mark();
+    let (cmd, _) = alice.say(&room, "!fb games").await;
+    alice.reply_to(&bot, &cmd).await;
+    let kept = alice
+        .expect_since(mark, "the held secret", |s| {
+            secret(s) && s.body().contains("Kept for you")
+        })
+        .await;
+    assert_eq!(
+        kept.room, mine,
+        "in the room she opened, not the one she left"
+    );
+    assert!(kept.encrypted);
+    running.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_five_thousand_character_command_gets_a_short_reply() {
     let Some(hs) = homeserver() else { return };

@@ -1218,9 +1218,8 @@ impl GameStore for SqlStore {
         tx.commit().await
     }
 
-    async fn take_held(&self, player: &PlayerId) -> Result<Vec<HeldMessage>> {
-        // A read first: adapters ask at every command, and almost always nobody is owed
-        // anything, so the common case takes no write lock and no fsync.
+    async fn has_held(&self, player: &PlayerId) -> Result<bool> {
+        // A read only: no write turn, no fsync; the index on (platform, user_id) answers it.
         let any: Option<i64> = sqlx::query_scalar(
             "SELECT id FROM held_messages WHERE platform = $1 AND user_id = $2 LIMIT 1",
         )
@@ -1229,7 +1228,13 @@ impl GameStore for SqlStore {
         .fetch_optional(&self.pool)
         .await
         .map_err(backend)?;
-        if any.is_none() {
+        Ok(any.is_some())
+    }
+
+    async fn take_held(&self, player: &PlayerId) -> Result<Vec<HeldMessage>> {
+        // A read first: adapters ask at every command, and almost always nobody is owed
+        // anything, so the common case takes no write lock and no fsync.
+        if !self.has_held(player).await? {
             return Ok(Vec::new());
         }
         let mut tx = self.begin_write().await?;

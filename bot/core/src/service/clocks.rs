@@ -23,7 +23,8 @@ pub struct FireReport {
     /// Reminders sent.
     pub reminded: usize,
     /// Reminder points passed without a message: the game's throttle, the player's `remind
-    /// off`, or his daily cap.
+    /// off`, his daily cap, or messages held for him (he was unreachable, and has not been
+    /// back since).
     pub skipped_reminders: usize,
     /// Games another writer (a move, another process's scheduler) changed first: left to it.
     pub lost_races: usize,
@@ -468,7 +469,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Err(StoreError::NotFound(_)) => true,
             Err(e) => return Err(e.into()),
         };
+        // Messages held for him mean his platform would not deliver the last one (direct
+        // messages closed, he left the server or the direct room): he is unreachable until
+        // his next command takes them. Another reminder would only be refused and held in
+        // turn, point after point, game after game, and use up his daily cap for nothing; and
+        // what is held already tells him what he missed. His next command (any) takes them,
+        // and the next point reminds him again.
         if !wants
+            || self.store.has_held(&player).await?
             || !self
                 .store
                 .count_reminder(&player, now_ms.div_euclid(DAY_MS), self.reminders.daily_cap)

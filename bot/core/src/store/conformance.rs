@@ -67,6 +67,7 @@ checks!(
     racing_flags_finish_a_game_once,
     held_messages_are_kept_in_order_bounded_and_taken_once,
     racing_takes_get_each_held_message_once,
+    has_held_says_whether_messages_wait_for_a_player,
 );
 
 /// Run every check, each on a fresh store from `make`.
@@ -1876,4 +1877,28 @@ pub async fn racing_takes_get_each_held_message_once<S: GameStore + Clone + 'sta
     }
     all.sort_by_key(|m| m.at);
     assert_eq!(all, (0..10).map(|n| held(alice(), n)).collect::<Vec<_>>());
+}
+
+/// `has_held` is true exactly while messages wait for the player: from the first held until
+/// they are taken, and for him only.
+pub async fn has_held_says_whether_messages_wait_for_a_player<S: GameStore>(store: &S) {
+    assert!(!store.has_held(&alice()).await.unwrap(), "nothing held yet");
+    store.hold_message(held(alice(), 1)).await.unwrap();
+    store.hold_message(held(alice(), 2)).await.unwrap();
+    assert!(store.has_held(&alice()).await.unwrap());
+    assert!(
+        !store.has_held(&carol()).await.unwrap(),
+        "not another player's"
+    );
+    assert!(
+        store.has_held(&alice()).await.unwrap(),
+        "asking takes nothing"
+    );
+    assert_eq!(store.take_held(&alice()).await.unwrap().len(), 2);
+    assert!(!store.has_held(&alice()).await.unwrap(), "taken");
+    // A refused message leaves nothing held.
+    let mut foreign = held(alice(), 3);
+    foreign.mentions = vec![PlayerId::new(Platform::Discord, "42")];
+    assert!(store.hold_message(foreign).await.is_err());
+    assert!(!store.has_held(&alice()).await.unwrap());
 }

@@ -538,6 +538,11 @@ impl GameStore for MemoryStore {
         let mut inner = self.lock()?;
         Ok(inner.held.remove(player).map(Vec::from).unwrap_or_default())
     }
+
+    async fn has_held(&self, player: &PlayerId) -> Result<bool> {
+        let inner = self.lock()?;
+        Ok(inner.held.get(player).is_some_and(|q| !q.is_empty()))
+    }
 }
 
 #[cfg(test)]

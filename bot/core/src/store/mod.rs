@@ -343,6 +343,12 @@ pub trait GameStore: Send + Sync {
     fn take_held(&self, player: &PlayerId)
     -> impl Future<Output = Result<Vec<HeldMessage>>> + Send;
 
+    /// Whether any message is held for a player: he is unreachable until his next command
+    /// takes them, so the reminder scheduler skips him rather than send another message his
+    /// platform would not deliver. A read only (no write, no lock): it is asked at every
+    /// reminder point.
+    fn has_held(&self, player: &PlayerId) -> impl Future<Output = Result<bool>> + Send;
+
     /// The player's standings, one per rating family he has finished a rated game in, most
     /// games first (then by family name).
     fn ratings_of(
