@@ -411,7 +411,10 @@ impl Session {
     fn set_position(&mut self, fen: Option<&str>, moves: &[String], out: &mut dyn FnMut(String)) {
         let mut pos = match fen {
             None => Position::start(&self.variant),
-            Some(f) => match rules::fen::position(&self.variant, f) {
+            Some(f) => match rules::fen::position(
+                &self.variant,
+                &rules::fen::from_uci_letters(&self.variant, f),
+            ) {
                 Ok(p) => p,
                 Err(e) => {
                     out(format!(
@@ -423,7 +426,7 @@ impl Session {
             },
         };
         for (i, text) in moves.iter().enumerate() {
-            match notation::parse_coord(&pos, text) {
+            match notation::parse_uci(&pos, text) {
                 Ok(m) => pos.play_unchecked(m),
                 Err(e) => {
                     out(format!(
@@ -497,7 +500,7 @@ impl Session {
             r.best
         };
         match best {
-            Some(m) => out(format!("bestmove {}", notation::coord(&self.pos, m))),
+            Some(m) => out(format!("bestmove {}", notation::uci(&self.pos, m))),
             None => out("bestmove (none)".into()),
         }
     }
@@ -511,7 +514,7 @@ fn pv_text(pos: &Position, pv: &[rules::Move]) -> String {
         if !p.legal_moves().contains(m) {
             break;
         }
-        words.push(notation::coord(&p, *m));
+        words.push(notation::uci(&p, *m));
         p.play_unchecked(*m);
     }
     words.join(" ")

@@ -63,6 +63,35 @@ fn go_reports_info_and_a_legal_bestmove() {
     assert_eq!(out.iter().filter(|l| l.starts_with("bestmove")).count(), 2);
 }
 
+/// Grand in Fairy-Stockfish's letters: its Chancellor `c` is our Marshal, in a FEN, in the
+/// moves we are given and in the move we answer. (Before `uci_letter`, a promotion to it was
+/// refused as illegal and ours was sent as `m`, which Fairy-Stockfish does not know.)
+#[test]
+fn grand_speaks_fairy_stockfish_letters() {
+    let mut s = session();
+    // White has lost his Chancellor and his j-pawn is one step from the last rank; Black
+    // has taken everything else.
+    let out = run(
+        &mut s,
+        &[
+            "setoption name UCI_Variant value grand",
+            "position fen 4k5/9P/10/10/10/10/10/10/10/4KC4 w - - 0 1",
+            "go depth 1",
+        ],
+    );
+    assert!(!out.iter().any(|l| l.starts_with("info string")), "{out:?}");
+    let out = run(
+        &mut s,
+        &[
+            "position fen 4k5/10/9P/10/10/10/10/10/10/4K5 w - - 0 1 moves j8j9c e10d10",
+            "go depth 1",
+        ],
+    );
+    assert!(!out.iter().any(|l| l.starts_with("info string")), "{out:?}");
+    let state = rules::fen::write(s.position());
+    assert!(state.contains('M'), "j8j9c made a Marshal: {state}");
+}
+
 #[test]
 fn bad_input_is_answered_with_info_string() {
     let mut s = session();

@@ -333,6 +333,49 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
     })
 }
 
+/// State text in the letters of UCI's convention (Fairy-Stockfish, Cute Chess) turned into
+/// ours: in the board field, each piece whose variant file sets a `uci_letter` is written
+/// with its own letter (Grand: their Chancellor `c`/`C` is our Marshal `m`/`M`). The other
+/// fields, and text in our own letters, pass unchanged.
+///
+/// ```
+/// let grand = rules::Catalog::builtin().get("grand").unwrap();
+/// let theirs = "r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1";
+/// let ours = rules::fen::from_uci_letters(&grand, theirs);
+/// assert_eq!(ours, "r8r/1nbqkmabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKMABN1/R8R w - - 0 1");
+/// assert!(rules::fen::position(&grand, &ours).is_ok());
+/// ```
+pub fn from_uci_letters(variant: &Variant, text: &str) -> String {
+    let renamed: Vec<(char, char)> = variant
+        .kinds()
+        .map(|k| variant.piece(k))
+        .filter(|p| p.uci_letter != p.letter && variant.kind_by_letter(p.uci_letter).is_none())
+        .map(|p| (p.uci_letter, p.letter))
+        .collect();
+    if renamed.is_empty() {
+        return text.to_string();
+    }
+    let (board, rest) = text.split_once(' ').unwrap_or((text, ""));
+    let mut out: String = board
+        .chars()
+        .map(|c| {
+            match renamed
+                .iter()
+                .find(|(uci, _)| *uci == c.to_ascii_uppercase())
+            {
+                Some((_, own)) if c.is_ascii_lowercase() => own.to_ascii_lowercase(),
+                Some((_, own)) => *own,
+                None => c,
+            }
+        })
+        .collect();
+    if !rest.is_empty() || text.contains(' ') {
+        out.push(' ');
+        out.push_str(rest);
+    }
+    out
+}
+
 /// Reads state text into a validated position.
 ///
 /// # Examples

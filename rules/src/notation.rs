@@ -149,6 +149,61 @@ pub fn coord_among(pos: &Position, m: Move, legal: &[Move]) -> String {
     s
 }
 
+/// A legal move of `pos` as UCI writes it: [`coord`], with a promotion's letter in the
+/// convention of Fairy-Stockfish and Cute Chess where the variant file sets one
+/// (`uci_letter`: in Grand the Marshal promotes as `c`, their Chancellor). Engines and GUIs
+/// that speak UCI for a variant use their letters; ours differ only where a file says so.
+pub fn uci(pos: &Position, m: Move) -> String {
+    let mut s = coord(pos, m);
+    if let Some(k) = m.promotion {
+        let p = pos.variant().piece(k);
+        if p.uci_letter != p.letter && s.ends_with(p.letter.to_ascii_lowercase()) {
+            s.pop();
+            s.push(p.uci_letter.to_ascii_lowercase());
+        }
+    }
+    s
+}
+
+/// A UCI move text (see [`uci`]) of a legal move of `pos`. A promotion letter in the UCI
+/// convention is read as the piece it names there; our own letter is accepted too, where it
+/// names no other piece in that convention.
+///
+/// ```
+/// use rules::{Catalog, Position, fen, notation};
+///
+/// let grand = Catalog::builtin().get("grand").unwrap();
+/// // White has lost his Marshal and has a pawn on j8.
+/// let text = "r8r/1nbqkmabn1/9P/10/10/10/10/10/1NBQK1ABN1/R8R w - - 0 1";
+/// let pos = Position::from_setup(&grand, fen::parse(&grand, text).unwrap()).unwrap();
+/// let m = notation::parse_uci(&pos, "j8j9c").unwrap();
+/// assert_eq!(pos.variant().piece(m.promotion.unwrap()).name, "Marshal");
+/// assert_eq!(notation::uci(&pos, m), "j8j9c");
+/// assert_eq!(notation::coord(&pos, m), "j8j9m");
+/// ```
+///
+/// # Errors
+/// [`MoveTextError::Unknown`] when no legal move has that text.
+pub fn parse_uci(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
+    let v = pos.variant();
+    if let Some(last) = text.chars().last().filter(char::is_ascii_lowercase)
+        && text.len() > 4
+        && let Some(k) = v
+            .kinds()
+            .find(|&k| v.piece(k).uci_letter.to_ascii_lowercase() == last)
+    {
+        let own = v.piece(k).letter.to_ascii_lowercase();
+        if own != last {
+            let mut ours = text[..text.len() - 1].to_string();
+            ours.push(own);
+            if let Ok(m) = parse_coord(pos, &ours) {
+                return Ok(m);
+            }
+        }
+    }
+    parse_coord(pos, text)
+}
+
 /// The SAN-like text of a legal move of `pos`, with `+` for check and `#` for mate: what
 /// players read, disambiguated only as far as the other legal moves require.
 ///

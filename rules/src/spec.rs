@@ -122,6 +122,10 @@ pub struct PieceSpec {
     /// The letter SAN uses for it when it differs from its state-text letter (Bilateral:
     /// the Pao is `C` in state text, `P` in the page's notation).
     pub san_letter: Option<String>,
+    /// The letter UCI move texts use for it when it differs from its state-text letter, to
+    /// speak the convention of Fairy-Stockfish and Cute Chess (Grand: the Marshal is their
+    /// Chancellor, `C`).
+    pub uci_letter: Option<String>,
     /// Flip partner: the letter of the kind this piece may turn into at the end of any of its
     /// moves, or in place as a whole move (Bilateral Can(n)on: `P`-state `C` <-> `V`).
     pub flip: Option<String>,

@@ -43,6 +43,8 @@ pub struct PieceType {
     pub glyph: String,
     /// The letter SAN uses (usually `letter`).
     pub san_letter: char,
+    /// The letter UCI move texts use (usually `letter`; see `notation::uci`).
+    pub uci_letter: char,
     /// Special powers (flip, push, immunity, freeze, kill...); all off for ordinary pieces.
     pub powers: Powers,
     /// Promotion on a one-rank step across a river (CoBlaChe).

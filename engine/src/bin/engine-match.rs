@@ -11,7 +11,8 @@
 //! openings are a few plies chosen at random (seeded) among moves within 50 centipawns of the
 //! best by a shallow search, so they vary but stay sane. Every move is checked by the rules
 //! crate; an illegal or missing move loses the game. Prints each result, then wins, draws,
-//! losses of A and the Elo difference with its 95% margin.
+//! losses of A and the Elo difference with its 95% margin. `--log FILE` appends each game's
+//! result, last position (FEN) and moves, to replay a game or examine a refused move.
 //!
 //! In a variant of more than two sides (the four-player Double Cross forms) A holds one seat
 //! and B every other, A's seat going round the table from game to game (see `many_sided`).
@@ -40,6 +41,8 @@ struct Args {
     opening_plies: u32,
     max_plies: u32,
     times: bool,
+    /// Where to append each finished game: its result, moves and final position.
+    log: Option<std::path::PathBuf>,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
@@ -56,6 +59,7 @@ fn parse_args() -> anyhow::Result<Args> {
         opening_plies: 4,
         max_plies: 400,
         times: false,
+        log: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -81,10 +85,11 @@ fn parse_args() -> anyhow::Result<Args> {
             "--opening-plies" => a.opening_plies = val()?.parse()?,
             "--max-plies" => a.max_plies = val()?.parse()?,
             "--times" => a.times = true,
+            "--log" => a.log = Some(val()?.into()),
             "--help" | "-h" => {
                 println!(
                     "engine-match --variant V --games N (--movetime MS | --nodes N) --a ENGINE --b ENGINE \
-                     [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times]\n\
+                     [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE]\n\
                      ENGINE: level:1..5 or uci:PATH"
                 );
                 std::process::exit(0);
@@ -267,7 +272,7 @@ impl Engine {
                 };
                 let limit = Duration::from_millis(args.movetime.unwrap_or(1000) * 20 + 10_000);
                 let text = u.best(texts, &go, limit).map_err(|e| e.to_string())?;
-                notation::parse_coord(pos, &text).map_err(|e| format!("illegal move {text:?}: {e}"))
+                notation::parse_uci(pos, &text).map_err(|e| format!("illegal move {text:?}: {e}"))
             }
         }
     }
@@ -341,7 +346,7 @@ fn main() -> anyhow::Result<()> {
         let mut pos = Position::start(&variant);
         let mut texts = Vec::new();
         for m in &book {
-            texts.push(notation::coord(&pos, *m));
+            texts.push(notation::uci(&pos, *m));
             pos.play_unchecked(*m);
         }
         let mut result: Option<(Option<Side>, String)> = None;
@@ -366,7 +371,7 @@ fn main() -> anyhow::Result<()> {
                     if a_moves && matches!(engine, Engine::Internal(_)) {
                         think.push(started.elapsed().as_secs_f64() * 1000.0);
                     }
-                    texts.push(notation::coord(&pos, m));
+                    texts.push(notation::uci(&pos, m));
                     if let Err(e) = pos.play(m) {
                         result = Some((Some(Side(1 - mover.0)), format!("illegal move: {e}")));
                     }
@@ -404,6 +409,22 @@ fn main() -> anyhow::Result<()> {
             tally.draws,
             tally.losses
         );
+        if let Some(path) = &args.log {
+            // The moves from the start and the last position (before a refused move, the
+            // position it was refused in), so any game can be replayed and examined.
+            let line = format!(
+                "game {}: {text} ({why})\nfen {}\nmoves {}\n",
+                g + 1,
+                rules::fen::write(&pos),
+                texts.join(" ")
+            );
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(line.as_bytes()))
+                .map_err(|e| anyhow::anyhow!("cannot write the log {}: {e}", path.display()))?;
+        }
     }
     print_summary(&tally, t0);
     if args.times && !think.is_empty() {
@@ -476,7 +497,7 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
                 Ok(m) => m,
                 Err(e) => bail!("seat {} has no move: {e}", mover.index()),
             };
-            texts.push(notation::coord(&pos, m));
+            texts.push(notation::uci(&pos, m));
             if let Err(e) = pos.play(m) {
                 bail!("seat {} played an illegal move: {e}", mover.index());
             }

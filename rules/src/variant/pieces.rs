@@ -77,7 +77,7 @@ pub(super) fn specs<'s>(file: &str, specs: Option<&'s Specs>) -> Result<&'s Spec
 ///
 /// # Errors
 /// A letter that is not one uppercase character, missing or unreadable `moves`, a
-/// `san_letter` that is not one uppercase letter.
+/// `san_letter` or `uci_letter` that is not one uppercase letter.
 pub(super) fn kinds(file: &str, specs: &Specs) -> Result<Vec<PieceType>, SpecError> {
     let err = |key: &str, problem: String| SpecError::new(file, key, problem);
     let mut pieces = vec![PieceType {
@@ -91,6 +91,7 @@ pub(super) fn kinds(file: &str, specs: &Specs) -> Result<Vec<PieceType>, SpecErr
         value: None,
         glyph: String::new(),
         san_letter: '?',
+        uci_letter: '?',
         powers: Powers::ordinary(),
         crossing: None,
         shuns: 0,
@@ -131,7 +132,8 @@ pub(super) fn kinds(file: &str, specs: &Specs) -> Result<Vec<PieceType>, SpecErr
             pawn: p.pawn,
             castles: p.castles,
             value: p.value,
-            san_letter: san_letter(file, &key, c, p.san_letter.as_deref())?,
+            san_letter: other_letter(file, &key, "san_letter", c, p.san_letter.as_deref())?,
+            uci_letter: other_letter(file, &key, "uci_letter", c, p.uci_letter.as_deref())?,
             powers: Powers::ordinary(),
             crossing: None,
             shuns: 0,
@@ -142,14 +144,21 @@ pub(super) fn kinds(file: &str, specs: &Specs) -> Result<Vec<PieceType>, SpecErr
     Ok(pieces)
 }
 
-/// The letter SAN uses: the piece's own unless `san_letter` says otherwise.
-fn san_letter(file: &str, key: &str, own: char, given: Option<&str>) -> Result<char, SpecError> {
+/// The letter a notation uses (`san_letter`, `uci_letter`): the piece's own unless the file
+/// says otherwise.
+fn other_letter(
+    file: &str,
+    key: &str,
+    field: &str,
+    own: char,
+    given: Option<&str>,
+) -> Result<char, SpecError> {
     match given.map(|l| l.chars().collect::<Vec<_>>()) {
         None => Ok(own),
         Some(l) if l.len() == 1 && l[0].is_ascii_uppercase() => Ok(l[0]),
         Some(_) => Err(SpecError::new(
             file,
-            format!("{key}.san_letter"),
+            format!("{key}.{field}"),
             "one uppercase letter",
         )),
     }
