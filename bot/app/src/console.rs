@@ -464,12 +464,13 @@ mod tests {
         )
     }
 
-    /// `play chess vs bot`: the game starts at once, the keyboard plays the human seat only,
-    /// and the bot's moves arrive as announcements that print like replies.
-    #[tokio::test]
-    async fn playing_the_bot_at_the_console() {
-        let dir = tempfile::tempdir().unwrap();
-        let (outbox, mut announcements) = bot_core::outbox::channel();
+    /// A service on a memory store with a repeatable bot (2,000 nodes a move), started, and
+    /// the announcements of its moves.
+    async fn service_with_bot() -> (
+        Arc<GameService<MemoryStore, SystemClock>>,
+        bot_core::outbox::Announcements,
+    ) {
+        let (outbox, announcements) = bot_core::outbox::channel();
         let service = Arc::new(
             GameService::new(
                 MemoryStore::new(),
@@ -481,6 +482,15 @@ mod tests {
             .unwrap(),
         );
         service.start_bot().await.unwrap();
+        (service, announcements)
+    }
+
+    /// `play chess vs bot`: the game starts at once, the keyboard plays the human seat only,
+    /// and the bot's moves arrive as announcements that print like replies.
+    #[tokio::test]
+    async fn playing_the_bot_at_the_console() {
+        let dir = tempfile::tempdir().unwrap();
+        let (service, mut announcements) = service_with_bot().await;
         let c = Console::new(service, None, dir.path(), render::Theme::light(), 320);
         let out = c.line("play chess vs bot white level 1").await;
         assert!(out.contains("Game 1 starts"), "{out}");
@@ -510,18 +520,7 @@ mod tests {
     #[tokio::test]
     async fn playing_the_bot_at_the_console_in_a_four_player_form() {
         let dir = tempfile::tempdir().unwrap();
-        let (outbox, mut announcements) = bot_core::outbox::channel();
-        let service = Arc::new(
-            GameService::new(
-                MemoryStore::new(),
-                SystemClock,
-                Arc::new(rules::Catalog::builtin()),
-            )
-            .with_outbox(outbox)
-            .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 3))
-            .unwrap(),
-        );
-        service.start_bot().await.unwrap();
+        let (service, mut announcements) = service_with_bot().await;
         let c = Console::new(
             service.clone(),
             None,

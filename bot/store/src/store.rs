@@ -109,8 +109,35 @@ fn bind_update<'q>(
         .bind(update.clock.as_ref().map(|c| c.wake_ms))
 }
 
-/// Seats are read in chunks of this many game ids, well below every backend's bind limit.
+/// Rows for many ids are read in chunks of this many, well below every backend's bind limit.
 const SEAT_CHUNK: usize = 500;
+
+/// The rows of `select … WHERE {column} IN (ids) {order}` for every id, read on `conn` in
+/// chunks of [`SEAT_CHUNK`] (rows come chunk by chunk, each chunk in `order`).
+async fn rows_for_ids(
+    conn: &mut AnyConnection,
+    select: &str,
+    column: &str,
+    ids: &[i64],
+    order: &str,
+) -> Result<Vec<AnyRow>> {
+    let mut out = Vec::new();
+    for chunk in ids.chunks(SEAT_CHUNK) {
+        let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "{select} WHERE {column} IN ({}) {order}",
+            placeholders.join(", ")
+        );
+        let binds = chunk.iter().map(|&id| Bind::Int(id)).collect();
+        out.extend(
+            bind_all(sqlx::query(AssertSqlSafe(sql)), binds)
+                .fetch_all(&mut *conn)
+                .await
+                .map_err(backend)?,
+        );
+    }
+    Ok(out)
+}
 
 /// A value for a dynamically built query.
 #[derive(Clone)]
@@ -445,29 +472,20 @@ impl SqlStore {
         for (i, g) in games.iter().enumerate() {
             index.insert(g.id.0, i);
         }
-        for chunk in games
-            .iter()
-            .map(|g| g.id.0)
-            .collect::<Vec<_>>()
-            .chunks(SEAT_CHUNK)
-        {
-            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
-            let sql = format!(
-                "SELECT game_id, seat, platform AS seat_platform, user_id AS seat_user FROM seats \
-                 WHERE game_id IN ({}) \
-                 ORDER BY game_id, seat",
-                placeholders.join(", ")
-            );
-            let binds = chunk.iter().map(|&id| Bind::Int(id)).collect();
-            let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), binds)
-                .fetch_all(&self.pool)
-                .await
-                .map_err(backend)?;
-            for row in &rows {
-                let id: i64 = get(row, "game_id")?;
-                let Some(&i) = index.get(&id) else { continue };
-                codec::push_seat(&mut games[i], row)?;
-            }
+        let ids: Vec<i64> = games.iter().map(|g| g.id.0).collect();
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        let rows = rows_for_ids(
+            &mut conn,
+            "SELECT game_id, seat, platform AS seat_platform, user_id AS seat_user FROM seats",
+            "game_id",
+            &ids,
+            "ORDER BY game_id, seat",
+        )
+        .await?;
+        for row in &rows {
+            let id: i64 = get(row, "game_id")?;
+            let Some(&i) = index.get(&id) else { continue };
+            codec::push_seat(&mut games[i], row)?;
         }
         Ok(())
     }
@@ -487,24 +505,18 @@ impl SqlStore {
             index.insert(c.id.0, i);
         }
         let ids: Vec<i64> = challenges.iter().map(|c| c.id.0).collect();
-        for chunk in ids.chunks(SEAT_CHUNK) {
-            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
-            let sql = format!(
-                "SELECT challenge_id, seat, platform, user_id, accepted_at \
-                 FROM challenge_invitees WHERE challenge_id IN ({}) \
-                 ORDER BY challenge_id, seat",
-                placeholders.join(", ")
-            );
-            let binds = chunk.iter().map(|&id| Bind::Int(id)).collect();
-            let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), binds)
-                .fetch_all(&mut *conn)
-                .await
-                .map_err(backend)?;
-            for row in &rows {
-                let id: i64 = get(row, "challenge_id")?;
-                let Some(&i) = index.get(&id) else { continue };
-                codec::push_invitee(&mut challenges[i], row)?;
-            }
+        let rows = rows_for_ids(
+            conn,
+            "SELECT challenge_id, seat, platform, user_id, accepted_at FROM challenge_invitees",
+            "challenge_id",
+            &ids,
+            "ORDER BY challenge_id, seat",
+        )
+        .await?;
+        for row in &rows {
+            let id: i64 = get(row, "challenge_id")?;
+            let Some(&i) = index.get(&id) else { continue };
+            codec::push_invitee(&mut challenges[i], row)?;
         }
         Ok(())
     }
@@ -632,27 +644,22 @@ impl SqlStore {
             index.insert(g.id.0, i);
         }
         let ids: Vec<i64> = games.iter().map(|g| g.id.0).collect();
-        for chunk in ids.chunks(SEAT_CHUNK) {
-            let placeholders: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
-            let sql = format!(
-                "SELECT g.id AS id, g.version AS version, m.ply AS ply, m.mv AS mv \
-                 FROM games g LEFT JOIN moves m ON m.game_id = g.id \
-                 WHERE g.id IN ({}) ORDER BY g.id, m.ply",
-                placeholders.join(", ")
-            );
-            let binds = chunk.iter().map(|&id| Bind::Int(id)).collect();
-            let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), binds)
-                .fetch_all(&mut *conn)
-                .await
-                .map_err(backend)?;
-            for row in &rows {
-                let id: i64 = get(row, "id")?;
-                let Some(&i) = index.get(&id) else { continue };
-                if codec::version(row)? != games[i].version {
-                    return Ok(None);
-                }
-                codec::push_move(&mut games[i], row)?;
+        let rows = rows_for_ids(
+            conn,
+            "SELECT g.id AS id, g.version AS version, m.ply AS ply, m.mv AS mv \
+             FROM games g LEFT JOIN moves m ON m.game_id = g.id",
+            "g.id",
+            &ids,
+            "ORDER BY g.id, m.ply",
+        )
+        .await?;
+        for row in &rows {
+            let id: i64 = get(row, "id")?;
+            let Some(&i) = index.get(&id) else { continue };
+            if codec::version(row)? != games[i].version {
+                return Ok(None);
             }
+            codec::push_move(&mut games[i], row)?;
         }
         Ok(Some(games))
     }
