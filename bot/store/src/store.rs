@@ -112,6 +112,11 @@ fn bind_update<'q>(
 /// Rows for many ids are read in chunks of this many, well below every backend's bind limit.
 const SEAT_CHUNK: usize = 500;
 
+/// Where each id is in `ids`, to put rows read for them in place.
+fn positions(ids: &[i64]) -> std::collections::HashMap<i64, usize> {
+    ids.iter().enumerate().map(|(i, &id)| (id, i)).collect()
+}
+
 /// The rows of `select … WHERE {column} IN (ids) {order}` for every id, read on `conn` in
 /// chunks of [`SEAT_CHUNK`] (rows come chunk by chunk, each chunk in `order`).
 async fn rows_for_ids(
@@ -468,11 +473,8 @@ impl SqlStore {
     /// Fill in the seats of `games` (read after the games themselves, so every listed game's
     /// seats are committed; seats never change afterwards).
     async fn load_seats(&self, games: &mut [GameRecord]) -> Result<()> {
-        let mut index = std::collections::HashMap::new();
-        for (i, g) in games.iter().enumerate() {
-            index.insert(g.id.0, i);
-        }
         let ids: Vec<i64> = games.iter().map(|g| g.id.0).collect();
+        let index = positions(&ids);
         let mut conn = self.pool.acquire().await.map_err(backend)?;
         let rows = rows_for_ids(
             &mut conn,
@@ -498,13 +500,12 @@ impl SqlStore {
         conn: &mut AnyConnection,
         challenges: &mut [ChallengeRecord],
     ) -> Result<()> {
-        let mut index = std::collections::HashMap::new();
-        for (i, c) in challenges.iter_mut().enumerate() {
+        for c in challenges.iter_mut() {
             c.more_invited.clear();
             c.accepted.clear();
-            index.insert(c.id.0, i);
         }
         let ids: Vec<i64> = challenges.iter().map(|c| c.id.0).collect();
+        let index = positions(&ids);
         let rows = rows_for_ids(
             conn,
             "SELECT challenge_id, seat, platform, user_id, accepted_at FROM challenge_invitees",
@@ -639,11 +640,8 @@ impl SqlStore {
             .iter()
             .map(codec::game_without_seats)
             .collect::<Result<Vec<_>>>()?;
-        let mut index = std::collections::HashMap::new();
-        for (i, g) in games.iter().enumerate() {
-            index.insert(g.id.0, i);
-        }
         let ids: Vec<i64> = games.iter().map(|g| g.id.0).collect();
+        let index = positions(&ids);
         let rows = rows_for_ids(
             conn,
             "SELECT g.id AS id, g.version AS version, m.ply AS ply, m.mv AS mv \

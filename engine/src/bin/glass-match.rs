@@ -180,14 +180,7 @@ fn material(g: &Glass) -> i32 {
         .cells()
         .filter_map(|c| g.piece_at(c))
         .map(|p| {
-            let value = match v.piece(p.kind).letter.to_ascii_uppercase() {
-                'P' => 100,
-                'N' => 300,
-                'B' => 320,
-                'R' => 500,
-                'Q' => 900,
-                _ => 0,
-            };
+            let value = engine::glass::fide_value(v.piece(p.kind).letter.to_ascii_uppercase());
             if p.side == Side::WHITE { value } else { -value }
         })
         .sum()

@@ -27,7 +27,7 @@ mod knowledge;
 mod player;
 
 pub use knowledge::{Knowledge, KnowledgeError};
-pub use player::{Choice, ChooseError, GlassPlayer, WIN};
+pub use player::{Choice, ChooseError, GlassPlayer, WIN, value as fide_value};
 
 #[cfg(test)]
 mod tests;

@@ -309,18 +309,8 @@ impl GlassPlayer {
             }
         }
         if army == k.side() {
-            let own: Vec<Cell> = k.view().elsewhere.iter().map(|(c, _)| *c).collect();
-            for (from, piece) in &k.view().elsewhere {
-                let letter = self.variant.piece(piece.kind).letter.to_ascii_uppercase();
-                for to in aims(&self.variant, army, letter, *from, &own) {
-                    let last = g.info(to).rank == if army == Side::WHITE { 7 } else { 0 };
-                    let order = Order::Move {
-                        from: *from,
-                        to,
-                        promotion: (letter == 'P' && last).then_some('Q'),
-                    };
-                    push(order.text(g));
-                }
+            for t in blind_orders(&self.variant, army, &k.view().elsewhere) {
+                push(t);
             }
         } else {
             let mut any = false;
@@ -343,18 +333,8 @@ impl GlassPlayer {
                     .filter_map(|c| game.piece_at(c).map(|p| (c, p)))
                     .filter(|(_, p)| p.side == army)
                     .collect();
-                let cells: Vec<Cell> = his.iter().map(|(c, _)| *c).collect();
-                for (from, piece) in &his {
-                    let letter = self.variant.piece(piece.kind).letter.to_ascii_uppercase();
-                    for to in aims(&self.variant, army, letter, *from, &cells) {
-                        let last = g.info(to).rank == if army == Side::WHITE { 7 } else { 0 };
-                        let order = Order::Move {
-                            from: *from,
-                            to,
-                            promotion: (letter == 'P' && last).then_some('Q'),
-                        };
-                        push(order.text(g));
-                    }
+                for t in blind_orders(&self.variant, army, &his) {
+                    push(t);
                 }
             }
         }
@@ -443,9 +423,31 @@ fn pieces(game: &Glass) -> Vec<(Cell, rules::Piece)> {
         .collect()
 }
 
+/// The orders aiming each of `pieces` (an army's pieces on one world, as its player knows or
+/// imagines them) at every square its movement reaches, blocked only by those same pieces; a
+/// Pawn reaching the last rank promotes to a Queen.
+fn blind_orders(v: &Variant, army: Side, pieces: &[(Cell, rules::Piece)]) -> Vec<String> {
+    let g = &v.geometry;
+    let cells: Vec<Cell> = pieces.iter().map(|(c, _)| *c).collect();
+    let mut out = Vec::new();
+    for (from, piece) in pieces {
+        let letter = v.piece(piece.kind).letter.to_ascii_uppercase();
+        for to in aims(v, army, letter, *from, &cells) {
+            let last = g.info(to).rank == if army == Side::WHITE { 7 } else { 0 };
+            let order = Order::Move {
+                from: *from,
+                to,
+                promotion: (letter == 'P' && last).then_some('Q'),
+            };
+            out.push(order.text(g));
+        }
+    }
+    out
+}
+
 /// Material values of the FIDE pieces in centipawns (the King's worth is in [`WIN`] and
 /// [`KING_THREAT`]).
-fn value(letter: char) -> i32 {
+pub fn value(letter: char) -> i32 {
     match letter {
         'P' => 100,
         'N' => 300,
