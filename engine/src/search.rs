@@ -554,6 +554,14 @@ impl Searcher {
             self.buffers[ply] = moves;
             return s;
         }
+        // Internal iterative reduction: a node deep enough to matter that the table knows no
+        // move for is searched a ply shallower (its ordering is poor, and the next visit will
+        // have a move).
+        let depth = if tt_move.is_none() && depth >= 4 {
+            depth - 1
+        } else {
+            depth
+        };
         let in_check = !self.four && pos.is_check();
         // Near the horizon, a position already far above beta (or hopelessly below alpha for
         // its quiet moves) is not searched further: the margins are a pawn and a bit per ply,
@@ -613,15 +621,26 @@ impl Searcher {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
+        // Late-move pruning: near the horizon, outside the principal variation and check,
+        // only the first few quiet moves (by ordering) are searched at all.
+        let lmp = if !pv_node && !in_check && !self.four && depth <= 3 {
+            3 + depth * depth
+        } else {
+            i32::MAX
+        };
+        let mut quiets = 0;
         for i in 0..moves.len() {
             pick(&mut moves, &mut scores, i);
             let m = moves[i];
             let quiet = !m.is_capture() && m.promotion.is_none();
             pos.play_unchecked(m);
             let gives_check = pos.is_check();
-            if futile && quiet && i > 0 && !gives_check {
+            if quiet && i > 0 && !gives_check && (futile || (quiets >= lmp && best > -MATE_BOUND)) {
                 pos.undo();
                 continue;
+            }
+            if quiet {
+                quiets += 1;
             }
             let ext = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
             let d = depth - 1 + ext;
@@ -660,8 +679,15 @@ impl Searcher {
                                 k[1] = k[0];
                                 k[0] = Some(m);
                             }
-                            let h = &mut self.history[hidx(side, m)];
-                            *h = (*h + depth * depth).min(1 << 20);
+                            // The cut-off move gains, the quiet moves tried before it lose.
+                            let bonus = (16 * depth * depth).min(1600);
+                            add_history(&mut self.history[hidx(side, m)], bonus);
+                            for j in 0..i {
+                                let q = moves[j];
+                                if !q.is_capture() && q.promotion.is_none() {
+                                    add_history(&mut self.history[hidx(side, q)], -bonus);
+                                }
+                            }
                         }
                         break;
                     }
@@ -772,7 +798,8 @@ impl Searcher {
     }
 
     /// Move-ordering keys: hash move, then captures by most valuable victim / least valuable
-    /// attacker and promotions, then killers, then history.
+    /// attacker and promotions, then killers, then history; with two sides a capture of a
+    /// defended piece by a more valuable one (probably losing) ranks with the quiet moves.
     fn order(
         &self,
         pos: &Position,
@@ -783,6 +810,8 @@ impl Searcher {
     ) {
         scores.clear();
         let side = pos.turn().index();
+        let them = Side(pos.turn().0 ^ 1);
+        let two = !self.four;
         let killers = self.killers[ply];
         for m in moves {
             let s = if Some(*m) == tt {
@@ -801,7 +830,18 @@ impl Searcher {
                 };
                 let attacker = pos.piece_at(m.from).map_or(0, |p| self.eval.value(p.kind));
                 let promo = m.promotion.map_or(0, |k| self.eval.value(k));
-                (1 << 24) + victim * 16 + promo * 8 - attacker / 8
+                if two
+                    && m.kind == MoveKind::Capture
+                    && m.promotion.is_none()
+                    && attacker > victim + 50
+                    && pos.is_attacked(m.to, them)
+                {
+                    // Probably losing (a defended piece taken by a more valuable one): after
+                    // the killers, level with quiet moves of no particular history.
+                    victim - attacker / 8
+                } else {
+                    (1 << 24) + victim * 16 + promo * 8 - attacker / 8
+                }
             } else if Some(*m) == killers[0] {
                 (1 << 23) + 1
             } else if Some(*m) == killers[1] {
@@ -812,6 +852,15 @@ impl Searcher {
             scores.push(s);
         }
     }
+}
+
+/// History scores stay within ±`HISTORY_MAX`: each update moves a score towards the bound
+/// it pushes at in proportion to the distance left, so old lessons fade as new ones come.
+const HISTORY_MAX: i32 = 16_384;
+
+#[inline]
+fn add_history(h: &mut i32, bonus: i32) {
+    *h += bonus - *h * bonus.abs() / HISTORY_MAX;
 }
 
 #[inline]
