@@ -727,6 +727,22 @@ impl Searcher {
         if self.out_of_budget() {
             return 0;
         }
+        // The table answers here too when it holds a bound that settles the window; a
+        // quiescence result is stored at depth 0, never over a deeper entry.
+        let key = pos.hash();
+        let entry = if self.four { None } else { self.tt.probe(key) };
+        if let Some(e) = entry {
+            let s = from_tt(e.score, ply);
+            let cut = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => s >= beta,
+                Bound::Upper => s <= alpha,
+            };
+            if cut {
+                return s;
+            }
+        }
+        let alpha0 = alpha;
         let mut moves = std::mem::take(&mut self.buffers[ply]);
         pos.legal_moves_into(&mut moves);
         if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
@@ -744,9 +760,10 @@ impl Searcher {
             moves.retain(|m| m.is_capture() || m.promotion.is_some() || m.kind == MoveKind::Push);
         }
         let mut scores = std::mem::take(&mut self.scores[ply]);
-        self.order(pos, &moves, &mut scores, None, ply);
+        self.order(pos, &moves, &mut scores, entry.and_then(|e| e.mv), ply);
         let us = self.team(pos.turn());
         let mut best = if evading { -INF } else { stand };
+        let mut best_move = None;
         let left = if evading { checks - 1 } else { checks };
         let prune = !evading && !self.four && self.eval.variant().capture_goal.is_empty();
         let them = Side(pos.turn().0 ^ 1);
@@ -783,6 +800,7 @@ impl Searcher {
             }
             if v > best {
                 best = v;
+                best_move = Some(m);
                 if v > alpha {
                     alpha = v;
                     self.update_pv(ply, m);
@@ -794,7 +812,20 @@ impl Searcher {
         }
         self.buffers[ply] = moves;
         self.scores[ply] = scores;
-        if self.aborted { 0 } else { best }
+        if self.aborted {
+            return 0;
+        }
+        if !self.four && entry.is_none_or(|e| e.depth <= 0) {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > alpha0 {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(key, best_move, to_tt(best, ply), 0, bound);
+        }
+        best
     }
 
     /// Move-ordering keys: hash move, then captures by most valuable victim / least valuable
