@@ -647,9 +647,12 @@ impl Searcher {
             let v = if i == 0 {
                 self.child(pos, d, alpha, beta, ply + 1, pv_node, us)
             } else {
-                // Late quiet moves are searched shallower first, then fully if they surprise.
+                // Late quiet moves are searched shallower first, then fully if they surprise;
+                // a ply more outside the principal variation for one whose history is bad.
                 let r = if depth >= 3 && i >= 3 && quiet && !in_check && !gives_check {
-                    1 + i32::from(i >= 8 && depth >= 5)
+                    let r =
+                        1 + i32::from(i >= 8 && depth >= 5) + i32::from(!pv_node && scores[i] < 0);
+                    r.min(d - 1)
                 } else {
                     0
                 };
