@@ -11,7 +11,8 @@
 //! **Pruning** (each measured by matches, see the README's "Engine numbers"): aspiration
 //! windows at the root from depth 4 (±30 centipawns, widened on the side that failed);
 //! null-move pruning (two sides without special powers, not in check, not twice in a row,
-//! only with a piece besides pawns and royals; reduction 3 plus a ply per 6 of depth);
+//! only with a piece besides pawns and royals; reduction 3 plus a ply per 4 of depth and a
+//! ply per 2 pawns, at most 2, of the static score's surplus over beta);
 //! reverse futility and futility pruning near the horizon; late-move reductions of quiet
 //! moves; in quiescence, delta pruning (a capture that cannot lift the score to alpha even
 //! with a 2-pawn margin) and skipping a capture of a defended piece by a more valuable one.
@@ -590,7 +591,8 @@ impl Searcher {
                 self.static_eval(pos)
             };
             if stand >= beta {
-                let r = 3 + depth / 6;
+                // Deeper searches and bigger surpluses over beta allow a bigger reduction.
+                let r = 3 + depth / 4 + ((stand - beta) / 200).min(2);
                 pos.play_null();
                 self.null_at[ply] = true;
                 let v = -self.negamax(
