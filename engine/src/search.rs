@@ -13,9 +13,19 @@
 //! null-move pruning (two sides without special powers, not in check, not twice in a row,
 //! only with a piece besides pawns and royals; reduction 3 plus a ply per 4 of depth and a
 //! ply per 2 pawns, at most 2, of the static score's surplus over beta);
-//! reverse futility and futility pruning near the horizon; late-move reductions of quiet
-//! moves; in quiescence, delta pruning (a capture that cannot lift the score to alpha even
-//! with a 2-pawn margin) and skipping a capture of a defended piece by a more valuable one.
+//! reverse futility and futility pruning near the horizon; late-move pruning (two sides, at
+//! depths 1-3 outside the principal variation and check, only the first `3 + depth²` quiet
+//! moves are searched); internal iterative reduction (a ply less at depth 4 or more when the
+//! table has no move); late-move reductions of quiet moves (a ply more outside the
+//! principal variation for one with bad history); in quiescence, the transposition table
+//! (probed for cut-offs and its move, stored at depth 0), delta pruning (a capture that
+//! cannot lift the score to alpha even with a 2-pawn margin) and skipping a capture of a
+//! defended piece by a more valuable one.
+//!
+//! **Ordering**: hash move, captures by most valuable victim / least valuable attacker,
+//! killers, then quiet moves by history. A cut-off raises the history of its quiet move and
+//! lowers that of the quiet moves tried before it, each update scaled so the scores stay
+//! bounded; a capture of a defended piece by a more valuable one ranks with the quiet moves.
 //!
 //! **Four players: paranoid.** With four sides the searching side assumes the three others
 //! play together against it: every node is a max node for "us" or a min node for "them", so
