@@ -697,8 +697,7 @@ impl Searcher {
                             // The cut-off move gains, the quiet moves tried before it lose.
                             let bonus = (16 * depth * depth).min(1600);
                             add_history(&mut self.history[hidx(side, m)], bonus);
-                            for j in 0..i {
-                                let q = moves[j];
+                            for &q in &moves[..i] {
                                 if !q.is_capture() && q.promotion.is_none() {
                                     add_history(&mut self.history[hidx(side, q)], -bonus);
                                 }
