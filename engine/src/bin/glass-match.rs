@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! glass-match [--a LEVEL] [--b LEVEL] [--games N] [--max-plies P] [--no-strikes] [--seed S]
+//!             [--verbose]
 //! ```
 //!
 //! Plays N games, A and B alternating colours, each player deciding only from its
@@ -12,7 +13,8 @@
 //! player. A game still going at the ply cap is adjudicated by material (a lead of 300
 //! centipawns or more wins, else a draw) and counted as adjudicated. Prints A's wins, draws
 //! and losses, the Elo difference with its 95% margin, the refusals and strike risks taken,
-//! and the time per decision.
+//! and the time per decision. `--verbose` also prints each game's ending: who A played,
+//! how it ended, the last actions and the final state.
 
 use std::time::Instant;
 
@@ -30,6 +32,7 @@ use rules::{
 fn main() -> anyhow::Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let (mut a, mut b, mut games, mut max_plies, mut seed) = (5u8, 1u8, 20u32, 300u32, 1u64);
+    let mut verbose = false;
     let mut rules = GlassRules::default();
     while !args.is_empty() {
         let opt = args.remove(0);
@@ -46,6 +49,7 @@ fn main() -> anyhow::Result<()> {
             "--max-plies" => max_plies = val()?.parse()?,
             "--seed" => seed = val()?.parse()?,
             "--no-strikes" => rules.no_strikes = true,
+            "--verbose" => verbose = true,
             _ => bail!("unknown option {opt}"),
         }
     }
@@ -127,6 +131,17 @@ fn main() -> anyhow::Result<()> {
                 }
             }
         };
+        if verbose {
+            let rec = g.record();
+            let tail = &rec[rec.len().saturating_sub(8)..];
+            println!(
+                "game {n}: A ({a}) is {}, {} after {plies} plies; last: {}; {}",
+                a_side.name(2),
+                g.is_over().map_or("ply cap", |o| o.reason()),
+                tail.join(", "),
+                g.state_text()
+            );
+        }
         match winner {
             Some(w) if w == a_side => tally.wins += 1,
             Some(_) => tally.losses += 1,
