@@ -13,7 +13,7 @@
 //! player. A game still going at the ply cap is adjudicated by material (a lead of 300
 //! centipawns or more wins, else a draw) and counted as adjudicated. Prints A's wins, draws
 //! and losses, the Elo difference with its 95% margin, the refusals and strike risks taken,
-//! and the time per decision. `--verbose` also prints each game's ending: who A played,
+//! and the time per decision (all, then each player's). `--verbose` also prints each game's ending: who A played,
 //! how it ended, the last actions and the final state.
 
 use std::time::Instant;
@@ -60,6 +60,7 @@ fn main() -> anyhow::Result<()> {
         (0u64, [0u64; 2], 0u32, 0u64);
     let mut reasons: std::collections::BTreeMap<&'static str, u32> = Default::default();
     let mut times: Vec<f64> = Vec::new();
+    let mut by_player: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let t0 = Instant::now();
     for n in 0..games {
         // Player index 0 is A; A has White in even games.
@@ -90,7 +91,9 @@ fn main() -> anyhow::Result<()> {
                 k = k.with_answer(answer);
             }
             let choice = players[who].choose(&k)?;
-            times.push(start.elapsed().as_secs_f64() * 1000.0);
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            times.push(ms);
+            by_player[who].push(ms);
             decisions += 1;
             let mut done = false;
             for text in &choice.ranked {
@@ -150,12 +153,16 @@ fn main() -> anyhow::Result<()> {
     }
     let (elo, margin) = tally.elo();
     times.sort_by(f64::total_cmp);
-    let pct = |p: f64| {
+    for t in &mut by_player {
+        t.sort_by(f64::total_cmp);
+    }
+    let pct_of = |times: &[f64], p: f64| {
         times
             .get(((times.len() as f64 - 1.0) * p) as usize)
             .copied()
             .unwrap_or(0.0)
     };
+    let pct = |p: f64| pct_of(&times, p);
     println!(
         "{} level {a} vs level {b}: {} games, +{} ={} -{} (score {:.1}%), Elo {:+.0} ± {:.0}",
         if rules.no_strikes {
@@ -182,6 +189,16 @@ fn main() -> anyhow::Result<()> {
         pct(1.0),
         t0.elapsed().as_secs_f64()
     );
+    for (i, level) in [a, b].into_iter().enumerate() {
+        let t = &by_player[i];
+        println!(
+            "level {level}: {} decisions, ms median {:.1}, p99 {:.1}, max {:.1}",
+            t.len(),
+            pct_of(t, 0.5),
+            pct_of(t, 0.99),
+            pct_of(t, 1.0)
+        );
+    }
     if refused > 0 {
         bail!("{refused} orders refused");
     }
