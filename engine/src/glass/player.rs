@@ -455,6 +455,8 @@ impl GlassPlayer {
         score += 3 * mine.len() as i32;
         if st.sharp {
             let home = world_of(me);
+            // His King's squares as order texts name them (`e8`), to find captures of it.
+            let mut his_king: Vec<(u8, String)> = Vec::new();
             for c in g.cells() {
                 let Some(p) = game.piece_at(c).filter(|p| v.piece(p.kind).royal) else {
                     continue;
@@ -465,10 +467,19 @@ impl GlassPlayer {
                 } else if p.side != me && on_home {
                     score += KING_EXPOSED;
                 }
+                if p.side != me {
+                    his_king.push((g.info(c).board, g.name(c)[2..].to_string()));
+                }
             }
             if game.turn() != me {
                 let mut hit = 0;
                 for (w, text) in &mine {
+                    if !his_king
+                        .iter()
+                        .any(|(b, sq)| b == w && text.get(4..).is_some_and(|t| t.starts_with(sq)))
+                    {
+                        continue;
+                    }
                     let Ok(Order::Move { to, .. }) = Order::parse(g, *w, text) else {
                         continue;
                     };
