@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! glass-match [--a LEVEL] [--b LEVEL] [--games N] [--max-plies P] [--no-strikes] [--seed S]
+//!             [--verbose]
 //! ```
 //!
 //! Plays N games, A and B alternating colours, each player deciding only from its
@@ -12,7 +13,8 @@
 //! player. A game still going at the ply cap is adjudicated by material (a lead of 300
 //! centipawns or more wins, else a draw) and counted as adjudicated. Prints A's wins, draws
 //! and losses, the Elo difference with its 95% margin, the refusals and strike risks taken,
-//! and the time per decision.
+//! and the time per decision (all, then each player's). `--verbose` also prints each game's ending: who A played,
+//! how it ended, the last actions and the final state.
 
 use std::time::Instant;
 
@@ -30,6 +32,7 @@ use rules::{
 fn main() -> anyhow::Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let (mut a, mut b, mut games, mut max_plies, mut seed) = (5u8, 1u8, 20u32, 300u32, 1u64);
+    let mut verbose = false;
     let mut rules = GlassRules::default();
     while !args.is_empty() {
         let opt = args.remove(0);
@@ -46,6 +49,7 @@ fn main() -> anyhow::Result<()> {
             "--max-plies" => max_plies = val()?.parse()?,
             "--seed" => seed = val()?.parse()?,
             "--no-strikes" => rules.no_strikes = true,
+            "--verbose" => verbose = true,
             _ => bail!("unknown option {opt}"),
         }
     }
@@ -56,6 +60,7 @@ fn main() -> anyhow::Result<()> {
         (0u64, [0u64; 2], 0u32, 0u64);
     let mut reasons: std::collections::BTreeMap<&'static str, u32> = Default::default();
     let mut times: Vec<f64> = Vec::new();
+    let mut by_player: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
     let t0 = Instant::now();
     for n in 0..games {
         // Player index 0 is A; A has White in even games.
@@ -86,7 +91,9 @@ fn main() -> anyhow::Result<()> {
                 k = k.with_answer(answer);
             }
             let choice = players[who].choose(&k)?;
-            times.push(start.elapsed().as_secs_f64() * 1000.0);
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            times.push(ms);
+            by_player[who].push(ms);
             decisions += 1;
             let mut done = false;
             for text in &choice.ranked {
@@ -127,6 +134,17 @@ fn main() -> anyhow::Result<()> {
                 }
             }
         };
+        if verbose {
+            let rec = g.record();
+            let tail = &rec[rec.len().saturating_sub(8)..];
+            println!(
+                "game {n}: A ({a}) is {}, {} after {plies} plies; last: {}; {}",
+                a_side.name(2),
+                g.is_over().map_or("ply cap", |o| o.reason()),
+                tail.join(", "),
+                g.state_text()
+            );
+        }
         match winner {
             Some(w) if w == a_side => tally.wins += 1,
             Some(_) => tally.losses += 1,
@@ -135,12 +153,16 @@ fn main() -> anyhow::Result<()> {
     }
     let (elo, margin) = tally.elo();
     times.sort_by(f64::total_cmp);
-    let pct = |p: f64| {
+    for t in &mut by_player {
+        t.sort_by(f64::total_cmp);
+    }
+    let pct_of = |times: &[f64], p: f64| {
         times
             .get(((times.len() as f64 - 1.0) * p) as usize)
             .copied()
             .unwrap_or(0.0)
     };
+    let pct = |p: f64| pct_of(&times, p);
     println!(
         "{} level {a} vs level {b}: {} games, +{} ={} -{} (score {:.1}%), Elo {:+.0} ± {:.0}",
         if rules.no_strikes {
@@ -167,6 +189,16 @@ fn main() -> anyhow::Result<()> {
         pct(1.0),
         t0.elapsed().as_secs_f64()
     );
+    for (i, level) in [a, b].into_iter().enumerate() {
+        let t = &by_player[i];
+        println!(
+            "level {level}: {} decisions, ms median {:.1}, p99 {:.1}, max {:.1}",
+            t.len(),
+            pct_of(t, 0.5),
+            pct_of(t, 0.99),
+            pct_of(t, 1.0)
+        );
+    }
     if refused > 0 {
         bail!("{refused} orders refused");
     }

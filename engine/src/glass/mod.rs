@@ -20,7 +20,9 @@
 //! share of the samples is charged that share of a strike's cost (or, with no strikes, of
 //! a lost turn); `ask` is asked only when the samples disagree on its answer; the back rank
 //! is uniformly random. Levels 1-5 differ in the number of samples, noise, random orders
-//! and the capture look-ahead (see [`GlassPlayer`]).
+//! and the capture look-ahead; level 5 also weighs which world each King stands on, its
+//! attacks on his King (above all those he cannot see), and avoids repetition when ahead
+//! (see [`GlassPlayer`]).
 
 mod belief;
 mod knowledge;

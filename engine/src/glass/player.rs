@@ -37,17 +37,40 @@ const NO_STRIKE_COST: i32 = 250;
 /// him choose his move himself.
 const FORCED_MISS_COST: i32 = 150;
 
-/// How one level plays: samples, noise, chance of a random order, and whether it looks at
-/// the opponent's reply.
+/// How one level plays: samples, noise, chance of a random order, whether it looks at
+/// the opponent's reply, and (level 5) whether it weighs the Kings' worlds and King attacks
+/// and steers away from repetition when ahead.
 #[derive(Debug, Clone, Copy)]
 struct Style {
     samples: usize,
     noise: i32,
     random_in_1000: u64,
     reply: bool,
+    /// Level 5: the King terms ([`KING_EXPOSED`], [`KING_HIT_SILENT`], [`KING_HIT_SEEN`])
+    /// and the repetition cost ([`UNDO_COST`]).
+    sharp: bool,
 }
 
+/// Level 5: our King standing on the opponent's world (where he sees it and his hidden
+/// pieces can reach it) costs this much; his King on ours is worth as much to us.
+const KING_EXPOSED: i32 = 150;
+
+/// Level 5: our piece able to capture his King next move, on our world (he cannot see our
+/// pieces there, so he may well not know): worth most of a King capture.
+const KING_HIT_SILENT: i32 = 1_500;
+
+/// Level 5: the same on his world, where he sees the attacker and will usually step away.
+const KING_HIT_SEEN: i32 = 200;
+
+/// Level 5, a mean score above this: a lead worth keeping, so moving the piece just moved
+/// back where it came from (the way to a draw by repetition) costs [`UNDO_COST`].
+const AHEAD: i32 = 150;
+
+/// See [`AHEAD`].
+const UNDO_COST: i32 = 40;
+
 fn style(level: Level) -> Style {
+    let sharp = level.number() >= 5;
     let (samples, noise, random_in_1000, reply) = match level.number() {
         1 => (2, 250, 200, false),
         2 => (4, 120, 60, true),
@@ -60,6 +83,7 @@ fn style(level: Level) -> Style {
         noise,
         random_in_1000,
         reply,
+        sharp,
     }
 }
 
@@ -163,11 +187,15 @@ impl GlassPlayer {
     /// execution and strikes come out exactly as the rules say, for that world. Each result
     /// is scored by a static evaluation of both worlds from the player's side: material,
     /// mobility, Pawn advance, and (from level 2) the opponent's best capture next move
-    /// (his King capture of ours counting almost as a loss). That is a one-ply search per
-    /// sample with a capture look-ahead, not the alpha-beta [`crate::Searcher`]: the
-    /// searcher works on [`rules::Position`], which has no portals, partial orders or
-    /// strikes, and in a game where the opponent's replies are themselves blind a deeper
-    /// tree over imagined worlds buys little for its cost.
+    /// (his King capture of ours counting almost as a loss). Level 5 adds the Kings' worlds
+    /// (our King on his world, where he sees it, is a liability; his on ours an asset) and
+    /// our attacks on his King (worth most of a win on our world, where he cannot see the
+    /// attacker; little on his, where he can), and when its mean score is a clear lead it
+    /// avoids moving the piece it just moved back where it came from, the road to a draw by
+    /// repetition. That is a one-ply search per sample with a capture look-ahead, not the
+    /// alpha-beta [`crate::Searcher`]: the searcher works on [`rules::Position`], which has
+    /// no portals, partial orders or strikes, and in a game where the opponent's replies are
+    /// themselves blind a deeper tree over imagined worlds buys little for its cost.
     ///
     /// An order impossible in a sample scores the best order that was never impossible,
     /// minus the strike's cost (after a strike the player orders again), so risk is taken
@@ -194,7 +222,7 @@ impl GlassPlayer {
         let actor = if forced { other(me) } else { me };
         let now: f64 = games
             .iter()
-            .map(|g| f64::from(self.evaluate(g, me, st.reply)))
+            .map(|g| f64::from(self.evaluate(g, me, st)))
             .sum::<f64>()
             / games.len() as f64;
         let mut scored: Vec<(String, f64, Option<f64>, bool)> = Vec::new();
@@ -219,7 +247,7 @@ impl GlassPlayer {
                     Err(_) => false,
                 };
                 if done {
-                    ok.push(f64::from(self.evaluate(&g, me, st.reply)));
+                    ok.push(f64::from(self.evaluate(&g, me, st)));
                 }
             }
             let risk = 1.0 - ok.len() as f64 / games.len() as f64;
@@ -243,14 +271,24 @@ impl GlassPlayer {
         };
         let last_strike =
             !forced && !k.rules().no_strikes && k.view().strikes[me.index()] + 1 >= STRIKE_LIMIT;
+        let undo = if st.sharp && !forced && now > f64::from(AHEAD) {
+            self.last_move(k)
+        } else {
+            None
+        };
         let mut ranked: Vec<(String, f64, f64)> = scored
             .into_iter()
             .filter(|s| !(last_strike && (s.1 > 0.0 || s.3)))
             .map(|(text, risk, mean, _)| {
-                let value = match mean {
+                let mut value = match mean {
                     Some(m) => (1.0 - risk) * m + risk * (fallback - cost),
                     None => fallback - cost,
                 };
+                if let Some((back, now_at)) = undo
+                    && self.goes_back(k, &text, back, now_at)
+                {
+                    value -= f64::from(UNDO_COST);
+                }
                 (text, value, risk)
             })
             .collect();
@@ -341,6 +379,38 @@ impl GlassPlayer {
         out
     }
 
+    /// The player's own last move: the square it came from and where the piece stands now.
+    fn last_move(&self, k: &Knowledge) -> Option<(Cell, Cell)> {
+        let me = k.side();
+        let told = k.told();
+        let i = told.iter().rposition(|f| {
+            matches!(f, Fact::Seen { piece, .. } | Fact::Carried { piece, .. } if piece.side == me)
+        })?;
+        let (from, mut at) = match &told[i] {
+            Fact::Seen { from, to, .. } | Fact::Carried { from, to, .. } => (*from, *to),
+            _ => return None,
+        };
+        for f in &told[i + 1..] {
+            match f {
+                Fact::Transferred { from: a, to: b, .. } if *a == at => at = *b,
+                Fact::Seen { .. } | Fact::Carried { .. } | Fact::Asked { .. } => break,
+                _ => {}
+            }
+        }
+        Some((from, at))
+    }
+
+    /// Whether `text` moves the piece now on `now_at` back to the square (either world) it
+    /// came from, `back`.
+    fn goes_back(&self, k: &Knowledge, text: &str, back: Cell, now_at: Cell) -> bool {
+        let g = &self.variant.geometry;
+        let Ok(Order::Move { from, to, .. }) = Order::parse(g, k.world(), text) else {
+            return false;
+        };
+        let (a, b) = (g.info(to), g.info(back));
+        from == now_at && a.file == b.file && a.rank == b.rank
+    }
+
     /// Whether an order is for a Pawn on the world the player cannot see.
     fn blind_pawn(&self, k: &Knowledge, text: &str) -> bool {
         let g = &self.variant.geometry;
@@ -353,7 +423,8 @@ impl GlassPlayer {
     }
 
     /// A static score of an imagined game for `me`, in centipawns: see [`GlassPlayer::choose`].
-    fn evaluate(&self, game: &Glass, me: Side, reply: bool) -> i32 {
+    fn evaluate(&self, game: &Glass, me: Side, st: Style) -> i32 {
+        let reply = st.reply;
         if let Some(o) = game.is_over() {
             return match o.winner() {
                 Some(w) if w == me => WIN,
@@ -382,6 +453,50 @@ impl GlassPlayer {
         };
         let mine = moves_of(me);
         score += 3 * mine.len() as i32;
+        if st.sharp {
+            let home = world_of(me);
+            // His King's squares as order texts name them (`e8`), to find captures of it.
+            let mut his_king: Vec<(u8, String)> = Vec::new();
+            for c in g.cells() {
+                let Some(p) = game.piece_at(c).filter(|p| v.piece(p.kind).royal) else {
+                    continue;
+                };
+                let on_home = g.info(c).board == home;
+                if p.side == me && !on_home {
+                    score -= KING_EXPOSED;
+                } else if p.side != me && on_home {
+                    score += KING_EXPOSED;
+                }
+                if p.side != me {
+                    his_king.push((g.info(c).board, g.name(c)[2..].to_string()));
+                }
+            }
+            if game.turn() != me {
+                let mut hit = 0;
+                for (w, text) in &mine {
+                    if !his_king
+                        .iter()
+                        .any(|(b, sq)| b == w && text.get(4..).is_some_and(|t| t.starts_with(sq)))
+                    {
+                        continue;
+                    }
+                    let Ok(Order::Move { to, .. }) = Order::parse(g, *w, text) else {
+                        continue;
+                    };
+                    if game
+                        .piece_at(to)
+                        .is_some_and(|p| p.side != me && v.piece(p.kind).royal)
+                    {
+                        hit = hit.max(if *w == home {
+                            KING_HIT_SILENT
+                        } else {
+                            KING_HIT_SEEN
+                        });
+                    }
+                }
+                score += hit;
+            }
+        }
         if reply {
             // The opponent's best capture next move: in full on his own world, where he
             // sees it; at half weight on ours, where he orders blind.
