@@ -40,6 +40,8 @@ use crate::{
     tt::{Bound, Table},
 };
 
+mod brs;
+
 /// The score of a mate at the root; a mate `n` plies away scores `MATE - n`.
 pub const MATE: i32 = 32_000;
 /// Scores beyond this (either sign) are mates.
@@ -368,6 +370,9 @@ impl Searcher {
         mut alpha: i32,
         beta: i32,
     ) -> (Option<(Move, i32)>, i32) {
+        if self.four {
+            return self.brs_root(pos, depth, order, alpha, beta);
+        }
         let us = self.team(pos.turn());
         let mut best: Option<(Move, i32)> = None;
         self.pv[0].clear();
