@@ -16,14 +16,21 @@
 //! moves; in quiescence, delta pruning (a capture that cannot lift the score to alpha even
 //! with a 2-pawn margin) and skipping a capture of a defended piece by a more valuable one.
 //!
-//! **Four players: paranoid.** With four sides the searching side assumes the three others
-//! play together against it: every node is a max node for "us" or a min node for "them", so
-//! the search stays a two-team negamax where a ply between two opponents keeps the score's
-//! sign. We chose paranoid over max-n because alpha-beta keeps its full pruning (max-n
-//! allows only shallow pruning, so at our node rates it would see about half as deep), the
-//! static evaluation needs one number rather than a vector, and against three humans who may
-//! well gang up on the bot, assuming the worst is the safer mistake. Its known weakness,
-//! over-caution, costs little in the elimination rules our four-player forms use.
+//! **Four players: Best-Reply Search** (levels 4 and 5; details in `search/brs.rs`). With
+//! four sides the searching side alternates with a single reply: the strongest move any of
+//! the three opponents has against it (Schadd and Winands, "Best Reply Search for
+//! Multiplayer Games", 2011), while each other opponent takes one of our pieces if that wins
+//! material and otherwise passes. The tree stays a two-team alpha-beta tree, so pruning is
+//! as good as in a two-player game, and our own moves come every second ply rather than
+//! every fourth: at the four-player node rates (0.2-0.7 M nodes/s) a search within 30,000
+//! nodes sees two or three of its own moves where paranoid search (the three opponents as
+//! one team, each moving in turn) saw one, and that depth is what lifted level 5 against
+//! level 3 in matches; the price is a tree in which only one opponent plans per round, which is
+//! why the greedy captures are there: plain Best-Reply, where the others simply pass, let a
+//! piece stand where a second opponent took it and lost nearly every game. The weaker levels
+//! (1-3) still score their root moves paranoid ([`Searcher::score_root_moves`]): every
+//! node a max node for us or a min node for the team of the three others, a ply between two
+//! opponents keeping the score's sign.
 
 use std::{
     sync::{
