@@ -377,7 +377,7 @@ impl Searcher {
         mut alpha: i32,
         beta: i32,
     ) -> (Option<(Move, i32)>, i32) {
-        if self.four {
+        if self.four && self.best_reply_suits() {
             return self.brs_root(pos, depth, order, alpha, beta);
         }
         let us = self.team(pos.turn());
