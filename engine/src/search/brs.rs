@@ -1,5 +1,7 @@
 //! Best-Reply Search for games of more than two sides (Schadd and Winands, "Best Reply Search
-//! for Multiplayer Games", IEEE TCIAIG 3(1), 2011).
+//! for Multiplayer Games", IEEE TCIAIG 3(1), 2011), used where
+//! [`Searcher::best_reply_suits`] says so (the other four-player armies are searched
+//! paranoid: see the parent module).
 //!
 //! The tree alternates two kinds of layer: a *max* layer, where the searching side (the root
 //! side) plays each of its moves, and a *min* layer, where every remaining opponent's moves
