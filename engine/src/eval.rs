@@ -339,7 +339,7 @@ impl Evaluator {
     /// The static score of `pos` for `side`, in centipawns: positive is good for `side`.
     ///
     /// With four sides it is `side`'s own total against the mean of the others still in the
-    /// game (the paranoid view the search takes: see the crate docs).
+    /// game (the two-team view both four-player searches take: see [`crate::search`]).
     pub fn evaluate(&self, pos: &Position, side: Side) -> i32 {
         let mut score = [0i32; 4];
         let mut royal_at = [None; 4];

@@ -197,6 +197,32 @@ fn four_players_get_a_legal_move_each_turn() {
 }
 
 #[test]
+fn four_player_search_survives_eliminations_and_passes() {
+    // Best-Reply Search plays passes and other sides' moves inside the tree: over a whole
+    // fast game (sides going out, passes) every search leaves the position as it found it
+    // and answers with a legal move.
+    let (v, mut s) = searcher("dcb-kamil-4p");
+    let mut pos = Position::start(&v);
+    let mut plies = 0;
+    while pos.outcome().is_none() && plies < 160 {
+        let before = pos.clone();
+        let r = s.search(
+            &mut pos,
+            &Limits {
+                nodes: Some(1500),
+                ..Limits::default()
+            },
+            |_| {},
+        );
+        assert!(pos == before && pos.hash() == before.hash());
+        let m = r.best.unwrap();
+        assert!(pos.legal_moves().contains(&m));
+        pos.play(m).unwrap();
+        plies += 1;
+    }
+}
+
+#[test]
 fn node_and_time_limits_stop_the_search() {
     let (v, mut s) = searcher("toulousain");
     let mut pos = Position::start(&v);

@@ -427,16 +427,8 @@ fn main() -> anyhow::Result<()> {
         }
     }
     print_summary(&tally, t0);
-    if args.times && !think.is_empty() {
-        think.sort_by(|x, y| x.total_cmp(y));
-        let p = |q: f64| think[((think.len() - 1) as f64 * q) as usize];
-        println!(
-            "A's move times over {} moves: median {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-            think.len(),
-            p(0.5),
-            p(0.99),
-            p(1.0)
-        );
+    if args.times {
+        print_times(&mut think);
     }
     Ok(())
 }
@@ -471,6 +463,7 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
         }
     );
     let mut tally = Tally::default();
+    let mut think: Vec<f64> = Vec::new();
     let t0 = Instant::now();
     for g in 0..args.games {
         let a_seat = g as usize % sides;
@@ -493,10 +486,14 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
                 break (None, format!("adjudicated after {} plies", args.max_plies));
             }
             let mover = pos.turn();
+            let started = Instant::now();
             let m = match seats[mover.index()].play(&mut pos, &texts, args) {
                 Ok(m) => m,
                 Err(e) => bail!("seat {} has no move: {e}", mover.index()),
             };
+            if mover.index() == a_seat {
+                think.push(started.elapsed().as_secs_f64() * 1000.0);
+            }
             texts.push(notation::uci(&pos, m));
             if let Err(e) = pos.play(m) {
                 bail!("seat {} played an illegal move: {e}", mover.index());
@@ -526,7 +523,26 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
         );
     }
     print_summary(&tally, t0);
+    if args.times {
+        print_times(&mut think);
+    }
     Ok(())
+}
+
+/// With `--times`: how long A took per move (median, 99th percentile, longest).
+fn print_times(think: &mut [f64]) {
+    if think.is_empty() {
+        return;
+    }
+    think.sort_by(|x, y| x.total_cmp(y));
+    let p = |q: f64| think[((think.len() - 1) as f64 * q) as usize];
+    println!(
+        "A's move times over {} moves: median {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        think.len(),
+        p(0.5),
+        p(0.99),
+        p(1.0)
+    );
 }
 
 /// The match's last line: A's wins, draws and losses, score, and Elo difference with its 95%
