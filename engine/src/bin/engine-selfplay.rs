@@ -66,7 +66,14 @@ fn main() -> anyhow::Result<()> {
                 }
             }
             "--max-plies" => max_plies = val()?.parse()?,
-            _ if a.starts_with("--") => bail!("unknown option {a}"),
+            "--help" | "-h" => {
+                println!(
+                    "engine-selfplay [--games N] [--nodes N | --movetime MS] [--max-plies P] [VARIANT...]\n\
+                     engine-selfplay values [VARIANT...]"
+                );
+                return Ok(());
+            }
+            _ if a.starts_with("--") => bail!("unknown option {a} (try --help)"),
             _ => names.push(a),
         }
     }

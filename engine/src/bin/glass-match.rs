@@ -50,7 +50,14 @@ fn main() -> anyhow::Result<()> {
             "--seed" => seed = val()?.parse()?,
             "--no-strikes" => rules.no_strikes = true,
             "--verbose" => verbose = true,
-            _ => bail!("unknown option {opt}"),
+            "--help" | "-h" => {
+                println!(
+                    "glass-match [--a LEVEL] [--b LEVEL] [--games N] [--max-plies P] [--seed S] \
+                     [--no-strikes] [--verbose]   (levels 1-5; defaults 5, 1, 20 games, 300 plies, seed 1)"
+                );
+                return Ok(());
+            }
+            _ => bail!("unknown option {opt} (try --help)"),
         }
     }
     let levels = [Level::new(a)?, Level::new(b)?];
