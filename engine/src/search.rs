@@ -61,7 +61,7 @@ use rules::{Move, MoveKind, MoveList, Position, Side};
 
 use crate::{
     eval::Evaluator,
-    tt::{Bound, Table},
+    tt::{Bound, Entry, Table},
 };
 
 mod brs;
@@ -565,16 +565,11 @@ impl Searcher {
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(key) {
             tt_move = e.mv;
-            if !pv_node && e.depth as i32 >= depth {
-                let s = from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
+            if !pv_node
+                && e.depth as i32 >= depth
+                && let Some(s) = settled(&e, ply, alpha, beta)
+            {
+                return s;
             }
         }
         let mut moves = std::mem::take(&mut self.buffers[ply]);
@@ -774,16 +769,8 @@ impl Searcher {
         // quiescence result is stored at depth 0, never over a deeper entry.
         let key = pos.hash();
         let entry = if self.four { None } else { self.tt.probe(key) };
-        if let Some(e) = entry {
-            let s = from_tt(e.score, ply);
-            let cut = match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => s >= beta,
-                Bound::Upper => s <= alpha,
-            };
-            if cut {
-                return s;
-            }
+        if let Some(s) = entry.and_then(|e| settled(&e, ply, alpha, beta)) {
+            return s;
         }
         let alpha0 = alpha;
         let mut moves = std::mem::take(&mut self.buffers[ply]);
@@ -964,6 +951,18 @@ fn to_tt(s: i32, ply: usize) -> i32 {
     } else {
         s
     }
+}
+
+/// The score a table entry settles for the window `alpha..beta` at `ply`, if its bound does:
+/// an exact score always, a lower bound at or above beta, an upper bound at or below alpha.
+fn settled(e: &Entry, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let s = from_tt(e.score, ply);
+    let cut = match e.bound {
+        Bound::Exact => true,
+        Bound::Lower => s >= beta,
+        Bound::Upper => s <= alpha,
+    };
+    cut.then_some(s)
 }
 
 fn from_tt(s: i32, ply: usize) -> i32 {
