@@ -475,6 +475,8 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
         }
         let mut pos = Position::start(variant);
         let mut texts = Vec::new();
+        // Who was eliminated, and after how many plies (for the log).
+        let mut out: Vec<(usize, usize)> = Vec::new();
         let (winner, why) = loop {
             if let Some(o) = pos.outcome() {
                 break match o {
@@ -497,6 +499,11 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             texts.push(notation::uci(&pos, m));
             if let Err(e) = pos.play(m) {
                 bail!("seat {} played an illegal move: {e}", mover.index());
+            }
+            for s in 0..sides {
+                if pos.is_out(Side(s as u8)) && !out.iter().any(|o: &(usize, usize)| o.0 == s) {
+                    out.push((s, texts.len()));
+                }
             }
         };
         let text = match winner {
@@ -521,6 +528,25 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             tally.draws,
             tally.losses
         );
+        if let Some(path) = &args.log {
+            let outs: Vec<String> = out
+                .iter()
+                .map(|(s, ply)| format!("seat {s} out after ply {ply}"))
+                .collect();
+            let line = format!(
+                "game {}: A in seat {a_seat}, {text} ({why}); {}\nfen {}\nmoves {}\n",
+                g + 1,
+                outs.join(", "),
+                rules::fen::write(&pos),
+                texts.join(" ")
+            );
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(line.as_bytes()))
+                .map_err(|e| anyhow::anyhow!("cannot write the log {}: {e}", path.display()))?;
+        }
     }
     print_summary(&tally, t0);
     if args.times {
