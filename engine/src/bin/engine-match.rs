@@ -435,10 +435,11 @@ fn main() -> anyhow::Result<()> {
 
 /// A match in a variant of more than two sides: A holds one seat, B every other one (each
 /// seat its own player, so the Bs do not share a search), and A's seat moves round the table
-/// from game to game. A game is won by the last player left; one cut off at `--max-plies` is
-/// a draw. A's score counts a win 1 and a draw 1/2; its Elo is computed as in a two-player
-/// match, so it says how A fares against the field, not against one opponent (a seat of
-/// equals would score 1/sides). Internal levels only: UCI has no four-player protocol.
+/// from game to game. A game is won by the last player left; one cut off at `--max-plies`
+/// (or drawn by rule) is a draw, except for a player already eliminated, who has lost. A's
+/// score counts a win 1 and a draw 1/2; its Elo is computed as in a two-player match, so it
+/// says how A fares against the field, not against one opponent (a seat of equals would
+/// score 1/sides). Internal levels only: UCI has no four-player protocol.
 fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> anyhow::Result<()> {
     let sides = usize::from(variant.sides);
     for spec in [&args.a, &args.b] {
@@ -507,6 +508,11 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             }
         };
         let text = match winner {
+            // A draw among the others after A was eliminated is A's loss: A is out.
+            None if pos.is_out(Side(a_seat as u8)) => {
+                tally.losses += 1;
+                "A loses (out before the draw)"
+            }
             None => {
                 tally.draws += 1;
                 "draw"
