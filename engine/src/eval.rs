@@ -339,8 +339,25 @@ impl Evaluator {
     /// The static score of `pos` for `side`, in centipawns: positive is good for `side`.
     ///
     /// With four sides it is `side`'s own total against the mean of the others still in the
-    /// game (the two-team view both four-player searches take: see [`crate::search`]).
+    /// game (the two-team view of paranoid search: see [`crate::search`]; Best-Reply Search
+    /// weighs the leading opponent in too, from [`Evaluator::side_scores`]).
     pub fn evaluate(&self, pos: &Position, side: Side) -> i32 {
+        let score = self.side_scores(pos);
+        let me = side.index();
+        if self.sides == 2 {
+            return score[me] - score[1 - me];
+        }
+        let others: Vec<usize> = (0..self.sides)
+            .filter(|s| *s != me && !pos.is_out(Side(*s as u8)))
+            .collect();
+        if others.is_empty() {
+            return score[me];
+        }
+        score[me] - others.iter().map(|s| score[*s]).sum::<i32>() / others.len() as i32
+    }
+
+    /// Each side's own total (material, placement, King safety), centipawns, by side index.
+    pub fn side_scores(&self, pos: &Position) -> [i32; 4] {
         let mut score = [0i32; 4];
         let mut royal_at = [None; 4];
         let mut pawns = [CellSet::EMPTY; 2];
@@ -429,17 +446,7 @@ impl Evaluator {
                 }
             }
         }
-        let me = side.index();
-        if self.sides == 2 {
-            return score[me] - score[1 - me];
-        }
-        let others: Vec<usize> = (0..self.sides)
-            .filter(|s| *s != me && !pos.is_out(Side(*s as u8)))
-            .collect();
-        if others.is_empty() {
-            return score[me];
-        }
-        score[me] - others.iter().map(|s| score[*s]).sum::<i32>() / others.len() as i32
+        score
     }
 }
 

@@ -435,10 +435,11 @@ fn main() -> anyhow::Result<()> {
 
 /// A match in a variant of more than two sides: A holds one seat, B every other one (each
 /// seat its own player, so the Bs do not share a search), and A's seat moves round the table
-/// from game to game. A game is won by the last player left; one cut off at `--max-plies` is
-/// a draw. A's score counts a win 1 and a draw 1/2; its Elo is computed as in a two-player
-/// match, so it says how A fares against the field, not against one opponent (a seat of
-/// equals would score 1/sides). Internal levels only: UCI has no four-player protocol.
+/// from game to game. A game is won by the last player left; one cut off at `--max-plies`
+/// (or drawn by rule) is a draw, except for a player already eliminated, who has lost. A's
+/// score counts a win 1 and a draw 1/2; its Elo is computed as in a two-player match, so it
+/// says how A fares against the field, not against one opponent (a seat of equals would
+/// score 1/sides). Internal levels only: UCI has no four-player protocol.
 fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> anyhow::Result<()> {
     let sides = usize::from(variant.sides);
     for spec in [&args.a, &args.b] {
@@ -475,6 +476,8 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
         }
         let mut pos = Position::start(variant);
         let mut texts = Vec::new();
+        // Who was eliminated, and after how many plies (for the log).
+        let mut out: Vec<(usize, usize)> = Vec::new();
         let (winner, why) = loop {
             if let Some(o) = pos.outcome() {
                 break match o {
@@ -498,8 +501,18 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             if let Err(e) = pos.play(m) {
                 bail!("seat {} played an illegal move: {e}", mover.index());
             }
+            for s in 0..sides {
+                if pos.is_out(Side(s as u8)) && !out.iter().any(|o: &(usize, usize)| o.0 == s) {
+                    out.push((s, texts.len()));
+                }
+            }
         };
         let text = match winner {
+            // A draw among the others after A was eliminated is A's loss: A is out.
+            None if pos.is_out(Side(a_seat as u8)) => {
+                tally.losses += 1;
+                "A loses (out before the draw)"
+            }
             None => {
                 tally.draws += 1;
                 "draw"
@@ -521,6 +534,25 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             tally.draws,
             tally.losses
         );
+        if let Some(path) = &args.log {
+            let outs: Vec<String> = out
+                .iter()
+                .map(|(s, ply)| format!("seat {s} out after ply {ply}"))
+                .collect();
+            let line = format!(
+                "game {}: A in seat {a_seat}, {text} ({why}); {}\nfen {}\nmoves {}\n",
+                g + 1,
+                outs.join(", "),
+                rules::fen::write(&pos),
+                texts.join(" ")
+            );
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(line.as_bytes()))
+                .map_err(|e| anyhow::anyhow!("cannot write the log {}: {e}", path.display()))?;
+        }
     }
     print_summary(&tally, t0);
     if args.times {
