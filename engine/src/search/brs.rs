@@ -26,7 +26,7 @@
 
 use rules::{Move, MoveKind, MoveList, Position, Side};
 
-use super::{INF, MATE, MAX_PLY, Searcher, from_tt, hidx, to_tt};
+use super::{INF, MATE, MAX_PLY, Searcher, hidx, settled, to_tt};
 use crate::tt::Bound;
 
 /// Keeps max-layer and min-layer entries, and those of searches for different root sides,
@@ -376,16 +376,11 @@ impl Searcher {
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(key) {
             tt_move = e.mv;
-            if !pv_node && e.depth as i32 >= depth {
-                let s = from_tt(e.score, ply);
-                let cut = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => s >= beta,
-                    Bound::Upper => s <= alpha,
-                };
-                if cut {
-                    return s;
-                }
+            if !pv_node
+                && e.depth as i32 >= depth
+                && let Some(s) = settled(&e, ply, alpha, beta)
+            {
+                return s;
             }
         }
         // The moves of this layer, best first.
