@@ -76,54 +76,30 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .list_challenges(&ChallengeFilter::default().at(place.clone()).pending())
             .await?;
         let mut s = String::new();
-        let line = |g: &GameRecord| {
-            let to_move = self.seat_to_move(g);
-            let turn = to_move
-                .and_then(|seat| g.seats.get(seat))
-                .map(|p| format!(", {} to move", p.user))
-                .unwrap_or_default();
-            let clock = to_move
-                .and_then(|seat| self.clock_line(g, seat))
-                .map(|c| format!(" — {c}"))
-                .unwrap_or_default();
-            format!(
-                "#{} {} — {} (ply {}{turn}){clock}",
-                g.id,
-                g.variant,
-                g.seats
-                    .iter()
-                    .map(|p| p.user.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" vs "),
-                g.moves.len()
-            )
-        };
-        s.push_str(&format!(
-            "Games here: {}\n",
-            if here.is_empty() {
-                "none".into()
-            } else {
-                String::new()
-            }
-        ));
-        for g in &here {
-            s.push_str(&format!("  {}\n", line(g)));
-        }
-        let elsewhere: Vec<&GameRecord> = mine
-            .iter()
-            .filter(|g| !here.iter().any(|h| h.id == g.id))
-            .collect();
+        s.push_str(if here.is_empty() {
+            "Games here: none\n"
+        } else {
+            "Games here:\n"
+        });
+        push_listed(
+            &mut s,
+            self.game_lines(actor, here.iter()),
+            "here",
+            BOARD_HINT,
+        );
+        let elsewhere = mine.iter().filter(|g| !here.iter().any(|h| h.id == g.id));
+        let elsewhere = self.game_lines(actor, elsewhere);
         if !elsewhere.is_empty() {
             s.push_str("Your games elsewhere:\n");
-            for g in elsewhere {
-                s.push_str(&format!("  {}\n", line(g)));
-            }
+            push_listed(&mut s, elsewhere, "of yours elsewhere", BOARD_HINT);
         }
         if !challenges.is_empty() {
             s.push_str("Open challenges here:\n");
-            for c in &challenges {
-                s.push_str(&format!(
-                    "  {} {} by {}{}\n",
+            let mut challenges: Vec<_> = challenges.iter().collect();
+            challenges.sort_by_key(|c| std::cmp::Reverse(c.id));
+            let newest_first = challenges.into_iter().map(|c| {
+                format!(
+                    "{} {} by {}{}",
                     c.id,
                     c.variant,
                     c.challenger.user,
@@ -131,9 +107,78 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         .as_ref()
                         .map(|p| format!(" to {}", p.user))
                         .unwrap_or_default()
-                ));
-            }
+                )
+            });
+            push_listed(
+                &mut s,
+                newest_first.collect(),
+                "open here",
+                "`accept ID` takes any of them by its number",
+            );
         }
         Ok(vec![Reply::actor(s.trim_end().to_string())])
+    }
+
+    /// One line per game: those that wait for `actor` first, then the newest. (Replaying a
+    /// record to find whose turn it is is the costly part: once per game.)
+    fn game_lines<'g>(
+        &self,
+        actor: &Actor,
+        games: impl Iterator<Item = &'g GameRecord>,
+    ) -> Vec<String> {
+        let mut lines: Vec<(bool, std::cmp::Reverse<GameId>, String)> = games
+            .map(|g| {
+                let to_move = self.seat_to_move(g);
+                let waits = to_move.and_then(|seat| g.seats.get(seat)) == Some(&actor.id);
+                (!waits, std::cmp::Reverse(g.id), self.game_line(g, to_move))
+            })
+            .collect();
+        lines.sort();
+        lines.into_iter().map(|(_, _, text)| text).collect()
+    }
+
+    /// A game as `games` lists it: number, variant, players, ply, whose turn, his clock.
+    fn game_line(&self, g: &GameRecord, to_move: Option<usize>) -> String {
+        let turn = to_move
+            .and_then(|seat| g.seats.get(seat))
+            .map(|p| format!(", {} to move", p.user))
+            .unwrap_or_default();
+        let clock = to_move
+            .and_then(|seat| self.clock_line(g, seat))
+            .map(|c| format!(" — {c}"))
+            .unwrap_or_default();
+        let players = g
+            .seats
+            .iter()
+            .map(|p| p.user.as_str())
+            .collect::<Vec<_>>()
+            .join(" vs ");
+        format!(
+            "#{} {} — {players} (ply {}{turn}){clock}",
+            g.id,
+            g.variant,
+            g.moves.len()
+        )
+    }
+}
+
+/// How many entries one section of `games` lists: a chat message stays readable, and a
+/// player with many games still sees the ones waiting for him first.
+pub(super) const LISTED: usize = 10;
+
+/// How to reach a game `games` left out.
+const BOARD_HINT: &str = "`board #ID` shows any game by its number";
+
+/// Appends at most [`LISTED`] entries, indented, and a count of the rest with `hint`.
+fn push_listed(s: &mut String, entries: Vec<String>, what: &str, hint: &str) {
+    let total = entries.len();
+    for entry in entries.into_iter().take(LISTED) {
+        s.push_str(&format!("  {entry}\n"));
+    }
+    if total > LISTED {
+        s.push_str(&format!(
+            "  … and {} more {what}, older ones: {hint}\n",
+            total - LISTED
+        ));
     }
 }
