@@ -153,7 +153,10 @@ impl SearchPool {
             let queue = queue.clone();
             std::thread::Builder::new()
                 .name(format!("fairybot-search-{i}"))
-                .spawn(move || work(&queue))?;
+                .spawn(move || {
+                    yield_to_commands();
+                    work(&queue)
+                })?;
         }
         Ok(SearchPool { queue, threads })
     }
@@ -202,6 +205,34 @@ impl Drop for SearchPool {
         }
         self.queue.ready.notify_all();
     }
+}
+
+/// The nice value of the search threads: the lowest priority there is. A search is
+/// CPU-bound for its whole time, a command wants a few milliseconds at once; at nice 19 the
+/// scheduler hands a core to a woken command thread at once, so the commands' latency does
+/// not depend on how many searches run (the README's "The command path while the bot
+/// thinks"). A search slowed by a burst of commands still stops at its time limit: it sees
+/// fewer nodes, it is never late.
+pub const SEARCH_NICE: i32 = 19;
+
+/// Lowers the calling thread's scheduling priority to [`SEARCH_NICE`]. On Linux the nice
+/// value belongs to a thread, not to the process. Elsewhere, and if the system refuses, the
+/// thread keeps its priority (searches still run, only the commands wait longer behind them).
+fn yield_to_commands() {
+    #[cfg(target_os = "linux")]
+    if let Err(e) =
+        rustix::process::setpriority_process(Some(rustix::thread::gettid()), SEARCH_NICE)
+    {
+        tracing::warn!("search thread keeps its priority: {e}");
+    }
+}
+
+/// The calling thread's nice value, where the system says (Linux).
+pub fn thread_nice() -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    return rustix::process::getpriority_process(Some(rustix::thread::gettid())).ok();
+    #[cfg(not(target_os = "linux"))]
+    None
 }
 
 fn work(queue: &Queue) {
@@ -287,6 +318,17 @@ mod tests {
         }
         assert_eq!(results, vec![0, 10, 20, 30, 40]);
         assert_eq!(*order.lock().unwrap(), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn searches_run_at_the_lowest_priority_and_the_caller_keeps_his() {
+        let before = thread_nice().unwrap();
+        let pool = SearchPool::new(2).unwrap();
+        for _ in 0..2 {
+            assert_eq!(pool.run(thread_nice).await.unwrap(), Some(SEARCH_NICE));
+        }
+        assert_eq!(thread_nice(), Some(before));
     }
 
     #[tokio::test]
