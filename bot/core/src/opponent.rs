@@ -207,12 +207,14 @@ impl Drop for SearchPool {
     }
 }
 
-/// The nice value of the search threads: the lowest priority there is. A search is
-/// CPU-bound for its whole time, a command wants a few milliseconds at once; at nice 19 the
-/// scheduler hands a core to a woken command thread at once, so the commands' latency does
-/// not depend on how many searches run (the README's "The command path while the bot
-/// thinks"). A search slowed by a burst of commands still stops at its time limit: it sees
-/// fewer nodes, it is never late.
+/// The nice value of the search threads: the lowest there is. A search is CPU-bound for its
+/// whole time, a command wants a few milliseconds at once; at nice 19 a woken command thread
+/// gets the core it shares with a search at once, so with the default pool (a core left for
+/// the commands) their p99 stays where it is while searches run (the README's "The command
+/// path while the bot thinks"). A search slowed by a burst of commands still stops at its
+/// time limit: it sees fewer nodes, it is never late. `SCHED_IDLE`, tried too, made the
+/// commands' p99 worse (about 4 ms instead of 0.7 with one search thread): a search thread
+/// holding a lock the runtime needs (the pool's queue) then waits behind everything else.
 pub const SEARCH_NICE: i32 = 19;
 
 /// Lowers the calling thread's scheduling priority to [`SEARCH_NICE`]. On Linux the nice

@@ -356,6 +356,18 @@ fn run_busy(rt: &Runtime, threads: usize) {
             busy.1.as_secs_f64() / idle.1.as_secs_f64()
         );
         busy_task.abort();
+        // The searches already queued run to their end on the pool's threads: wait for them,
+        // so that they do not spill into the next line's idle measurement.
+        let drained = Instant::now();
+        while drained.elapsed() < Duration::from_secs(30) {
+            if svc.bot_searches_running() == 0 {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                if svc.bot_searches_running() == 0 {
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         store.close().await;
     });
 }
