@@ -465,6 +465,8 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
     );
     let mut tally = Tally::default();
     let mut think: Vec<f64> = Vec::new();
+    // Games A lost before it had moved.
+    let mut unplayed = 0;
     let t0 = Instant::now();
     for g in 0..args.games {
         let a_seat = g as usize % sides;
@@ -478,7 +480,10 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
         let mut texts = Vec::new();
         // Who was eliminated, and after how many plies (for the log).
         let mut out: Vec<(usize, usize)> = Vec::new();
-        let (winner, why) = loop {
+        // Whether A has made a move: a seat can be checkmated before its first one (in
+        // Wildebeest the Camel smothers the next King from the start).
+        let mut a_moved = false;
+        let (winner, mut why) = loop {
             if let Some(o) = pos.outcome() {
                 break match o {
                     Outcome::Win { winner, .. } => (Some(winner), o.to_string()),
@@ -496,6 +501,7 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             };
             if mover.index() == a_seat {
                 think.push(started.elapsed().as_secs_f64() * 1000.0);
+                a_moved = true;
             }
             texts.push(notation::uci(&pos, m));
             if let Err(e) = pos.play(m) {
@@ -507,6 +513,10 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
                 }
             }
         };
+        if !a_moved && pos.is_out(Side(a_seat as u8)) {
+            unplayed += 1;
+            why.push_str(", A out before its first move");
+        }
         let text = match winner {
             // A draw among the others after A was eliminated is A's loss: A is out.
             None if pos.is_out(Side(a_seat as u8)) => {
@@ -553,6 +563,9 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
                 .and_then(|mut f| f.write_all(line.as_bytes()))
                 .map_err(|e| anyhow::anyhow!("cannot write the log {}: {e}", path.display()))?;
         }
+    }
+    if unplayed > 0 {
+        println!("A was checkmated before its first move in {unplayed} of the losses");
     }
     print_summary(&tally, t0);
     if args.times {
