@@ -33,6 +33,10 @@ struct Args {
     games: u32,
     movetime: Option<u64>,
     nodes: Option<u64>,
+    /// Node budgets of A and B alone (default `nodes`): to play each level at its own budget,
+    /// as the bot gives them.
+    a_nodes: Option<u64>,
+    b_nodes: Option<u64>,
     a: String,
     b: String,
     a_opts: Vec<(String, String)>,
@@ -51,6 +55,8 @@ fn parse_args() -> anyhow::Result<Args> {
         games: 10,
         movetime: None,
         nodes: None,
+        a_nodes: None,
+        b_nodes: None,
         a: "level:5".into(),
         b: "level:3".into(),
         a_opts: Vec::new(),
@@ -69,6 +75,8 @@ fn parse_args() -> anyhow::Result<Args> {
             "--games" => a.games = val()?.parse()?,
             "--movetime" => a.movetime = Some(val()?.parse()?),
             "--nodes" => a.nodes = Some(val()?.parse()?),
+            "--a-nodes" => a.a_nodes = Some(val()?.parse()?),
+            "--b-nodes" => a.b_nodes = Some(val()?.parse()?),
             "--a" => a.a = val()?,
             "--b" => a.b = val()?,
             "--a-opt" | "--b-opt" => {
@@ -89,7 +97,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "--help" | "-h" => {
                 println!(
                     "engine-match --variant V --games N (--movetime MS | --nodes N) --a ENGINE --b ENGINE \
-                     [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE]\n\
+                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE]\n\
                      ENGINE: level:1..5 or uci:PATH"
                 );
                 std::process::exit(0);
@@ -97,10 +105,27 @@ fn parse_args() -> anyhow::Result<Args> {
             _ => bail!("unknown argument {k} (try --help)"),
         }
     }
-    if a.movetime.is_none() && a.nodes.is_none() {
+    if a.movetime.is_none() && a.nodes.is_none() && a.a_nodes.is_none() && a.b_nodes.is_none() {
         a.movetime = Some(100);
     }
     Ok(a)
+}
+
+impl Args {
+    /// The node budget of A (`true`) or B.
+    fn nodes_of(&self, a: bool) -> Option<u64> {
+        if a { self.a_nodes } else { self.b_nodes }.or(self.nodes)
+    }
+
+    /// The budget as the match's first line says it.
+    fn budget(&self) -> String {
+        match (self.nodes_of(true), self.nodes_of(false), self.movetime) {
+            (Some(a), Some(b), _) if a == b => format!("{a} nodes per move"),
+            (Some(a), Some(b), _) => format!("A {a}, B {b} nodes per move"),
+            (_, _, Some(t)) => format!("{t} ms per move"),
+            _ => String::new(),
+        }
+    }
 }
 
 /// A UCI engine in a child process; its stdout is read by a thread so waits can time out.
@@ -254,18 +279,24 @@ impl Engine {
     }
 
     /// The engine's move, or why it has none (an illegal move, a crash, a timeout).
-    fn play(&mut self, pos: &mut Position, texts: &[String], args: &Args) -> Result<Move, String> {
+    fn play(
+        &mut self,
+        pos: &mut Position,
+        texts: &[String],
+        args: &Args,
+        nodes: Option<u64>,
+    ) -> Result<Move, String> {
         match self {
             Engine::Internal(p) => {
                 let limits = Limits {
-                    nodes: args.nodes,
+                    nodes,
                     time: args.movetime.map(Duration::from_millis),
                     ..Limits::default()
                 };
                 p.choose(pos, &limits).ok_or_else(|| "no move".to_string())
             }
             Engine::External(u) => {
-                let go = match (args.movetime, args.nodes) {
+                let go = match (args.movetime, nodes) {
                     (_, Some(n)) => format!("go nodes {n}"),
                     (Some(t), None) => format!("go movetime {t}"),
                     (None, None) => "go movetime 100".into(),
@@ -325,11 +356,7 @@ fn main() -> anyhow::Result<()> {
         args.a_opts,
         args.b,
         args.b_opts,
-        match (args.movetime, args.nodes) {
-            (_, Some(n)) => format!("{n} nodes per move"),
-            (Some(t), None) => format!("{t} ms per move"),
-            _ => String::new(),
-        }
+        args.budget()
     );
     let t0 = Instant::now();
     for g in 0..args.games {
@@ -366,7 +393,7 @@ fn main() -> anyhow::Result<()> {
             let a_moves = (mover == Side::WHITE) == a_white;
             let engine = if a_moves { &mut a } else { &mut b };
             let started = Instant::now();
-            match engine.play(&mut pos, &texts, &args) {
+            match engine.play(&mut pos, &texts, &args, args.nodes_of(a_moves)) {
                 Ok(m) => {
                     if a_moves && matches!(engine, Engine::Internal(_)) {
                         think.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -457,11 +484,7 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
         args.a,
         args.b,
         sides - 1,
-        match (args.movetime, args.nodes) {
-            (_, Some(n)) => format!("{n} nodes per move"),
-            (Some(t), None) => format!("{t} ms per move"),
-            _ => String::new(),
-        }
+        args.budget()
     );
     let mut tally = Tally::default();
     let mut think: Vec<f64> = Vec::new();
@@ -495,7 +518,8 @@ fn many_sided(args: &Args, variant: &Arc<Variant>, eval: &Arc<Evaluator>) -> any
             }
             let mover = pos.turn();
             let started = Instant::now();
-            let m = match seats[mover.index()].play(&mut pos, &texts, args) {
+            let nodes = args.nodes_of(mover.index() == a_seat);
+            let m = match seats[mover.index()].play(&mut pos, &texts, args, nodes) {
                 Ok(m) => m,
                 Err(e) => bail!("seat {} has no move: {e}", mover.index()),
             };
