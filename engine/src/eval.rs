@@ -339,8 +339,8 @@ impl Evaluator {
     /// The static score of `pos` for `side`, in centipawns: positive is good for `side`.
     ///
     /// With four sides it is `side`'s own total against the mean of the others still in the
-    /// game (the two-team view of paranoid search: see [`crate::search`]; Best-Reply Search
-    /// weighs the leading opponent in too, from [`Evaluator::side_scores`]).
+    /// game (the two-team view of the weaker levels' paranoid search: see [`crate::search`];
+    /// Best-Reply Search weighs the leading opponent in too, from [`Evaluator::side_scores`]).
     pub fn evaluate(&self, pos: &Position, side: Side) -> i32 {
         let score = self.side_scores(pos);
         let me = side.index();

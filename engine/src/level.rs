@@ -3,7 +3,7 @@
 //! Levels 1 to 3 score every legal move with a shallow full-window search and pick the best
 //! after adding seeded noise, sometimes simply a random move: mistakes a beginner can punish,
 //! not random nonsense on every move. Level 4 searches at most 6 plies (with Best-Reply
-//! Search, in some four-player forms, 6 layers: three moves of ours, three replies), level 5
+//! Search, in the four-player forms, 6 layers: three moves of ours, three replies), level 5
 //! as deep as the limits allow. All randomness comes from the seed, so a game replays exactly.
 
 use std::sync::Arc;

@@ -17,8 +17,8 @@
 //! assert_eq!(rules::notation::san(&pos, m), "Ra8#");
 //! ```
 //!
-//! Four-player variants are searched paranoid, or with Best-Reply Search at levels 4 and 5 for
-//! the armies where it plays better: see [`search`].
+//! Four-player variants are searched with Best-Reply Search at levels 4 and 5, and paranoid at
+//! levels 1 to 3: see [`search`].
 
 #![deny(missing_docs)]
 

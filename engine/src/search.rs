@@ -27,27 +27,27 @@
 //! lowers that of the quiet moves tried before it, each update scaled so the scores stay
 //! bounded; a capture of a defended piece by a more valuable one ranks with the quiet moves.
 //!
-//! **Four players: Best-Reply Search or paranoid, by army** (levels 4 and 5; details in
-//! `search/brs.rs`). Best-Reply Search (Schadd and Winands, "Best Reply Search for
-//! Multiplayer Games", IEEE TCIAIG 2011) alternates the searching side with a single reply:
-//! the strongest move any of the three opponents has against it, while each other opponent
-//! takes one of our pieces if that wins material and otherwise passes. The tree stays a
-//! two-team alpha-beta tree, and our own moves come every second ply rather than every
-//! fourth: within 30,000 nodes (the four-player node rates are 0.2-0.7 M nodes/s) it sees
-//! two or three of its own moves where paranoid sees one. Its price is a tree in which only
+//! **Four players: Best-Reply Search** (levels 4 and 5; details in `search/brs.rs`).
+//! Best-Reply Search (Schadd and Winands, "Best Reply Search for Multiplayer Games", IEEE
+//! TCIAIG 2011) alternates the searching side with a single reply: the strongest move any of
+//! the three opponents has against it, while each other opponent takes one of our pieces if
+//! that wins material and otherwise passes. The tree stays a two-team alpha-beta tree, and our
+//! own moves come every second ply rather than every fourth. Its price is a tree in which only
 //! one opponent plans per round. Plain Best-Reply, where the others simply pass, let a piece
 //! stand where a second opponent took it and lost nearly every game, hence the captures.
-//! With the FIDE-like armies (Balanced, Unbalanced: one Queen-class piece a side) the depth
-//! pays (level 5 against level 3: 67.5% against paranoid's 45% in Balanced); with several
-//! Queen-class pieces a side (Kamil, Knighted, Wildebeest) combined mating attacks come
-//! within one round, and there Best-Reply lost to level 3 (35% in Kamil, where paranoid
-//! scores far better), so those armies keep **paranoid** search: the searching side against
-//! the three others as one team, every node a max node for us or a min node for them, a ply
-//! between two opponents keeping the score's sign. Paranoid keeps alpha-beta's full pruning
-//! (max-n would allow only shallow pruning and see about half as deep) and needs one score,
-//! not a vector; assuming the worst is the safer mistake against players who may gang up on
-//! the bot. The weaker levels (1-3) always score their root moves paranoid
-//! ([`Searcher::score_root_moves`]).
+//!
+//! It replaced **paranoid** search (the searching side against the three others as one team,
+//! every node a max node for us or a min node for them) for every army. Paranoid had been
+//! kept for the armies of several Queen-class pieces (Kamil, Knighted, Wildebeest), where it
+//! beat Best-Reply at 30,000 nodes a move; but at 30,000 nodes level 3's own depth-3 search is
+//! cut short by the limit in most middle-game positions, and at the budgets the bot gives
+//! (level 5: up to 3 s and 8 million nodes) paranoid search grows more pessimistic the deeper
+//! it looks, as if the three opponents always played together: at 100,000 nodes for every
+//! seat it scored 32.5% in Knighted against three level-3 seats, and at one million nodes
+//! against level 3's 250,000, 1-0-7, where Best-Reply scored 72.5% (Kamil 80%, Wildebeest 65%;
+//! README, Engine numbers). The weaker levels (1-3) still score their root moves with the
+//! paranoid tree ([`Searcher::score_root_moves`]): at depth 1 to 3 it is the plain
+//! "everyone against me" look a beginner takes.
 
 use std::{
     sync::{
@@ -394,7 +394,7 @@ impl Searcher {
         mut alpha: i32,
         beta: i32,
     ) -> (Option<(Move, i32)>, i32) {
-        if self.four && self.best_reply_suits() {
+        if self.four {
             return self.brs_root(pos, depth, order, alpha, beta);
         }
         let us = self.team(pos.turn());

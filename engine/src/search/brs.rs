@@ -1,7 +1,6 @@
 //! Best-Reply Search for games of more than two sides (Schadd and Winands, "Best Reply Search
-//! for Multiplayer Games", IEEE TCIAIG 3(1), 2011), used where
-//! [`Searcher::best_reply_suits`] says so (the other four-player armies are searched
-//! paranoid: see the parent module).
+//! for Multiplayer Games", IEEE TCIAIG 3(1), 2011): how levels 4 and 5 search every
+//! four-player form (why not paranoid: see the parent module).
 //!
 //! The tree alternates two kinds of layer: a *max* layer, where the searching side (the root
 //! side) plays each of its moves, and a *min* layer, where every remaining opponent's moves
@@ -48,22 +47,6 @@ fn pass() -> Move {
 }
 
 impl Searcher {
-    /// Whether Best-Reply Search suits this variant's armies: when each side starts with at
-    /// most one Queen-class piece (worth at least three quarters of the most valuable
-    /// kind). Armies of several such pieces (the compounds of Kamil and Knighted, the Gnu
-    /// beside the Queen of Wildebeest) mate within a round of combined attacks, which only
-    /// paranoid search, where every opponent moves, sees; there paranoid played better.
-    pub(super) fn best_reply_suits(&self) -> bool {
-        let v = self.eval.variant();
-        let top = v.kinds().map(|k| self.eval.value(k)).max().unwrap_or(0);
-        let strong: u32 = v
-            .kinds()
-            .filter(|k| top > 0 && 4 * self.eval.value(*k) >= 3 * top)
-            .map(|k| u32::from(v.start_counts[self.root.index()][k.index()]))
-            .sum();
-        strong <= 1
-    }
-
     /// The root of one Best-Reply iteration: like [`Searcher::root`], for more than two sides.
     pub(super) fn brs_root(
         &mut self,
@@ -590,30 +573,5 @@ impl Searcher {
             }
         }
         if self.aborted { 0 } else { best }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use crate::{Evaluator, Searcher};
-
-    #[test]
-    fn best_reply_for_the_fide_armies_paranoid_for_the_compounds() {
-        let catalog = rules::Catalog::builtin();
-        for (army, brs) in [
-            ("balanced", true),
-            ("unbalanced", true),
-            ("kamil", false),
-            ("knighted", false),
-            ("wildebeest", false),
-        ] {
-            for form in ["-4p", "-4p-quadruple"] {
-                let v = catalog.get(&format!("dcb-{army}{form}")).unwrap();
-                let s = Searcher::new(Arc::new(Evaluator::new(&v)), 1);
-                assert_eq!(s.best_reply_suits(), brs, "dcb-{army}{form}");
-            }
-        }
     }
 }
