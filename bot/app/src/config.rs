@@ -65,6 +65,8 @@ pub struct Settings {
     pub reminders: bot_core::clocks::ReminderPolicy,
     /// Threads for the bot's searches.
     pub engine_threads: usize,
+    /// Their nice value.
+    pub engine_nice: i32,
 }
 
 /// The whole configuration.
@@ -115,6 +117,8 @@ pub struct ClocksConfig {
 pub struct BotConfig {
     /// Threads for its searches; default one per core minus one, at least one.
     pub engine_threads: Option<usize>,
+    /// Their nice value, 0 to 19; default 19.
+    pub engine_nice: Option<i32>,
 }
 
 /// The most search threads accepted: more than any machine we run on has cores, and each
@@ -352,6 +356,14 @@ impl Config {
                 bot_core::opponent::default_threads()
             );
         }
+        if let Some(n) = self.bot.engine_nice
+            && !(0..=19).contains(&n)
+        {
+            bail!(
+                "[bot] engine_nice = {n} is out of range: 0 (the commands' priority) to 19 (the \
+                 lowest, the default)"
+            );
+        }
         let theme_name = self.render.theme.as_deref().unwrap_or("light");
         let Some(theme) = render::Theme::by_name(theme_name.trim()) else {
             bail!("[render] theme = {theme_name:?} is unknown: use light, dark or colour-blind");
@@ -436,6 +448,10 @@ impl Config {
                 .bot
                 .engine_threads
                 .unwrap_or_else(bot_core::opponent::default_threads),
+            engine_nice: self
+                .bot
+                .engine_nice
+                .unwrap_or(bot_core::opponent::DEFAULT_SEARCH_NICE),
         })
     }
 
@@ -603,6 +619,7 @@ mod tests {
             scheduler_interval: std::time::Duration::from_secs(1),
             reminders: Default::default(),
             engine_threads: 1,
+            engine_nice: 0,
         };
         let d = c
             .discord_adapter(&settings)
@@ -644,6 +661,29 @@ mod tests {
 
     fn parse(text: &str) -> Config {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn engine_nice_defaults_to_the_lowest_priority_and_bad_values_are_refused() {
+        let s = parse("").validate().unwrap();
+        assert_eq!(s.engine_nice, 19);
+        assert_eq!(
+            parse("[bot]\nengine_nice = 0")
+                .validate()
+                .unwrap()
+                .engine_nice,
+            0
+        );
+        for bad in [-1, 20, 40] {
+            let e = parse(&format!("[bot]\nengine_nice = {bad}"))
+                .validate()
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("[bot] engine_nice = {bad} is out of range")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

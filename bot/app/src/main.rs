@@ -101,6 +101,7 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     let (outbox, announcements) = bot_core::outbox::channel();
     let bot = bot_core::opponent::BotConfig {
         threads: settings.engine_threads,
+        nice: settings.engine_nice,
         // The weaker levels' mistakes are seeded: a new seed per run, so two games from the
         // same position differ.
         seed: bot_core::Chance::below(&bot_core::OsChance, u32::MAX).into(),

@@ -58,6 +58,8 @@ pub fn node_limit(level: Level) -> u64 {
 pub struct BotConfig {
     /// Search threads (at least one).
     pub threads: usize,
+    /// The search threads' nice value, 0 to 19 ([`DEFAULT_SEARCH_NICE`]).
+    pub nice: i32,
     /// Whether searches stop at their level's [`time_limit`]. Off, a search stops only at
     /// its node limit, so the same game gives the same moves on any machine (tests).
     pub timed: bool,
@@ -72,6 +74,7 @@ impl Default for BotConfig {
     fn default() -> Self {
         BotConfig {
             threads: default_threads(),
+            nice: DEFAULT_SEARCH_NICE,
             timed: true,
             max_nodes: None,
             seed: 0,
@@ -80,10 +83,13 @@ impl Default for BotConfig {
 }
 
 impl BotConfig {
-    /// Repeatable play for tests: one thread, no clock, at most `nodes` per search.
+    /// Repeatable play for tests: one thread, no clock, at most `nodes` per search, at the
+    /// normal priority (a test waits for the bot's moves; at nice 19 a machine busy with other
+    /// work would hold them back without bound).
     pub fn repeatable(nodes: u64, seed: u64) -> BotConfig {
         BotConfig {
             threads: 1,
+            nice: 0,
             timed: false,
             max_nodes: Some(nodes),
             seed,
@@ -142,11 +148,12 @@ impl std::fmt::Debug for SearchPool {
 pub struct PoolError(#[from] std::io::Error);
 
 impl SearchPool {
-    /// A pool of `threads` threads (at least one).
+    /// A pool of `threads` threads (at least one) at nice value `nice` (0 to 19: see
+    /// [`DEFAULT_SEARCH_NICE`]).
     ///
     /// # Errors
     /// When the operating system refuses a thread.
-    pub fn new(threads: usize) -> Result<SearchPool, PoolError> {
+    pub fn new(threads: usize, nice: i32) -> Result<SearchPool, PoolError> {
         let threads = threads.max(1);
         let queue = Arc::new(Queue::default());
         for i in 0..threads {
@@ -154,7 +161,7 @@ impl SearchPool {
             std::thread::Builder::new()
                 .name(format!("fairybot-search-{i}"))
                 .spawn(move || {
-                    yield_to_commands();
+                    yield_to_commands(nice);
                     work(&queue)
                 })?;
         }
@@ -207,23 +214,31 @@ impl Drop for SearchPool {
     }
 }
 
-/// The nice value of the search threads: the lowest there is. A search is CPU-bound for its
+/// The search threads' nice value unless `[bot] engine_nice` says otherwise: the lowest
+/// priority there is. A search is CPU-bound for its
 /// whole time, a command wants a few milliseconds at once; at nice 19 a woken command thread
 /// gets the core it shares with a search at once, so with the default pool (a core left for
 /// the commands) their p99 stays where it is while searches run (the README's "The command
 /// path while the bot thinks"). A search slowed by a burst of commands still stops at its
-/// time limit: it sees fewer nodes, it is never late. `SCHED_IDLE`, tried too, made the
-/// commands' p99 worse (about 4 ms instead of 0.7 with one search thread): a search thread
-/// holding a lock the runtime needs (the pool's queue) then waits behind everything else.
-pub const SEARCH_NICE: i32 = 19;
+/// time limit: it sees fewer nodes, it is never late. The price: the search yields to every
+/// other thread of its scheduling group (its process group under a terminal session's
+/// autogroup, its cgroup under systemd or a container), so beside another CPU-bound program
+/// of the same group it gets about 1% of a core and level 5 plays on its time limit with a
+/// fraction of its nodes; `[bot] engine_nice = 0` gives it a full share again. `SCHED_IDLE`,
+/// tried too, made the commands' p99 worse (about 4 ms instead of 0.7 with one search
+/// thread): a search thread holding a lock the runtime needs (the pool's queue) then waits
+/// behind everything else.
+pub const DEFAULT_SEARCH_NICE: i32 = 19;
 
-/// Lowers the calling thread's scheduling priority to [`SEARCH_NICE`]. On Linux the nice
+/// Lowers the calling thread's scheduling priority to nice value `nice`. On Linux the nice
 /// value belongs to a thread, not to the process. Elsewhere, and if the system refuses, the
 /// thread keeps its priority (searches still run, only the commands wait longer behind them).
-fn yield_to_commands() {
+fn yield_to_commands(nice: i32) {
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
     #[cfg(target_os = "linux")]
-    if let Err(e) =
-        rustix::process::setpriority_process(Some(rustix::thread::gettid()), SEARCH_NICE)
+    if nice != 0
+        && let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), nice)
     {
         tracing::warn!("search thread keeps its priority: {e}");
     }
@@ -303,7 +318,7 @@ mod tests {
 
     #[tokio::test]
     async fn jobs_run_in_the_order_queued_on_a_bounded_pool() {
-        let pool = SearchPool::new(1).unwrap();
+        let pool = SearchPool::new(1, 0).unwrap();
         let order = Arc::new(Mutex::new(Vec::new()));
         let receivers: Vec<_> = (0..5)
             .map(|i| {
@@ -326,16 +341,21 @@ mod tests {
     #[tokio::test]
     async fn searches_run_at_the_lowest_priority_and_the_caller_keeps_his() {
         let before = thread_nice().unwrap();
-        let pool = SearchPool::new(2).unwrap();
+        let pool = SearchPool::new(2, DEFAULT_SEARCH_NICE).unwrap();
         for _ in 0..2 {
-            assert_eq!(pool.run(thread_nice).await.unwrap(), Some(SEARCH_NICE));
+            assert_eq!(
+                pool.run(thread_nice).await.unwrap(),
+                Some(DEFAULT_SEARCH_NICE)
+            );
         }
+        let pool = SearchPool::new(1, 5).unwrap();
+        assert_eq!(pool.run(thread_nice).await.unwrap(), Some(5));
         assert_eq!(thread_nice(), Some(before));
     }
 
     #[tokio::test]
     async fn a_panicking_job_reports_an_error_and_the_thread_lives_on() {
-        let pool = SearchPool::new(1).unwrap();
+        let pool = SearchPool::new(1, 0).unwrap();
         let failed = pool.run(|| -> u8 { panic!("engine bug") });
         assert!(failed.await.is_err());
         assert_eq!(pool.run(|| 7).await.unwrap(), 7);

@@ -85,7 +85,7 @@ pub(super) struct Bot {
 
 impl Bot {
     pub(super) fn new(config: BotConfig) -> Result<Bot, opponent::PoolError> {
-        let pool = SearchPool::new(config.threads)?;
+        let pool = SearchPool::new(config.threads, config.nice)?;
         let console = PlayerId::new(crate::model::Platform::Console, opponent::CONSOLE_NAME);
         Ok(Bot {
             config,
