@@ -664,42 +664,28 @@ mod tests {
     }
 
     #[test]
-    fn engine_nice_defaults_to_the_lowest_priority_and_bad_values_are_refused() {
-        let s = parse("").validate().unwrap();
-        assert_eq!(s.engine_nice, 19);
-        assert_eq!(
-            parse("[bot]\nengine_nice = 0")
-                .validate()
-                .unwrap()
-                .engine_nice,
-            0
-        );
-        for bad in [-1, 20, 40] {
-            let e = parse(&format!("[bot]\nengine_nice = {bad}"))
-                .validate()
-                .unwrap_err()
-                .to_string();
-            assert!(
-                e.contains(&format!("[bot] engine_nice = {bad} is out of range")),
-                "{e}"
-            );
-        }
-    }
-
-    #[test]
-    fn engine_threads_default_to_the_cores_minus_one_and_bad_counts_are_refused() {
+    fn engine_settings_have_defaults_and_bad_values_are_refused_naming_the_key() {
         let s = Config::default().validate().unwrap();
         assert_eq!(s.engine_threads, bot_core::opponent::default_threads());
         assert!(s.engine_threads >= 1);
-        let s = parse("[bot]\nengine_threads = 3").validate().unwrap();
-        assert_eq!(s.engine_threads, 3);
-        for bad in ["0", "65", "1000"] {
-            let e = parse(&format!("[bot]\nengine_threads = {bad}"))
+        assert_eq!(s.engine_nice, 19);
+        let s = parse("[bot]\nengine_threads = 3\nengine_nice = 0")
+            .validate()
+            .unwrap();
+        assert_eq!((s.engine_threads, s.engine_nice), (3, 0));
+        for (key, bad) in [
+            ("engine_threads", "0"),
+            ("engine_threads", "65"),
+            ("engine_threads", "1000"),
+            ("engine_nice", "-1"),
+            ("engine_nice", "20"),
+        ] {
+            let e = parse(&format!("[bot]\n{key} = {bad}"))
                 .validate()
                 .unwrap_err()
                 .to_string();
             assert!(
-                e.contains(&format!("[bot] engine_threads = {bad} is out of range")),
+                e.contains(&format!("[bot] {key} = {bad} is out of range")),
                 "{e}"
             );
         }
