@@ -40,7 +40,8 @@
 //! every node a max node for us or a min node for them) for every army. Paranoid had been
 //! kept for the armies of several Queen-class pieces (Kamil, Knighted, Wildebeest), where it
 //! beat Best-Reply at 30,000 nodes a move; but at 30,000 nodes level 3's own depth-3 search is
-//! cut short by the limit in most middle-game positions, and at the budgets the bot gives
+//! cut short by the limit in most middle-game positions (example `level3_budget`), and at
+//! the budgets the bot gives
 //! (level 5: up to 3 s and 8 million nodes) paranoid search grows more pessimistic the deeper
 //! it looks, as if the three opponents always played together: at 100,000 nodes for every
 //! seat it scored 32.5% in Knighted against three level-3 seats, and at one million nodes
