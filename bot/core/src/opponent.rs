@@ -244,14 +244,6 @@ fn yield_to_commands(nice: i32) {
     }
 }
 
-/// The calling thread's nice value, where the system says (Linux).
-pub fn thread_nice() -> Option<i32> {
-    #[cfg(target_os = "linux")]
-    return rustix::process::getpriority_process(Some(rustix::thread::gettid())).ok();
-    #[cfg(not(target_os = "linux"))]
-    None
-}
-
 fn work(queue: &Queue) {
     loop {
         let job = {
@@ -315,6 +307,14 @@ pub fn search(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The calling thread's nice value, where the system says (Linux).
+    fn thread_nice() -> Option<i32> {
+        #[cfg(target_os = "linux")]
+        return rustix::process::getpriority_process(Some(rustix::thread::gettid())).ok();
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
 
     #[tokio::test]
     async fn jobs_run_in_the_order_queued_on_a_bounded_pool() {
