@@ -156,8 +156,15 @@ play chess960 position 3 unrated
     );
     assert!(status.success(), "{status}: {err}\n{out}");
     assert!(out.contains("Game 1 starts: Chess"), "{out}");
-    assert!(out.contains("Clock 10+5 · White 9:"), "{out}");
+    // The clock shows whole seconds rounded down: 10:00 or 9:59 at the start, depending on
+    // how long the process took to draw it; after e4 the 5 s increment is in (10:00-10:05).
+    assert!(
+        out.contains("Clock 10+5 · White 10:00") || out.contains("Clock 10+5 · White 9:59"),
+        "{out}"
+    );
     assert!(out.contains("white plays e4"), "{out}");
+    let after_e4 = &out[out.find("white plays e4").unwrap()..];
+    assert!(after_e4.contains("Clock 10+5 · White 10:0"), "{out}");
     assert!(out.contains("Game 2 starts"), "{out}");
     assert!(out.contains("Clock 1+0 · Red "), "{out}");
     assert!(out.contains("Game 3 starts"), "{out}");
