@@ -312,6 +312,7 @@ impl MatrixBot {
             }
         }
         let mut work = Vec::new();
+        let mut opened = Vec::new();
         for (room_id, update) in &response.rooms.joined {
             let Some(room) = self.client.get_room(room_id) else {
                 continue;
@@ -323,6 +324,9 @@ impl MatrixBot {
                 .map(|e| self.read(e.raw().deserialize()))
                 .collect();
             let joined_now = events.iter().any(|e| matches!(e, Incoming::OwnJoin));
+            if joined_now {
+                opened.push(room.clone());
+            }
             if update.timeline.limited && !joined_now {
                 // A gap between the last sync and this batch: read it back, oldest first.
                 let mut gap = match &update.timeline.prev_batch {
@@ -351,7 +355,24 @@ impl MatrixBot {
         for result in futures_util::future::join_all(work).await {
             undecrypted.extend(result?);
         }
+        for room in opened {
+            self.welcome(&room).await;
+        }
         Ok(undecrypted)
+    }
+
+    /// A room the bot has just joined: if it is private to a player (he opened it with the
+    /// bot alone, encrypted), what was held for him because he had left his direct room goes
+    /// there now, without waiting for his next command.
+    async fn welcome(&self, room: &Room) {
+        let Some(player) = crate::privacy::private_to(room).await else {
+            return;
+        };
+        let actor = Actor {
+            id: PlayerId::new(Platform::Matrix, player.as_str()),
+            name: display_name(room, &player).await,
+        };
+        self.deliver_kept(&actor).await;
     }
 
     /// The events of `room` between the sync token `to` (where the bot's last sync ended) and

@@ -193,17 +193,17 @@ impl MatrixBot {
     fn missed_notice(&self, player: &PlayerId) -> Reply {
         Reply::room(format!(
             "{{0}}, I could not send you a private message. Accept my invitation to a direct \
-             chat, or start one with me ({}), then type any command (`board`) to get what I \
-             kept for you.",
+             chat, or start an encrypted one with me ({}): what I kept for you comes there \
+             (or type any command, `board`, to get it).",
             self.me
         ))
         .mention(player.clone())
     }
 
     /// Holds a private reply that could not be delivered, in the game service's store, for
-    /// its player: his next command offers it to him again (see [`MatrixBot::deliver_kept`]),
-    /// and until then the core takes him for unreachable (no reminders go out to him, as
-    /// they would only fail in turn). Durable, so a restart loses nothing. If even the store
+    /// its player: a room he opens with the bot, or his next command, offers it to him again
+    /// (see [`MatrixBot::deliver_kept`]), and until then the core takes him for unreachable
+    /// (no reminders go out to him, as they would only fail in turn). Durable, so a restart loses nothing. If even the store
     /// fails the reply is lost, which is logged: `board` still shows him his games.
     async fn hold(&self, reply: &Reply) {
         if let Err(e) = self.games.hold_undelivered(reply).await {
@@ -211,8 +211,9 @@ impl MatrixBot {
         }
     }
 
-    /// After a player's command, what was held for him (private messages that could not be
-    /// delivered): sent to his direct room now, oldest first. Matrix has no message only one
+    /// After a player's command, or once he opens a room with the bot, what was held for him
+    /// (private messages that could not be delivered): sent to his direct room now, oldest
+    /// first. Matrix has no message only one
     /// member of a room sees, so they go privately or not at all: one that fails again is held
     /// again (he is still unreachable, and is still skipped by the reminders), for his next
     /// command. A read, no write, when nothing is held.
@@ -273,9 +274,10 @@ impl MatrixBot {
     }
 
     /// The player's encrypted direct room: the one used before, one marked direct with them,
-    /// or a new one (encrypted; they are invited). Each is checked when used: encrypted, and
-    /// nobody but the bot and the player joined or invited (a room the player has since shared
-    /// with someone else is left alone, and a new one made).
+    /// one they opened with the bot alone, or a new one (encrypted; they are invited). Each
+    /// is checked when used: encrypted, and nobody but the bot and the player joined or
+    /// invited (a room the player has since shared with someone else is left alone, and a new
+    /// one made).
     ///
     /// A room the player left (or declined, or was banned from) reaches nobody, though a
     /// message sent there "succeeds": it is not used. When he has left every direct room he
@@ -307,6 +309,19 @@ impl MatrixBot {
             if has_left(&room, user).await {
                 left = true;
             } else if can_carry_secrets_to(&room, user).await {
+                *known = Some(room.room_id().to_owned());
+                return Ok(room);
+            }
+        }
+        // A room private to him (he opened it with the bot alone), flagged direct or not: the
+        // flag reaches the bot's account data by a later sync than the join (or never), and a
+        // command can come in between. Only encrypted rooms are read from the store.
+        for room in self.client.joined_rooms() {
+            if crate::privacy::private_to(&room).await.as_deref() == Some(user) {
+                tracing::info!(
+                    "{} is private to {user}: his direct room now",
+                    room.room_id()
+                );
                 *known = Some(room.room_id().to_owned());
                 return Ok(room);
             }

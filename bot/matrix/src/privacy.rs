@@ -78,6 +78,33 @@ impl Readers {
     pub fn can_carry_secrets_to(&self, bot: &UserId, player: &UserId) -> bool {
         bot != player && self.encrypted && self.members.iter().all(|m| m == bot || m == player)
     }
+
+    /// The player this room is private to, if it is: encrypted, and its readers are exactly
+    /// the bot and one player. Whoever created it, and whether it is flagged direct, does not
+    /// matter (the flag reaches the bot's account by a later sync than the join, or never;
+    /// in room version 12 a "trusted private chat" makes the invited bot a creator too).
+    pub fn private_to(&self, bot: &UserId) -> Option<&UserId> {
+        let mut others = self.members.iter().filter(|m| *m != bot);
+        let player = others.next()?;
+        let alone = others.next().is_none();
+        (alone && self.encrypted && self.is_private_channel(bot, player)).then_some(player.as_ref())
+    }
+}
+
+/// The player `room` is private to (see [`Readers::private_to`]); the bot must have joined
+/// it. A store that cannot be read means none.
+pub async fn private_to(room: &Room) -> Option<OwnedUserId> {
+    // Cheap checks first, no store read: joined, and encrypted as last synced.
+    if room.state() != RoomState::Joined || !room.encryption_state().is_encrypted() {
+        return None;
+    }
+    match Readers::of(room, true).await {
+        Ok(r) => r.private_to(room.own_user_id()).map(UserId::to_owned),
+        Err(e) => {
+            tracing::warn!("cannot read the members of {}: {e}", room.room_id());
+            None
+        }
+    }
 }
 
 /// Whether `player` may type secrets in `room` (see [`Readers::is_private_channel`]). A store
@@ -182,6 +209,20 @@ mod tests {
                         !third && encrypted,
                         "{r:?}"
                     );
+                    // A room private to someone is one his secrets may go to, and only his.
+                    let owner = r.private_to(&bot);
+                    if let Some(p) = owner {
+                        assert!(
+                            r.is_private_channel(&bot, p) && r.can_carry_secrets_to(&bot, p),
+                            "{r:?} private to {p}"
+                        );
+                    }
+                    if both && !third && encrypted {
+                        assert_eq!(owner, Some(player.as_ref()), "{r:?}");
+                    }
+                    if (third && both) || mask & 0b01 == 0 {
+                        assert_eq!(owner, None, "{r:?}");
+                    }
                     // Nobody else is ever the player of this room's secrets.
                     for other in &people[2..] {
                         if mask & 0b01 != 0 && members.contains(&player) {
