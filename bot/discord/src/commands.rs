@@ -128,6 +128,31 @@ impl From<Colour> for ColourChoice {
     }
 }
 
+/// A seat of the four-player forms, by its colour (in turn order).
+#[derive(Debug, Clone, Copy, poise::ChoiceParameter)]
+pub enum Seat {
+    #[name = "red"]
+    Red,
+    #[name = "blue"]
+    Blue,
+    #[name = "yellow"]
+    Yellow,
+    #[name = "green"]
+    Green,
+}
+
+impl Seat {
+    /// The seat's index: red 0 (moves first) to green 3.
+    fn index(self) -> u8 {
+        match self {
+            Seat::Red => 0,
+            Seat::Blue => 1,
+            Seat::Yellow => 2,
+            Seat::Green => 3,
+        }
+    }
+}
+
 /// Answer to an offer (draw, takeback).
 #[derive(Debug, Clone, Copy, poise::ChoiceParameter)]
 pub enum OfferAnswer {
@@ -364,6 +389,8 @@ pub async fn play(
     #[min = 0]
     #[max = 959]
     position: Option<u16>,
+    #[description = "Four players only: your seat (default: red, or blue with colour second)"]
+    seat: Option<Seat>,
 ) -> Result<(), Error> {
     run(
         ctx,
@@ -372,8 +399,7 @@ pub async fn play(
             level,
             colour: colour.map_or(ColourChoice::Random, ColourChoice::from),
             position,
-            // Four players: `colour` black seats the player Blue, else Red (see the README).
-            seat: None,
+            seat: seat.map(Seat::index),
         },
     )
     .await

@@ -334,6 +334,15 @@ async fn registration_payload() {
     assert_eq!(challenge_rated.option("rated").unwrap()["type"], 5);
     let leaderboard = cmds.iter().find(|c| c.name == "leaderboard").unwrap();
     assert_eq!(leaderboard.option("variant").unwrap()["autocomplete"], true);
+    // `/play`'s seat of the four-player forms: optional, one choice per colour.
+    let seat = cmds
+        .iter()
+        .find(|c| c.name == "play")
+        .unwrap()
+        .option("seat")
+        .unwrap();
+    assert_eq!(seat["required"], false);
+    assert_eq!(seat["choices"].as_array().unwrap().len(), 4);
     let profile = cmds.iter().find(|c| c.name == "profile").unwrap();
     assert_eq!(profile.option("player").unwrap()["required"], false);
     let challenge = cmds.iter().find(|c| c.name == "challenge").unwrap();
@@ -2048,6 +2057,40 @@ async fn playing_the_bot_by_play_and_by_challenging_its_user() {
         game.content.contains("against the bot at level 3"),
         "{}",
         game.content
+    );
+
+    // Four players: Carol takes the green seat (the fourth to move); the bot plays red, blue
+    // and yellow, each on its own turn, until it is her move.
+    let ix = fake
+        .slash("play")
+        .string("variant", "dcb-balanced-4p")
+        .integer("level", 1)
+        .integer("seat", 3)
+        .by(ids::CAROL)
+        .send();
+    let four = message(fake, &ix).await;
+    let carol_green = format!("<@{}> (Green)", ids::CAROL);
+    assert!(four.content.contains(&carol_green), "{}", four.content);
+    assert!(
+        four.content
+            .contains(&format!("<@{}> (Red) to move", ids::BOT)),
+        "{}",
+        four.content
+    );
+    let her_turn = fake
+        .wait_until("Carol's turn as green", Duration::from_secs(60), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.interaction_id().is_none() && m.mentioned_users().contains(&ids::CAROL))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(
+        her_turn.content.contains("(Yellow) plays")
+            && her_turn.content.contains(&format!("{carol_green} to move")),
+        "{}",
+        her_turn.content
     );
     assert!(
         fake.unhandled_requests().is_empty(),
