@@ -203,8 +203,9 @@ impl MatrixBot {
     /// Holds a private reply that could not be delivered, in the game service's store, for
     /// its player: a room he opens with the bot, or his next command, offers it to him again
     /// (see [`MatrixBot::deliver_kept`]), and until then the core takes him for unreachable
-    /// (no reminders go out to him, as they would only fail in turn). Durable, so a restart loses nothing. If even the store
-    /// fails the reply is lost, which is logged: `board` still shows him his games.
+    /// (no reminders go out to him, as they would only fail in turn). Durable, so a restart
+    /// loses nothing. If even the store fails the reply is lost, which is logged: `board`
+    /// still shows him his games.
     async fn hold(&self, reply: &Reply) {
         if let Err(e) = self.games.hold_undelivered(reply).await {
             tracing::error!("a private message could not be held for its player: {e}");
@@ -213,10 +214,10 @@ impl MatrixBot {
 
     /// After a player's command, or once he opens a room with the bot, what was held for him
     /// (private messages that could not be delivered): sent to his direct room now, oldest
-    /// first. Matrix has no message only one
-    /// member of a room sees, so they go privately or not at all: one that fails again is held
-    /// again (he is still unreachable, and is still skipped by the reminders), for his next
-    /// command. A read, no write, when nothing is held.
+    /// first. Matrix has no message only one member of a room sees, so they go privately or
+    /// not at all: one that fails again is held again (he is still unreachable, and is still
+    /// skipped by the reminders), for his next command. A read, no write, when nothing is
+    /// held.
     pub(crate) async fn deliver_kept(&self, actor: &Actor) {
         let kept = self.games.take_undelivered(&actor.id).await;
         let mut unreachable = false;
@@ -315,7 +316,8 @@ impl MatrixBot {
         }
         // A room private to him (he opened it with the bot alone), flagged direct or not: the
         // flag reaches the bot's account data by a later sync than the join (or never), and a
-        // command can come in between. Only encrypted rooms are read from the store.
+        // command can come in between. Only encrypted rooms are read from the store, and only
+        // on this path: a player not yet known, or one with nothing but rooms he left.
         for room in self.client.joined_rooms() {
             if crate::privacy::private_to(&room).await.as_deref() == Some(user) {
                 tracing::info!(
