@@ -41,12 +41,12 @@
 //! kept for the armies of several Queen-class pieces (Kamil, Knighted, Wildebeest), where it
 //! beat Best-Reply at 30,000 nodes a move; but at 30,000 nodes level 3's own depth-3 search is
 //! cut short by the limit in most middle-game positions (example `level3_budget`), and at
-//! the budgets the bot gives
-//! (level 5: up to 3 s and 8 million nodes) paranoid search grows more pessimistic the deeper
-//! it looks, as if the three opponents always played together: at 100,000 nodes for every
-//! seat it scored 32.5% in Knighted against three level-3 seats, and at one million nodes
-//! against level 3's 250,000, 1-0-7, where Best-Reply scored 72.5% (Kamil 80%, Wildebeest 65%;
-//! README, Engine numbers). The weaker levels (1-3) still score their root moves with the
+//! the budgets the bot gives (level 5: up to 3 s and 8 million nodes) paranoid search grows
+//! more pessimistic the deeper it looks, as if the three opponents always played together:
+//! at 100,000 nodes for every seat it scored 32.5% in Knighted against three level-3 seats,
+//! where Best-Reply scored 72.5% (Kamil 80%, Wildebeest 65%), and at one million nodes
+//! against level 3's 250,000 it went 1-0-7, where Best-Reply scores 70% (README, Engine
+//! numbers). The weaker levels (1-3) still score their root moves with the
 //! paranoid tree ([`Searcher::score_root_moves`]): at depth 1 to 3 it is the plain
 //! "everyone against me" look a beginner takes.
 

@@ -215,12 +215,12 @@ impl Drop for SearchPool {
 }
 
 /// The search threads' nice value unless `[bot] engine_nice` says otherwise: the lowest
-/// priority there is. A search is CPU-bound for its
-/// whole time, a command wants a few milliseconds at once; at nice 19 a woken command thread
-/// gets the core it shares with a search at once, so with the default pool (a core left for
-/// the commands) their p99 stays where it is while searches run (the README's "The command
-/// path while the bot thinks"). A search slowed by a burst of commands still stops at its
-/// time limit: it sees fewer nodes, it is never late. The price: the search yields to every
+/// priority there is. A search is CPU-bound for its whole time, a command wants a few
+/// milliseconds at once; at nice 19 a woken command thread gets the core it shares with a
+/// search at once, so with the default pool (a core left for the commands) their p99 stays
+/// where it is while searches run (the README's "The command path while the bot thinks"). A
+/// search slowed by a burst of commands still stops at its time limit: it sees fewer nodes,
+/// it is never late. The price: the search yields to every
 /// other thread of its scheduling group (its process group under a terminal session's
 /// autogroup, its cgroup under systemd or a container), so beside another CPU-bound program
 /// of the same group it gets about 1% of a core and level 5 plays on its time limit with a

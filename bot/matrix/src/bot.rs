@@ -368,6 +368,14 @@ impl MatrixBot {
         let Some(player) = crate::privacy::private_to(room).await else {
             return;
         };
+        {
+            // His direct room from now on, unless he has one in use: what follows finds it
+            // here instead of looking through every joined room again.
+            let mut known = self.direct.lock(&player).await;
+            if known.is_none() {
+                *known = Some(room.room_id().to_owned());
+            }
+        }
         let actor = Actor {
             id: PlayerId::new(Platform::Matrix, player.as_str()),
             name: display_name(room, &player).await,
