@@ -67,6 +67,8 @@ pub struct Settings {
     pub engine_threads: usize,
     /// Their nice value.
     pub engine_nice: i32,
+    /// This process's name among those sharing the store (its outbox claims).
+    pub instance: String,
 }
 
 /// The whole configuration.
@@ -119,6 +121,10 @@ pub struct BotConfig {
     pub engine_threads: Option<usize>,
     /// Their nice value, 0 to 19; default 19.
     pub engine_nice: Option<i32>,
+    /// This process's name among the processes sharing one database (default `main`): what
+    /// it claimed in the outbox and had not sent when it stopped is sent again when a
+    /// process of the same name starts. Give each of several processes its own.
+    pub instance: Option<String>,
 }
 
 /// The most search threads accepted: more than any machine we run on has cores, and each
@@ -364,6 +370,17 @@ impl Config {
                  lowest, the default)"
             );
         }
+        if let Some(name) = &self.bot.instance
+            && (name.is_empty()
+                || name.len() > 64
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')))
+        {
+            bail!(
+                "[bot] instance = {name:?} is not a usable name: 1 to 64 letters, digits, '-',                  '_' or '.' (leave it out for \"main\" when one process uses the database)"
+            );
+        }
         let theme_name = self.render.theme.as_deref().unwrap_or("light");
         let Some(theme) = render::Theme::by_name(theme_name.trim()) else {
             bail!("[render] theme = {theme_name:?} is unknown: use light, dark or colour-blind");
@@ -452,6 +469,7 @@ impl Config {
                 .bot
                 .engine_nice
                 .unwrap_or(bot_core::opponent::DEFAULT_SEARCH_NICE),
+            instance: self.bot.instance.clone().unwrap_or_else(|| "main".into()),
         })
     }
 
@@ -620,6 +638,7 @@ mod tests {
             reminders: Default::default(),
             engine_threads: 1,
             engine_nice: 0,
+            instance: "main".into(),
         };
         let d = c
             .discord_adapter(&settings)

@@ -167,10 +167,29 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     }
 
     /// Handles one line and returns what to print here (what belongs to other players has
-    /// gone to their mailboxes).
+    /// gone to their mailboxes), reporting the replies delivered: for a caller that shows
+    /// the text at once (tests). [`Console::run`] reports them after it printed them.
     pub async fn line(&self, text: &str) -> String {
+        let (out, replies) = self.line_held(text).await;
+        self.delivered(&replies).await;
+        out
+    }
+
+    /// [`Console::line`] without the report: the text, and the replies to report once it is
+    /// printed. Killed before that, the replies are printed again when a console of this
+    /// instance starts again (they are in the outbox, claimed by it).
+    async fn line_held(&self, text: &str) -> (String, Vec<Reply>) {
         let replies = self.respond(text).await;
-        self.route(&replies).await
+        (self.route(&replies).await, replies)
+    }
+
+    /// Reports replies delivered (printed, or put in their mailboxes).
+    async fn delivered(&self, replies: &[Reply]) {
+        for key in replies.iter().filter_map(|r| r.key.as_ref()) {
+            self.service
+                .settle_mail(key, bot_core::outbox::Attempt::Delivered)
+                .await;
+        }
     }
 
     /// The service's replies to one line.
@@ -393,6 +412,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 Some(a) = next_announcement(&mut announcements) => {
                     let out = self.announcement(&a).await;
                     stdout.write_all(format!("\n{out}").as_bytes())?;
+                    stdout.flush()?;
+                    self.delivered(&a.replies).await;
                     prompt = true;
                     continue;
                 }
@@ -407,13 +428,16 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 }
             };
             let Some(input) = input else { break };
-            let out = match input {
+            let (out, replies) = match input {
                 Input::Line(line) if matches!(line.trim(), "quit" | "exit") => break,
-                Input::Line(line) => self.line(&line).await,
-                refused => refused.refusal().unwrap_or_default(),
+                Input::Line(line) => self.line_held(&line).await,
+                refused => (refused.refusal().unwrap_or_default(), Vec::new()),
             };
             let mail = self.mail();
             stdout.write_all(format!("{out}{mail}").as_bytes())?;
+            stdout.flush()?;
+            // Printed: only now are the replies delivered.
+            self.delivered(&replies).await;
             prompt = true;
         }
         stdout.write_all(b"\nbye\n")?;
@@ -428,7 +452,7 @@ async fn next_announcement(
     announcements: &mut Option<bot_core::outbox::Announcements>,
 ) -> Option<bot_core::outbox::Announcement> {
     match announcements {
-        Some(a) => match a.next().await {
+        Some(a) => match a.next_held().await {
             Some(one) => Some(one),
             None => {
                 *announcements = None;
@@ -470,18 +494,18 @@ mod tests {
         Arc<GameService<MemoryStore, SystemClock>>,
         bot_core::outbox::Announcements,
     ) {
-        let (outbox, announcements) = bot_core::outbox::channel();
         let service = Arc::new(
             GameService::new(
                 MemoryStore::new(),
                 SystemClock,
                 Arc::new(rules::Catalog::builtin()),
             )
-            .with_outbox(outbox)
             .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 3))
             .unwrap(),
         );
         service.start_bot().await.unwrap();
+        let announcements =
+            bot_core::outbox::Announcements::new(service.clone(), &[Platform::Console]);
         (service, announcements)
     }
 

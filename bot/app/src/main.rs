@@ -98,7 +98,6 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             .context("cannot open the store")?,
     };
     let catalog = Arc::new(rules::Catalog::builtin());
-    let (outbox, announcements) = bot_core::outbox::channel();
     let bot = bot_core::opponent::BotConfig {
         threads: settings.engine_threads,
         nice: settings.engine_nice,
@@ -107,20 +106,30 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
         seed: bot_core::Chance::below(&bot_core::OsChance, u32::MAX).into(),
         ..bot_core::opponent::BotConfig::default()
     };
+    let (theme, size) = (settings.theme.clone(), settings.size);
+    let matrix = config.matrix_adapter(size)?;
+    let discord = config.discord_adapter(&settings);
+    let console = matrix.is_none() && discord.is_none();
     let service = Arc::new(
         GameService::new(store.clone(), SystemClock, catalog.clone())
             .with_reminders(settings.reminders.clone())
-            .with_outbox(outbox)
+            .with_instance(instance_name(
+                &settings.instance,
+                console.then_some(args.as_player.as_deref()).flatten(),
+            ))
             .with_bot(bot)?,
     );
+    // What this process had claimed when it last stopped (killed between a move's commit
+    // and its announcement's send): sent again now, before any new command.
+    service
+        .take_back_claims()
+        .await
+        .context("cannot read the outbox")?;
     // Games where the bot was to move when the last run stopped: queued now.
     service
         .start_bot()
         .await
         .context("cannot look for games where the bot is to move")?;
-    let (theme, size) = (settings.theme.clone(), settings.size);
-    let matrix = config.matrix_adapter(size)?;
-    let discord = config.discord_adapter(&settings);
     // One scheduler per process, for every platform and the console alike: deadlines and
     // reminders fire whichever frontend runs (several processes on one PostgreSQL database
     // may each run one; the store lets one of them act on each game).
@@ -132,18 +141,13 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             async move { stop.requested().await }
         },
     ));
-    let result = if matrix.is_some() || discord.is_some() {
-        run_chat(
-            matrix,
-            discord,
-            service,
-            announcements,
-            catalog,
-            theme,
-            stop,
-        )
-        .await
+    let result = if !console {
+        run_chat(matrix, discord, service, catalog, theme, stop).await
     } else {
+        let announcements = bot_core::outbox::Announcements::new(
+            service.clone(),
+            &[bot_core::model::Platform::Console],
+        );
         console::Console::new(service, args.as_player, &data_dir, theme, size)
             .with_announcements(announcements)
             .run(stop)
@@ -152,6 +156,23 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     scheduler.abort();
     store.close().await;
     result
+}
+
+/// This process's name on the outbox: the configured instance, and for a named console
+/// (`--as NAME`, several of which may share one database) its player too, so that one
+/// console starting never takes back what another, still running, is printing.
+fn instance_name(instance: &str, console_player: Option<&str>) -> String {
+    match console_player {
+        None => instance.to_owned(),
+        Some(name) => {
+            let safe: String = name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .take(40)
+                .collect();
+            format!("{instance}-console-{safe}")
+        }
+    }
 }
 
 /// Runs the configured chat adapters until SIGTERM or SIGINT (or until one fails). On a stop
@@ -163,13 +184,11 @@ async fn run_chat(
     matrix: Option<bot_matrix::MatrixConfig>,
     discord: Option<bot_discord::DiscordConfig>,
     service: Arc<GameService<SqlStore, SystemClock>>,
-    announcements: bot_core::outbox::Announcements,
     catalog: Arc<rules::Catalog>,
     theme: render::Theme,
     stop: Shutdown,
 ) -> anyhow::Result<()> {
     let renderer = Arc::new(render::Renderer::new());
-    let (matrix_announcements, discord_announcements) = by_platform(announcements);
     let matrix_run = {
         let (service, catalog, renderer, stop) = (
             service.clone(),
@@ -186,17 +205,9 @@ async fn run_chat(
                 config.homeserver,
                 config.state_dir.display()
             );
-            bot_matrix::run(
-                config,
-                service,
-                matrix_announcements,
-                catalog,
-                renderer,
-                theme,
-                stop.requested(),
-            )
-            .await
-            .context("Matrix stopped")
+            bot_matrix::run(config, service, catalog, renderer, theme, stop.requested())
+                .await
+                .context("Matrix stopped")
         }
     };
     let discord_run = async move {
@@ -210,42 +221,9 @@ async fn run_chat(
                 _ => "globally".into(),
             }
         );
-        bot_discord::run(
-            discord,
-            service,
-            discord_announcements,
-            catalog,
-            renderer,
-            stop.requested(),
-        )
-        .await
-        .context("Discord stopped")
+        bot_discord::run(discord, service, catalog, renderer, stop.requested())
+            .await
+            .context("Discord stopped")
     };
     tokio::try_join!(matrix_run, discord_run).map(|_| ())
-}
-
-/// Splits the service's announcements by the platform of their game, one stream per chat
-/// adapter (each delivers its own; a console game has no adapter here and is only logged).
-fn by_platform(
-    mut all: bot_core::outbox::Announcements,
-) -> (
-    bot_core::outbox::Announcements,
-    bot_core::outbox::Announcements,
-) {
-    use bot_core::model::Platform;
-    let (to_matrix, matrix) = bot_core::outbox::channel();
-    let (to_discord, discord) = bot_core::outbox::channel();
-    tokio::spawn(async move {
-        while let Some(a) = all.next().await {
-            let sent = match a.place.platform {
-                Platform::Matrix => to_matrix.send(a.place, a.replies),
-                Platform::Discord => to_discord.send(a.place, a.replies),
-                Platform::Console => false,
-            };
-            if !sent {
-                tracing::debug!("an announcement no adapter here delivers was dropped");
-            }
-        }
-    });
-    (matrix, discord)
 }

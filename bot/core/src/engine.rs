@@ -61,7 +61,9 @@ impl GameKind {
 }
 
 /// Which engine a game, or a picture of it, belongs to: it says how its state text reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub enum EngineKind {
     /// One board; state text in the engine's FEN ([`rules::fen`]).
     #[default]

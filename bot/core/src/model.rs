@@ -16,7 +16,10 @@ pub use crate::clocks::ClockState;
 /// The chat platform a player or a room belongs to.
 ///
 /// User and room ids are only unique within one platform, so every id carries it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Platform {
     /// Discord (users and channels are snowflakes).
     Discord,
@@ -74,7 +77,9 @@ impl FromStr for Platform {
 
 /// Who a player is: a user id on one platform. Display names live in [`PlayerRecord`],
 /// because they change while the id does not.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub struct PlayerId {
     /// The platform the user id belongs to.
     pub platform: Platform,
@@ -100,7 +105,7 @@ impl fmt::Display for PlayerId {
 
 /// Where a game or a challenge lives: a room (Discord channel, Matrix room, console session),
 /// optionally a thread inside it, so that several games can share a room.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Place {
     /// The platform the room belongs to.
     pub platform: Platform,
@@ -156,7 +161,10 @@ impl Place {
 }
 
 /// A game's id, assigned by the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
 pub struct GameId(pub i64);
 
 impl fmt::Display for GameId {
@@ -531,6 +539,9 @@ pub struct GameUpdate {
     pub pending_offer: Option<Offer>,
     /// The clock after the write; `None`: unchanged.
     pub clock: Option<ClockState>,
+    /// What to say about the write, posted to the outbox in its transaction
+    /// ([`crate::outbox`]): the write and its announcement are stored both or neither.
+    pub tell: crate::outbox::Tell,
 }
 
 impl GameUpdate {
@@ -540,6 +551,7 @@ impl GameUpdate {
             status: GameStatus::Active,
             pending_offer: None,
             clock: None,
+            tell: Default::default(),
         }
     }
 

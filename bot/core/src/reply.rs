@@ -8,7 +8,7 @@ use crate::{
 };
 
 /// Who may see a reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Audience {
     /// Everyone in the room where the command was given (or the game's room).
     Room,
@@ -20,7 +20,7 @@ pub enum Audience {
 }
 
 /// A picture of a game's board for the adapters to render (the core does not draw).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BoardPicture {
     /// The game.
     pub game: GameId,
@@ -45,7 +45,7 @@ pub struct BoardPicture {
 /// The two cells of a move, by the geometry's exact cell names: resolved by the engine from the
 /// move itself (see [`crate::picture::last_move`]), never guessed from the move's text, whose
 /// cell names can be prefixes of one another (`k1` and `k10`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MovedCells {
     /// Where the moving piece (the King, when castling; the caster of a spell) stood.
     pub from: String,
@@ -54,7 +54,7 @@ pub struct MovedCells {
 }
 
 /// Buttons a platform with components may show (Discord); others show the text alternative.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Action {
     /// Accept or decline a challenge.
     AnswerChallenge(i64),
@@ -65,7 +65,7 @@ pub enum Action {
 }
 
 /// One reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Reply {
     /// Who sees it.
     pub audience: Audience,
@@ -85,11 +85,16 @@ pub struct Reply {
     /// HTML table, Discord as an embed, plain renderings as aligned columns
     /// ([`Reply::render_text`] includes it).
     pub table: Option<Table>,
+    /// Its entry in the store's outbox once posted ([`crate::outbox`]): the adapter that
+    /// delivers the reply reports it delivered, or to be tried again, by this key. `None`: not
+    /// posted (a reply being built, or one the store could not take), nothing to report.
+    #[serde(skip)]
+    pub key: Option<crate::outbox::Key>,
 }
 
 /// Rows of plain cells under a header. Cells are plain text (names players chose, numbers):
 /// every adapter escapes them for its markup.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Table {
     /// The column headers.
     pub columns: Vec<String>,
@@ -152,6 +157,7 @@ impl Reply {
             actions: Vec::new(),
             place: None,
             table: None,
+            key: None,
         }
     }
 

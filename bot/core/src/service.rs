@@ -42,6 +42,7 @@ use crate::{
         Place, PlayerId,
     },
     options::GameOptions,
+    outbox::{Attempt, Claim, Entry, Envelope, Key, Keys, Origin, Settled, Tell},
     reply::{Action, BoardPicture, Reply},
     store::{ChallengeFilter, GameFilter, GameStore, StoreError},
     text,
@@ -84,6 +85,52 @@ pub struct Actor {
     pub name: String,
 }
 
+/// The outbox as one service uses it ([`crate::outbox`]).
+#[derive(Debug)]
+struct Mail {
+    /// This process's keys.
+    keys: Keys,
+    /// This process's name among those sharing the store (`[bot] instance`).
+    owner: String,
+    /// How long a claim of this process holds (a command's replies while its adapter sends
+    /// them; a sender's batch).
+    lease_ms: i64,
+    /// Wakes the platforms' senders when something unasked was posted.
+    signal: Arc<tokio::sync::Notify>,
+}
+
+/// How replies are posted: to which room, answering what, and whether this process sends
+/// them at once (a command's answer) or leaves them to the platform's sender.
+#[derive(Debug, Clone)]
+pub(crate) struct Telling {
+    place: Place,
+    origin: Origin,
+    claimed: bool,
+}
+
+impl Telling {
+    /// A command's answer: its room, its actor, sent at once by the adapter.
+    pub(crate) fn answer(actor: &Actor, place: &Place) -> Telling {
+        Telling {
+            place: place.clone(),
+            origin: Origin::Command {
+                actor: actor.id.clone(),
+                handle: None,
+            },
+            claimed: true,
+        }
+    }
+
+    /// Said unasked in a game's room, by the platform's sender.
+    pub(crate) fn unasked(place: &Place) -> Telling {
+        Telling {
+            place: place.clone(),
+            origin: Origin::Unasked,
+            claimed: false,
+        }
+    }
+}
+
 /// How many times a move is retried after losing a race before the player is told.
 const RACE_RETRIES: usize = 3;
 
@@ -100,9 +147,8 @@ pub struct GameService<S, C = SystemClock> {
     glass: Arc<Variant>,
     /// References for the faults players are told about.
     references: References,
-    /// Where announcements go (the bot's moves, fired deadlines); `None`: nobody listens,
-    /// and announcements are dropped with a log line.
-    outbox: Option<crate::outbox::Outbox>,
+    /// The outbox as this process uses it: keys, its claims, the senders' wake-up.
+    mail: Mail,
     /// When correspondence players are reminded of their move.
     reminders: crate::clocks::ReminderPolicy,
     /// The bot as a player (its search threads), when it plays; see `service/bot.rs`.
@@ -122,7 +168,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             memo: Memo::default(),
             glass: rules::glass::variant(),
             references: References::new(OsChance.below(u32::MAX)),
-            outbox: None,
+            mail: Mail {
+                keys: Keys::new(
+                    (u64::from(OsChance.below(u32::MAX)) << 32)
+                        | u64::from(OsChance.below(u32::MAX)),
+                ),
+                owner: "main".into(),
+                lease_ms: 120_000,
+                signal: Arc::new(tokio::sync::Notify::new()),
+            },
             reminders: crate::clocks::ReminderPolicy::default(),
             bot: None,
         }
@@ -135,23 +189,176 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         self
     }
 
-    /// The same service sending announcements (what it says without a command) to `outbox`;
-    /// the adapter delivers the other half (see [`crate::outbox`]).
-    pub fn with_outbox(mut self, outbox: crate::outbox::Outbox) -> Self {
-        self.outbox = Some(outbox);
+    /// The same service named `owner` among the processes that share its store (`[bot]
+    /// instance`): its claims on the outbox are its own, and it takes them back when it
+    /// starts ([`GameService::take_back_claims`]). Two live processes must not share a name.
+    pub fn with_instance(mut self, owner: impl Into<String>) -> Self {
+        self.mail.owner = owner.into();
         self
     }
 
-    /// Says `replies` in the game room `place` and privately, without a command. Durable
-    /// state must be stored before: an announcement that cannot be delivered is only logged.
-    pub fn announce_unasked(&self, place: &Place, replies: Vec<Reply>) {
-        let delivered = self
-            .outbox
-            .as_ref()
-            .is_some_and(|o| o.send(place.clone(), replies));
-        if !delivered {
-            tracing::debug!(room = %place.room, "announcement dropped: no adapter listens");
+    /// The same service holding its outbox claims for `lease` (default 2 minutes): how long
+    /// another process waits before it sends what this one claimed and did not report.
+    pub fn with_lease(mut self, lease: std::time::Duration) -> Self {
+        self.mail.lease_ms = i64::try_from(lease.as_millis()).unwrap_or(i64::MAX);
+        self
+    }
+
+    /// Takes back what this process (by its instance name) had claimed when it stopped, so
+    /// that its sender sends it now rather than when the claims run out. Call at start,
+    /// before any command. Returns how many entries were released.
+    pub async fn take_back_claims(&self) -> Result<u64, StoreError> {
+        let n = self
+            .store
+            .release_claims(&self.mail.owner, self.clock.now_ms())
+            .await?;
+        if n > 0 {
+            tracing::info!(
+                entries = n,
+                "outbox: took back what was held before a restart"
+            );
+            self.mail.signal.notify_waiters();
         }
+        Ok(n)
+    }
+
+    /// A claim of this process from now.
+    fn claim(&self) -> Claim {
+        Claim {
+            owner: self.mail.owner.clone(),
+            until_ms: self.clock.now_ms().saturating_add(self.mail.lease_ms),
+        }
+    }
+
+    /// Addresses replies as `telling` says: each gets a key (its own if it has one) and
+    /// becomes an envelope, to post with a store write.
+    pub(crate) fn tell(&self, telling: &Telling, replies: &mut [Reply]) -> Tell {
+        let envelopes = replies
+            .iter_mut()
+            .map(|r| {
+                let key = r.key.get_or_insert_with(|| self.mail.keys.next()).clone();
+                Envelope {
+                    key,
+                    place: telling.place.clone(),
+                    origin: telling.origin.clone(),
+                    reply: r.clone(),
+                }
+            })
+            .collect();
+        Tell {
+            envelopes,
+            claim: telling.claimed.then(|| self.claim()),
+        }
+    }
+
+    /// Posts the replies that have no key yet, as `telling` says, in one transaction. If the
+    /// store fails they are still returned, without keys (told once, not kept: the state
+    /// they report is durable already, and silence would be worse).
+    pub(crate) async fn post(&self, telling: &Telling, replies: &mut [Reply]) {
+        let fresh: Vec<usize> = (0..replies.len())
+            .filter(|&i| replies[i].key.is_none())
+            .collect();
+        if fresh.is_empty() {
+            return;
+        }
+        let mut batch: Vec<Reply> = fresh.iter().map(|&i| replies[i].clone()).collect();
+        let tell = self.tell(telling, &mut batch);
+        match self
+            .store
+            .post(&tell.envelopes, tell.claim.as_ref(), self.clock.now_ms())
+            .await
+        {
+            Ok(()) => {
+                for (&i, r) in fresh.iter().zip(batch) {
+                    replies[i].key = r.key;
+                }
+                if !telling.claimed {
+                    self.mail.signal.notify_waiters();
+                }
+            }
+            Err(e) => {
+                let reference = self.references.next();
+                tracing::error!(reference, "outbox: replies not kept: {e}");
+            }
+        }
+    }
+
+    /// Completes the room replies posted with the write that finished game `game` with the
+    /// rating line (read after the write, which rated it): what changed is posted again under
+    /// the same keys, before anything is sent. Should the process die in between, the
+    /// envelopes go out as first posted, without the line.
+    pub(crate) async fn amend_with_ratings(
+        &self,
+        telling: &Telling,
+        told: &mut [Envelope],
+        game: GameId,
+    ) {
+        let mut changed = Vec::new();
+        for e in told.iter_mut() {
+            if e.reply.audience != crate::reply::Audience::Room {
+                continue;
+            }
+            let before = e.reply.text.clone();
+            self.note_ratings(game, &mut e.reply).await;
+            if e.reply.text != before {
+                changed.push(e.clone());
+            }
+        }
+        if changed.is_empty() {
+            return;
+        }
+        let claim = telling.claimed.then(|| self.claim());
+        if let Err(e) = self
+            .store
+            .post(&changed, claim.as_ref(), self.clock.now_ms())
+            .await
+        {
+            tracing::warn!("outbox: a completed reply not kept (sent as first posted): {e}");
+        }
+    }
+
+    /// Says `replies` in the game room `place` and privately, without a command: posted for
+    /// the platform's sender. Durable state must be stored before.
+    pub async fn announce_unasked(&self, place: &Place, mut replies: Vec<Reply>) {
+        self.post(&Telling::unasked(place), &mut replies).await;
+    }
+
+    /// Claims what is due for `platform`'s sender (see [`crate::outbox`]).
+    pub async fn claim_mail(
+        &self,
+        platform: crate::model::Platform,
+        limit: u32,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let now = self.clock.now_ms();
+        self.store
+            .claim_due(platform, &self.claim(), now, limit)
+            .await
+    }
+
+    /// Records how an attempt to deliver the entry `key` ended. A store failure is logged:
+    /// the entry stays claimed and is tried again when the claim runs out.
+    pub async fn settle_mail(&self, key: &Key, attempt: Attempt) {
+        let now = self.clock.now_ms();
+        let settled = match attempt {
+            Attempt::Delivered => Settled::Delivered,
+            Attempt::Later { wait, handle } => Settled::Later {
+                not_before_ms: now
+                    .saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX)),
+                handle,
+            },
+            Attempt::Failed(why) => Settled::GaveUp(why),
+        };
+        if let Err(e) = self.store.settle(key, &settled, now).await {
+            tracing::warn!(%key, "outbox: an attempt's end not recorded: {e}");
+        }
+        if matches!(settled, Settled::Later { .. }) {
+            self.mail.signal.notify_waiters();
+        }
+    }
+
+    /// What wakes the platforms' senders.
+    pub fn mail_signal(&self) -> Arc<tokio::sync::Notify> {
+        self.mail.signal.clone()
     }
 
     /// The same service drawing its random choices from `chance` (tests use a seeded one).
@@ -171,9 +378,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// Handles a line of text: a command, or a bare move in a room where the actor plays.
+    /// The replies are in the outbox, claimed by this process, when they are returned: the
+    /// adapter reports each one by its key ([`GameService::settle_mail`]).
     pub async fn handle_text(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
+        let mut replies = self.handle_text_unposted(actor, place, text).await;
+        self.post(&Telling::answer(actor, place), &mut replies)
+            .await;
+        replies
+    }
+
+    async fn handle_text_unposted(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
         let cmd = match command::parse(text) {
-            Ok(cmd) => return self.handle(actor, place, cmd).await,
+            Ok(cmd) => return self.handle_unposted(actor, place, cmd).await,
             Err(e) => e,
         };
         // A bare move? Only if the actor has a game here.
@@ -209,8 +425,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         .await
     }
 
-    /// Handles one command.
+    /// Handles one command; its replies are posted as [`GameService::handle_text`]'s are.
     pub async fn handle(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
+        let mut replies = self.handle_unposted(actor, place, cmd).await;
+        self.post(&Telling::answer(actor, place), &mut replies)
+            .await;
+        replies
+    }
+
+    async fn handle_unposted(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
         // Commands built from a platform's typed options (Discord) skip the text parser and
         // its cap: their free-text fields are held to the same limit here.
         if let Some(long) = cmd.oversized() {
@@ -453,6 +676,21 @@ pub trait Games: Send + Sync + 'static {
     /// Tells the service who the bot is on a platform (the adapter learns it at login), so
     /// players can `challenge` the bot's own user. The default ignores it (test doubles).
     fn set_bot_user(&self, _id: PlayerId, _name: &str) {}
+
+    /// Claims what is due for a platform's sender ([`GameService::claim_mail`]).
+    fn claim_mail(
+        &self,
+        platform: crate::model::Platform,
+        limit: u32,
+    ) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>>;
+
+    /// Records how an attempt to deliver an outbox entry ended
+    /// ([`GameService::settle_mail`]). Every reply with a key is reported, once it was sent or
+    /// could not be: one never reported is sent again by the sender when its claim runs out.
+    fn settle_mail<'a>(&'a self, key: &'a Key, attempt: Attempt) -> BoxFuture<'a, ()>;
+
+    /// What wakes the senders ([`GameService::mail_signal`]).
+    fn mail_signal(&self) -> Arc<tokio::sync::Notify>;
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
@@ -506,6 +744,60 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
 
     fn set_bot_user(&self, id: PlayerId, name: &str) {
         GameService::set_bot_user(self, id, name);
+    }
+
+    fn claim_mail(
+        &self,
+        platform: crate::model::Platform,
+        limit: u32,
+    ) -> BoxFuture<'_, Result<Vec<Entry>, StoreError>> {
+        Box::pin(GameService::claim_mail(self, platform, limit))
+    }
+
+    fn settle_mail<'a>(&'a self, key: &'a Key, attempt: Attempt) -> BoxFuture<'a, ()> {
+        Box::pin(GameService::settle_mail(self, key, attempt))
+    }
+
+    fn mail_signal(&self) -> Arc<tokio::sync::Notify> {
+        GameService::mail_signal(self)
+    }
+}
+
+/// Every ending reaches each player privately as well as the game's room: his direct channel
+/// may be all he reads (a Looking-Glass player gives his orders there). For each seat of
+/// `record`, when the game is over, and for each player in `out` (put out of a four-player
+/// game that goes on), who is not told privately among `replies` already, a private copy of
+/// the room's line without the board is added. The bot's own seats are skipped.
+pub(crate) fn tell_each_player(record: &GameRecord, out: &[PlayerId], replies: &mut Vec<Reply>) {
+    use crate::reply::Audience;
+    let over = !record.status.is_active();
+    let Some(room) = replies
+        .iter()
+        .find(|r| r.audience == Audience::Room)
+        .cloned()
+    else {
+        return;
+    };
+    let bot = bot::bot_seats(record);
+    let mut told: Vec<PlayerId> = Vec::new();
+    for (seat, p) in record.seats.iter().enumerate() {
+        let concerned = over || out.contains(p);
+        let is_bot = bot.as_ref().is_some_and(|b| b.plays(seat as u8));
+        let already = told.contains(p)
+            || replies
+                .iter()
+                .any(|r| r.audience == Audience::Private(p.clone()));
+        if !concerned || is_bot || already {
+            continue;
+        }
+        told.push(p.clone());
+        let mut private = room.clone();
+        private.audience = Audience::Private(p.clone());
+        private.place = None;
+        private.board = None;
+        private.actions.clear();
+        private.key = None;
+        replies.push(private);
     }
 }
 

@@ -12,7 +12,7 @@ use bot_core::{
         PlayerId,
     },
     opponent::BotConfig,
-    outbox::{self, Announcement, Announcements},
+    outbox::{Announcement, Announcements},
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
 use rules::{Catalog, Side, notation};
@@ -28,13 +28,16 @@ fn place() -> Place {
 
 /// A started service with the bot at a small node limit (repeatable), and its announcements.
 async fn service(store: MemoryStore, nodes: u64) -> (Arc<Svc>, Announcements) {
-    let (out, announcements) = outbox::channel();
     let svc = GameService::new(store, TestClock::default(), Arc::new(Catalog::builtin()))
         .with_chance(bot_core::SeededChance::new(7))
-        .with_outbox(out)
+        // The tests read a command's replies without reporting them delivered, as an adapter
+        // would; their clock runs a second a reading, so a claim outlasting any test keeps
+        // them from coming back as announcements.
+        .with_lease(Duration::from_secs(u64::from(u32::MAX)))
         .with_bot(BotConfig::repeatable(nodes, 11))
         .unwrap();
     let svc = Arc::new(svc);
+    let announcements = Announcements::new(svc.clone(), &[]);
     svc.set_bot_user(bot_id(), "fairybot");
     (svc, announcements)
 }
@@ -227,7 +230,10 @@ async fn a_result_is_dropped_when_the_player_resigns_while_the_bot_thinks() {
             ..
         }
     ));
-    assert!(announcements.try_next().is_none(), "nothing announced");
+    assert!(
+        announcements.try_next().await.is_none(),
+        "nothing announced"
+    );
 }
 
 #[tokio::test]
@@ -245,7 +251,7 @@ async fn a_restart_resumes_a_game_where_the_bot_is_to_move() {
             text.contains("It is the bot's move in game 1; it is thinking"),
             "{text}"
         );
-        assert!(announcements.try_next().is_none());
+        assert!(announcements.try_next().await.is_none());
         assert!(only_game(&svc).await.moves.is_empty());
     }
     let (svc, mut announcements) = service(store, 2_000).await;
@@ -360,7 +366,7 @@ async fn a_restart_resumes_the_bots_seats_in_a_four_player_game() {
         let blue = some_move(&pos, &mut Lcg(9));
         let text = say(&svc, &alice, &format!("move {blue}")).await;
         assert!(text.contains("It is the bot's move"), "{text}");
-        assert!(announcements.try_next().is_none());
+        assert!(announcements.try_next().await.is_none());
         assert_eq!(only_game(&svc).await.moves.len(), 1);
     }
     let (svc, mut announcements) = service(store, 2_000).await;
@@ -440,7 +446,10 @@ async fn the_persons_resignation_ends_a_four_player_game_against_the_bot() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(only_game(&svc).await.moves.len(), 6);
-    assert!(announcements.try_next().is_none(), "nothing more announced");
+    assert!(
+        announcements.try_next().await.is_none(),
+        "nothing more announced"
+    );
     let text = say(&svc, &alice, "resign").await;
     assert!(text.contains("You have no game here"), "{text}");
 }
@@ -839,7 +848,7 @@ async fn a_restart_resumes_the_bots_back_rank_and_its_order() {
             "{}",
             r[0].text
         );
-        assert!(announcements.try_next().is_none());
+        assert!(announcements.try_next().await.is_none());
         assert_eq!(
             only_game(&svc).await.moves,
             vec!["b setup RNBQKBNR".to_string()]

@@ -23,7 +23,7 @@ const T0: i64 = 20_834 * DAY_MS;
 type Service = GameService<MemoryStore, ManualClock>;
 
 struct Table {
-    svc: Service,
+    svc: Arc<Service>,
     clock: ManualClock,
     news: Announcements,
     place: Place,
@@ -38,10 +38,14 @@ impl Table {
 
     /// A service over `store` (a restart: a new service, the same data).
     fn over(store: MemoryStore, clock: ManualClock) -> Table {
-        let (out, news) = outbox::channel();
+        let svc = Arc::new(GameService::new(
+            store,
+            clock.clone(),
+            Arc::new(Catalog::builtin()),
+        ));
+        let news = Announcements::new(svc.clone(), &[]);
         Table {
-            svc: GameService::new(store, clock.clone(), Arc::new(Catalog::builtin()))
-                .with_outbox(out),
+            svc,
             clock,
             news,
             place: Place::room(Platform::Matrix, "!room:example.org"),
@@ -50,8 +54,15 @@ impl Table {
         }
     }
 
+    /// What `who` is told, delivered as an adapter delivers it (so that the replies are
+    /// never sent again as announcements).
     async fn say(&self, who: &Actor, text: &str) -> Vec<Reply> {
-        self.svc.handle_text(who, &self.place, text).await
+        let replies = self.svc.handle_text(who, &self.place, text).await;
+        for r in &replies {
+            let key = r.key.as_ref().expect("every reply is posted");
+            self.svc.settle_mail(key, outbox::Attempt::Delivered).await;
+        }
+        replies
     }
 
     /// Alice challenges Bob to chess with `clock`; Bob accepts now. Alice is White.
@@ -86,8 +97,12 @@ impl Table {
             .remove(0)
     }
 
-    fn drain(&mut self) -> Vec<Announcement> {
-        std::iter::from_fn(|| self.news.try_next()).collect()
+    async fn drain(&mut self) -> Vec<Announcement> {
+        let mut all = Vec::new();
+        while let Some(a) = self.news.try_next().await {
+            all.push(a);
+        }
+        all
     }
 }
 
@@ -159,7 +174,7 @@ async fn the_flag_falls_exactly_at_the_deadline_and_is_announced_to_room_and_pla
             reason: EndReason::Timeout
         }
     );
-    let news = t.drain();
+    let news = t.drain().await;
     assert_eq!(news.len(), 1);
     let a = &news[0];
     assert_eq!(a.place, t.place);
@@ -191,7 +206,7 @@ async fn the_flag_falls_exactly_at_the_deadline_and_is_announced_to_room_and_pla
         t.svc.fire_due(deadline + DAY_MS).await.unwrap(),
         Default::default()
     );
-    assert!(t.drain().is_empty());
+    assert!(t.drain().await.is_empty());
     // And a late move finds no game left to play.
     t.clock.set(deadline + 5);
     let r = t.say(&t.alice, "e4").await;
@@ -252,7 +267,7 @@ async fn a_restart_across_a_deadline_charges_the_time_the_bot_was_down() {
     );
     // The scheduler finds nothing left to do: fired once, by the move.
     assert_eq!(t.svc.fire_due(t.clock.get()).await.unwrap().flagged, 0);
-    assert!(t.drain().is_empty());
+    assert!(t.drain().await.is_empty());
     assert_eq!(g.id, t.game().await.id);
 }
 
@@ -266,7 +281,7 @@ async fn the_scheduler_after_a_restart_fires_a_deadline_that_passed_while_down()
     let mut t = Table::over(store, ManualClock::at(deadline + 2 * DAY_MS));
     let report = t.svc.fire_due(t.clock.get()).await.unwrap();
     assert_eq!(report.flagged, 1);
-    assert_eq!(t.drain().len(), 1);
+    assert_eq!(t.drain().await.len(), 1);
     assert_eq!(t.svc.fire_due(t.clock.get()).await.unwrap().flagged, 0);
 }
 
@@ -383,7 +398,7 @@ async fn a_correspondence_week_with_reminders_sent_and_throttled() {
         }
         let report = t.svc.fire_due(now).await.unwrap();
         skipped += report.skipped_reminders;
-        for a in t.drain() {
+        for a in t.drain().await {
             for r in a.replies {
                 match &r.audience {
                     Audience::Private(p) if r.text.contains("it is your move") => {
@@ -420,18 +435,18 @@ async fn a_correspondence_week_with_reminders_sent_and_throttled() {
 #[tokio::test]
 async fn reminders_respect_remind_off_and_the_daily_cap() {
     let mut t = Table::over(MemoryStore::new(), ManualClock::at(T0));
-    t.svc = GameService::new(
-        t.svc.store().clone(),
-        t.clock.clone(),
-        Arc::new(Catalog::builtin()),
-    )
-    .with_reminders(ReminderPolicy {
-        daily_cap: 2,
-        ..ReminderPolicy::default()
-    });
-    let (out, news) = outbox::channel();
-    t.svc = t.svc.with_outbox(out);
-    t.news = news;
+    t.svc = Arc::new(
+        GameService::new(
+            t.svc.store().clone(),
+            t.clock.clone(),
+            Arc::new(Catalog::builtin()),
+        )
+        .with_reminders(ReminderPolicy {
+            daily_cap: 2,
+            ..ReminderPolicy::default()
+        }),
+    );
+    t.news = Announcements::new(t.svc.clone(), &[]);
     // Three games in three rooms, Alice to move in each.
     for room in ["!a:x", "!b:x", "!c:x"] {
         t.place = Place::room(Platform::Matrix, room);
@@ -446,13 +461,13 @@ async fn reminders_respect_remind_off_and_the_daily_cap() {
         (2, 1),
         "the cap"
     );
-    assert_eq!(t.drain().len(), 2);
+    assert_eq!(t.drain().await.len(), 2);
     // Alice switches off: her next points pass silently; on again, they come back.
     t.say(&t.alice, "remind off").await;
     t.clock.set(T0 + 36 * HOUR_MS);
     let report = t.svc.fire_due(t.clock.get()).await.unwrap();
     assert_eq!((report.reminded, report.skipped_reminders), (0, 3));
-    assert!(t.drain().is_empty());
+    assert!(t.drain().await.is_empty());
     // A player who never answers is not retried: each point is claimed once.
     let again = t.svc.fire_due(t.clock.get() + HOUR_MS).await.unwrap();
     assert_eq!(again, Default::default());
@@ -472,7 +487,7 @@ async fn an_unreachable_player_is_not_reminded_again_until_he_is_back() {
     t.clock.set(T0 + 2 * HOUR_MS);
     t.place = Place::room(Platform::Matrix, "!b:x");
     t.start("1d+2d").await;
-    t.drain();
+    t.drain().await;
     let mut sent: Vec<(i64, String)> = Vec::new();
     let mut skipped = Vec::new();
     let mut taken = Vec::new();
@@ -488,7 +503,7 @@ async fn an_unreachable_player_is_not_reminded_again_until_he_is_back() {
         if report.skipped_reminders > 0 {
             skipped.push((now - T0) / HOUR_MS);
         }
-        for a in t.drain() {
+        for a in t.drain().await {
             for r in a.replies {
                 if let Audience::Private(p) = &r.audience
                     && r.text.contains("it is your move")
@@ -605,11 +620,11 @@ async fn looking_glass_flags_fall_with_the_reveal_and_reminders_show_only_his_wo
     t.dm(&t.bob, "setup 518").await;
     t.dm(&t.alice, "e2e4").await;
     let deadline = t.game().await.clock.unwrap().deadline_ms;
-    t.drain();
+    t.drain().await;
     // Half time: Bob is reminded privately, with his own world (the Mirror) only.
     let report = t.svc.fire_due(T0 + 12 * HOUR_MS).await.unwrap();
     assert_eq!(report.reminded, 1, "{report:?}");
-    let news = t.drain();
+    let news = t.drain().await;
     let reminder = &news[0].replies[0];
     assert_eq!(reminder.audience, Audience::Private(t.bob.id.clone()));
     let pic = reminder.board.as_ref().expect("his board");
@@ -625,7 +640,7 @@ async fn looking_glass_flags_fall_with_the_reveal_and_reminders_show_only_his_wo
             reason: EndReason::Timeout
         }
     );
-    let news = t.drain();
+    let news = t.drain().await;
     let replies = &news[0].replies;
     assert_eq!(replies[0].audience, Audience::Room);
     assert!(
@@ -686,7 +701,7 @@ async fn a_four_player_flag_puts_the_player_out_and_the_last_one_wins_on_time() 
     assert_eq!(g.seats.len(), 4);
     let first = g.clock.clone().unwrap();
     assert_eq!(first.remaining_ms, vec![MINUTE_MS; 4]);
-    t.drain();
+    t.drain().await;
     // The first seat's minute passes: he is out, the second seat's minute starts then.
     let report = t.svc.fire_due(first.deadline_ms).await.unwrap();
     assert_eq!(report.flagged, 1, "{report:?}");
@@ -696,7 +711,7 @@ async fn a_four_player_flag_puts_the_player_out_and_the_last_one_wins_on_time() 
     let second = g.clock.clone().unwrap();
     assert_eq!(second.turn_started_ms, first.deadline_ms);
     assert_eq!(second.deadline_ms, first.deadline_ms + MINUTE_MS);
-    let news = t.drain();
+    let news = t.drain().await;
     let room = &news[0].replies[0];
     assert!(
         room.text.contains("ran out of time and is out"),
@@ -716,7 +731,7 @@ async fn a_four_player_flag_puts_the_player_out_and_the_last_one_wins_on_time() 
     assert_eq!(report.flagged, 1);
     let third = t.game().await.clock.unwrap();
     assert!(t.game().await.status.is_active());
-    t.drain();
+    t.drain().await;
     let report = t.svc.fire_due(third.deadline_ms).await.unwrap();
     assert_eq!(report.flagged, 1);
     let g = t.game().await;
@@ -728,7 +743,7 @@ async fn a_four_player_flag_puts_the_player_out_and_the_last_one_wins_on_time() 
         },
         "the last one left wins on time"
     );
-    let news = t.drain();
+    let news = t.drain().await;
     assert!(
         news[0].replies[0].text.contains("wins"),
         "{}",

@@ -200,8 +200,19 @@ async fn a_game_from_challenge_to_reveal() {
         "{}",
         room_of(&r).text
     );
-    let reveal = r.iter().find(|x| x.text.contains("revealed")).unwrap();
-    assert_eq!(reveal.audience, Audience::Room);
+    // The ending reaches each player's private channel too, once (issue: a third strike
+    // and a King captured used to tell the game's room only).
+    for who in [0, 1] {
+        let told: Vec<_> = private_to(&r, &t.players[who])
+            .into_iter()
+            .filter(|x| x.text.contains("Third strike — Black wins."))
+            .collect();
+        assert_eq!(told.len(), 1, "player {who}: {r:#?}");
+    }
+    let reveal = r
+        .iter()
+        .find(|x| x.audience == Audience::Room && x.text.contains("revealed"))
+        .unwrap();
     assert!(reveal.text.contains("RNBQKBNR"));
     assert!(reveal.text.contains("w R:e2e4"));
     let view = picture::board_view(reveal.board.as_ref().unwrap(), &Catalog::builtin()).unwrap();

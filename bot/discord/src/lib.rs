@@ -252,7 +252,6 @@ pub fn http(config: &DiscordConfig) -> serenity::Http {
 pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     config: DiscordConfig,
     service: Arc<GameService<S, C>>,
-    announcements: bot_core::outbox::Announcements,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
     stop: impl Future<Output = ()>,
@@ -264,11 +263,7 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     let drain = bot.drain();
     let announcer = bot.clone();
     let client = client(http, config.registration, bot).await?;
-    let announcing = tokio::spawn(deliver_announcements(
-        announcer,
-        client.http.clone(),
-        announcements,
-    ));
+    let announcing = tokio::spawn(deliver_announcements(announcer, client.http.clone()));
     let result = serve(client, drain, stop, GRACE).await;
     announcing.abort();
     result
@@ -278,14 +273,16 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
 /// replies as plain messages in the game's channel or thread, private ones by DM with the
 /// same fallbacks as a command's (see [`deliver`]). Run it next to the client, with the
 /// client's `Http` and a clone of its [`Bot`].
-pub async fn deliver_announcements(
-    bot: Bot,
-    http: Arc<serenity::Http>,
-    mut announcements: bot_core::outbox::Announcements,
-) {
-    while let Some(a) = announcements.next().await {
-        deliver::announce(&bot, &http, a).await;
-    }
+pub async fn deliver_announcements(bot: Bot, http: Arc<serenity::Http>) {
+    let games = bot.games.clone();
+    bot_core::outbox::run_sender(&*games, bot_core::model::Platform::Discord, |entry| {
+        let (bot, http) = (&bot, &http);
+        async move {
+            deliver::announce(bot, http, entry.announcement()).await;
+            bot_core::outbox::Attempt::Delivered
+        }
+    })
+    .await;
 }
 
 #[cfg(test)]

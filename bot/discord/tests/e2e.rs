@@ -43,6 +43,29 @@ impl Games for WithDm {
         Games::take_undelivered(&*self.0, player)
     }
 
+    fn claim_mail(
+        &self,
+        platform: bot_core::model::Platform,
+        limit: u32,
+    ) -> bot_core::service::BoxFuture<
+        '_,
+        Result<Vec<bot_core::outbox::Entry>, bot_core::store::StoreError>,
+    > {
+        Games::claim_mail(&*self.0, platform, limit)
+    }
+
+    fn settle_mail<'a>(
+        &'a self,
+        key: &'a bot_core::outbox::Key,
+        attempt: bot_core::outbox::Attempt,
+    ) -> bot_core::service::BoxFuture<'a, ()> {
+        Games::settle_mail(&*self.0, key, attempt)
+    }
+
+    fn mail_signal(&self) -> Arc<tokio::sync::Notify> {
+        Games::mail_signal(&*self.0)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,
@@ -1977,10 +2000,8 @@ async fn four_player_challenge_in_a_thread_declined_by_one() {
 async fn playing_the_bot_by_play_and_by_challenging_its_user() {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
-    let (outbox, announcements) = bot_core::outbox::channel();
     let service = Arc::new(
         GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
-            .with_outbox(outbox)
             .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 5))
             .unwrap(),
     );
@@ -2001,7 +2022,6 @@ async fn playing_the_bot_by_play_and_by_challenging_its_user() {
     let announcing = tokio::spawn(bot_discord::deliver_announcements(
         announcer,
         client.http.clone(),
-        announcements,
     ));
     let task = tokio::spawn(async move {
         if let Err(e) = client.start().await {

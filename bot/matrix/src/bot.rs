@@ -191,10 +191,9 @@ impl MatrixBot {
     pub async fn run_with_announcements(
         &self,
         stop: impl Future<Output = ()>,
-        announcements: bot_core::outbox::Announcements,
     ) -> Result<(), MatrixError> {
         let deliver = async {
-            self.deliver_announcements(announcements).await;
+            self.deliver_announcements().await;
             // The core stopped announcing: the commands go on.
             std::future::pending::<()>().await;
         };

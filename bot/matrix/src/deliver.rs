@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use bot_core::{
     Actor,
     model::{Place, Platform, PlayerId},
-    outbox::{Announcement, Announcements},
+    outbox::{Announcement, Attempt},
     reply::{Audience, BoardPicture, Reply},
 };
 use matrix_sdk::{
@@ -81,12 +81,14 @@ impl Anchor {
 }
 
 impl MatrixBot {
-    /// Delivers the core's announcements until the core stops sending: each with
-    /// [`MatrixBot::announce`], one after the other (in the order the core made them).
-    pub async fn deliver_announcements(&self, mut announcements: Announcements) {
-        while let Some(a) = announcements.next().await {
-            self.announce(a).await;
-        }
+    /// Matrix's outbox sender, until stopped: each due entry with [`MatrixBot::announce`],
+    /// one after the other (in the order the core posted them).
+    pub async fn deliver_announcements(&self) {
+        bot_core::outbox::run_sender(&*self.games, Platform::Matrix, |entry| async move {
+            self.announce(entry.announcement()).await;
+            Attempt::Delivered
+        })
+        .await;
     }
 
     /// Delivers one announcement: room replies to the announcement's room (or the room the

@@ -88,7 +88,6 @@ pub(crate) fn first_word(text: &str) -> String {
 pub async fn run(
     config: MatrixConfig,
     games: Arc<dyn Games>,
-    announcements: bot_core::outbox::Announcements,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
     theme: render::Theme,
@@ -97,5 +96,5 @@ pub async fn run(
     let bot = MatrixBot::connect(&config, games, catalog, renderer)
         .await?
         .with_theme(theme);
-    bot.run_with_announcements(stop, announcements).await
+    bot.run_with_announcements(stop).await
 }

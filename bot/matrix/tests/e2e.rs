@@ -1136,6 +1136,29 @@ impl<G: bot_matrix::Games> bot_matrix::Games for StopsDuring<G> {
         self.inner.take_undelivered(player)
     }
 
+    fn claim_mail(
+        &self,
+        platform: bot_core::model::Platform,
+        limit: u32,
+    ) -> bot_core::service::BoxFuture<
+        '_,
+        Result<Vec<bot_core::outbox::Entry>, bot_core::store::StoreError>,
+    > {
+        self.inner.claim_mail(platform, limit)
+    }
+
+    fn settle_mail<'a>(
+        &'a self,
+        key: &'a bot_core::outbox::Key,
+        attempt: bot_core::outbox::Attempt,
+    ) -> bot_core::service::BoxFuture<'a, ()> {
+        self.inner.settle_mail(key, attempt)
+    }
+
+    fn mail_signal(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.inner.mail_signal()
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a bot_core::Actor,

@@ -290,7 +290,6 @@ fn run_busy(rt: &Runtime, threads: usize) {
         let store = SqlStore::open_sqlite(dir.path().join("bench.db"))
             .await
             .unwrap();
-        let (outbox, announcements) = bot_core::outbox::channel();
         let bot = bot_core::opponent::BotConfig {
             threads,
             seed: 1,
@@ -298,11 +297,11 @@ fn run_busy(rt: &Runtime, threads: usize) {
         };
         let svc = Arc::new(
             GameService::new(store.clone(), SystemClock, catalog.clone())
-                .with_outbox(outbox)
                 .with_bot(bot)
                 .unwrap(),
         );
         svc.start_bot().await.unwrap();
+        let announcements = bot_core::outbox::Announcements::new(svc.clone(), &[Platform::Matrix]);
         svc.set_bot_user(
             PlayerId::new(Platform::Matrix, "@fairybot:bench.example"),
             "fairybot",

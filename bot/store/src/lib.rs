@@ -17,6 +17,7 @@
 mod codec;
 mod durable;
 mod open;
+mod outbox;
 mod ratings;
 mod redact;
 mod store;

@@ -23,11 +23,13 @@ use sqlx::{
     query::Query,
 };
 
+use bot_core::outbox::{Backlog, Claim, Entry, Envelope, Key, Settled};
+
 use crate::{
     codec::{self, backend, get},
     durable::WriteTurn,
     open::{Backend, SqlStore},
-    ratings,
+    outbox, ratings,
 };
 
 /// The columns of `games g`, aliased to the names [`codec::game_without_seats`] reads.
@@ -217,6 +219,21 @@ impl WriteTx {
     async fn rollback(self) -> Result<()> {
         self.tx.rollback().await.map_err(backend)?;
         self.turn.end().await
+    }
+
+    /// Commits when `outcome` is a success and rolls back when it is an error, which is then
+    /// returned: either way the write turn ends.
+    async fn finish<T>(self, outcome: Result<T>) -> Result<T> {
+        match outcome {
+            Ok(value) => {
+                self.commit().await?;
+                Ok(value)
+            }
+            Err(e) => {
+                self.rollback().await?;
+                Err(e)
+            }
+        }
     }
 }
 
@@ -413,6 +430,13 @@ impl SqlStore {
         at: i64,
     ) -> Result<()> {
         ratings::rate_if_finished(&mut tx, self.backend, id, &update.status, at).await?;
+        outbox::post(
+            &mut tx,
+            &update.tell.envelopes,
+            update.tell.claim.as_ref(),
+            at.saturating_mul(1000),
+        )
+        .await?;
         tx.commit().await
     }
 
@@ -965,7 +989,9 @@ impl GameStore for SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<i64> {
-        if self.backend == Backend::Sqlite && !matches!(update.status, GameStatus::Finished { .. })
+        if self.backend == Backend::Sqlite
+            && !matches!(update.status, GameStatus::Finished { .. })
+            && update.tell.is_empty()
         {
             return match self
                 .append_move_sqlite(id, expected_version, mv, update, at)
@@ -1000,7 +1026,7 @@ impl GameStore for SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<i64> {
-        if !matches!(update.status, GameStatus::Finished { .. }) {
+        if !matches!(update.status, GameStatus::Finished { .. }) && update.tell.is_empty() {
             // A single statement is its own transaction.
             let turn = self.write_turn().await;
             let mut conn = self.pool.acquire().await.map_err(backend)?;
@@ -1221,6 +1247,44 @@ impl GameStore for SqlStore {
         .await
         .map_err(backend)?;
         tx.commit().await
+    }
+
+    async fn post(&self, envelopes: &[Envelope], claim: Option<&Claim>, now_ms: i64) -> Result<()> {
+        if envelopes.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.begin_write().await?;
+        let posted = outbox::post(&mut tx, envelopes, claim, now_ms).await;
+        tx.finish(posted).await
+    }
+
+    async fn claim_due(
+        &self,
+        platform: Platform,
+        claim: &Claim,
+        now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<Entry>> {
+        let mut tx = self.begin_write().await?;
+        let taken = outbox::claim_due(&mut tx, self.backend, platform, claim, now_ms, limit).await;
+        tx.finish(taken).await
+    }
+
+    async fn settle(&self, key: &Key, settled: &Settled, now_ms: i64) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        let done = outbox::settle(&mut tx, key, settled, now_ms).await;
+        tx.finish(done).await
+    }
+
+    async fn release_claims(&self, owner: &str, now_ms: i64) -> Result<u64> {
+        let mut tx = self.begin_write().await?;
+        let released = outbox::release_claims(&mut tx, owner, now_ms).await;
+        tx.finish(released).await
+    }
+
+    async fn backlog(&self) -> Result<Backlog> {
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        outbox::backlog(&mut conn).await
     }
 
     async fn has_held(&self, player: &PlayerId) -> Result<bool> {

@@ -183,6 +183,7 @@ fn rated_crash_child() {
                 },
                 pending_offer: None,
                 clock: None,
+                tell: Default::default(),
             };
             store
                 .append_move(game.id, 0, "mate", &win, n)

@@ -62,6 +62,7 @@ async fn sqlite_schema_has_the_expected_tables() {
             "games",
             "held_messages",
             "moves",
+            "outbox",
             "players",
             "rating_changes",
             "ratings",
@@ -83,6 +84,9 @@ async fn sqlite_schema_has_the_expected_tables() {
     assert!(indexes.contains("held_messages_by_player"));
     assert!(indexes.contains("challenge_invitees_by_player"));
     assert!(indexes.contains("ratings_by_family"));
+    assert!(indexes.contains("outbox_by_key"));
+    assert!(indexes.contains("outbox_waiting"));
+    assert!(columns.contains(&("outbox".into(), "claim_until_ms".into(), "int", false)));
 }
 
 #[tokio::test]

@@ -38,6 +38,7 @@ use std::{
 
 use engine::{Level, search::MATE_BOUND};
 
+use super::moves::Committed;
 use super::*;
 use crate::opponent::{self, BotConfig, Evaluators, SearchPool};
 
@@ -680,15 +681,23 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             return self.bot_resigns(g, seat).await;
         }
         let san = notation::san(&g.position, mv);
-        match self.commit(&g, mv, self.clock.now_ms()).await {
-            Ok(done) => {
-                let mut reply = self.after_move(&done, &san, seat);
-                if let Some(b) = reply.board.as_mut() {
-                    b.players = self.seat_names(&done.game.record).await;
-                }
-                self.announce_unasked(&done.game.record.place, vec![reply]);
-                Ok(true)
+        // The move and its announcement are stored together.
+        let names = self.seat_names(&g.record).await;
+        let say = |done: &Committed| {
+            let mut reply = self.after_move(done, &san, seat);
+            if let Some(b) = reply.board.as_mut() {
+                b.players = names;
             }
+            let mut replies = vec![reply];
+            tell_each_player(&done.game.record, &done.out(), &mut replies);
+            replies
+        };
+        let telling = Telling::unasked(&g.record.place);
+        match self
+            .commit(&g, mv, self.clock.now_ms(), &telling, say)
+            .await
+        {
+            Ok(_) => Ok(true),
             Err(Failure::User(_)) => {
                 tracing::debug!("the game changed while the bot thought: its move is dropped");
                 bot.dropped.fetch_add(1, Ordering::SeqCst);
@@ -807,7 +816,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             .await?
         {
             Some(replies) => {
-                self.announce_unasked(&g.record.place, replies);
+                self.announce_unasked(&g.record.place, replies).await;
                 Ok(true)
             }
             None => {
@@ -827,19 +836,26 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             let Some(mv) = g.position.resignation(Side(seat)) else {
                 return Ok(false);
             };
-            return match self.commit(&g, mv, self.clock.now_ms()).await {
-                Ok(done) => {
-                    let head = format!(
-                        "Game {id}: {{0}} ({}) resigns and is out: it sees no way to hold that seat.",
-                        Side(seat).name(n)
-                    );
-                    let mut reply = self.announce_after(&done, head, seat);
-                    if let Some(b) = reply.board.as_mut() {
-                        b.players = self.seat_names(&done.game.record).await;
-                    }
-                    self.announce_unasked(&done.game.record.place, vec![reply]);
-                    Ok(true)
+            let names = self.seat_names(&g.record).await;
+            let say = |done: &Committed| {
+                let head = format!(
+                    "Game {id}: {{0}} ({}) resigns and is out: it sees no way to hold that seat.",
+                    Side(seat).name(n)
+                );
+                let mut reply = self.announce_after(done, head, seat);
+                if let Some(b) = reply.board.as_mut() {
+                    b.players = names;
                 }
+                let mut replies = vec![reply];
+                tell_each_player(&done.game.record, &done.out(), &mut replies);
+                replies
+            };
+            let telling = Telling::unasked(&g.record.place);
+            return match self
+                .commit(&g, mv, self.clock.now_ms(), &telling, say)
+                .await
+            {
+                Ok(_) => Ok(true),
                 Err(Failure::User(_)) => {
                     if let Some(bot) = &self.bot {
                         bot.dropped.fetch_add(1, Ordering::SeqCst);
@@ -867,7 +883,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
             Side(1 - seat.min(1)).name(2)
         );
         let replies = self.ending(&loaded, text, bot_player.as_ref()).await;
-        self.announce_unasked(&loaded.record().place, replies);
+        self.announce_unasked(&loaded.record().place, replies).await;
         Ok(true)
     }
 }

@@ -207,6 +207,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
             pending_offer: None,
             clock,
+            tell: Default::default(),
         };
         match self
             .store
@@ -266,8 +267,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let Some(mv) = g.position.resignation(side) else {
             return Ok(None);
         };
-        let done = match self.commit(g, mv, now_ms).await {
-            Ok(done) => done,
+        // Said by the caller: a command's answer, or the scheduler's announcement.
+        let silent = Telling::unasked(&g.record.place);
+        let done = match self.commit(g, mv, now_ms, &silent, |_| Vec::new()).await {
+            Ok((done, _)) => done,
             Err(Failure::User(_)) => return Ok(None),
             Err(e) => return Err(e),
         };
@@ -375,12 +378,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Ok(Fired::Flagged(replies)) => {
                     report.flagged += 1;
                     let replies = self.named(replies).await;
-                    self.announce_unasked(&place, replies);
+                    self.announce_unasked(&place, replies).await;
                 }
                 Ok(Fired::Reminded(Some(reply))) => {
                     report.reminded += 1;
                     let replies = self.named(vec![*reply]).await;
-                    self.announce_unasked(&place, replies);
+                    self.announce_unasked(&place, replies).await;
                 }
                 Ok(Fired::Reminded(None)) => report.skipped_reminders += 1,
                 Ok(Fired::Nothing) => {}
@@ -517,6 +520,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             status: GameStatus::Active,
             pending_offer: record.pending_offer,
             clock: Some(clock),
+            tell: Default::default(),
         };
         match self
             .store

@@ -286,6 +286,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             status: status.clone(),
             pending_offer: None,
             clock: clock.clone(),
+            tell: Default::default(),
         };
         match self
             .store
@@ -366,7 +367,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     if world_of(side) == glass::REAL { "M:" } else { "R:" }
                 ));
             }
-            if report.outcome.is_none() && game.phase() == Phase::Play {
+            if let Some(o) = report.outcome {
+                // Every ending reaches each player's private channel too, as a resignation,
+                // a draw, an abort and a flag do (`ending`): he may read only that.
+                lines.push(format!(
+                    "{} Both worlds are revealed in the game's room.",
+                    self.glass_result_line(o)
+                ));
+            } else if game.phase() == Phase::Play {
                 lines.push(if game.turn() == side {
                     if game.is_forced() {
                         format!(

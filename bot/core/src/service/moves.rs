@@ -79,19 +79,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 return user("You can resign only for yourself: type `resign`.");
             }
             let san = notation::san(&g.position, mv);
-            match self.commit(&g, mv, now_ms).await {
-                Ok(done) => {
+            // The announcement is written with the move (see `commit`), so its board's
+            // names are read first.
+            let names = self.seat_names(&g.record).await;
+            let telling = Telling::answer(actor, place);
+            let say = |done: &Committed| {
+                let mut reply = self.after_move(done, &san, to_move);
+                if let Some(b) = reply.board.as_mut() {
+                    b.players = names;
+                }
+                let mut replies = vec![reply];
+                tell_each_player(&done.game.record, &done.out(), &mut replies);
+                replies
+            };
+            match self.commit(&g, mv, now_ms, &telling, say).await {
+                Ok((done, mut told)) => {
                     // Durable: the bot may answer (announced after this reply).
                     self.wake_bot_for(&done.game.record);
-                    let mut reply = self.after_move(&done, &san, to_move);
                     if !done.game.record.status.is_active() {
-                        self.note_ratings(done.game.record.id, &mut reply).await;
+                        self.amend_with_ratings(&telling, &mut told, done.game.record.id)
+                            .await;
                     }
-                    if let Some(b) = reply.board.as_mut() {
-                        // The record is at hand: no reload in `name_players`.
-                        b.players = self.seat_names(&done.game.record).await;
-                    }
-                    return Ok(vec![reply]);
+                    return Ok(told.into_iter().map(|e| e.reply).collect());
                 }
                 Err(Failure::User(_)) if attempt < RACE_RETRIES => {
                     // Someone else changed the game meanwhile: re-read and re-validate.
@@ -127,14 +136,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Stores move `mv` on game `g` and then the passes of the players it leaves without a
     /// move, each appended after the other on the version the last one made, so that
-    /// nothing is acknowledged that is not durable. A lost race on the move itself is a
-    /// [`Failure::User`] the caller may retry on the game read afresh.
+    /// nothing is acknowledged that is not durable. What `say` makes of the stored game is
+    /// posted to the outbox as `telling` says, in the transaction of the last write (the
+    /// move's, when nobody passes): the move and its announcement are stored both or
+    /// neither. Returns the game and the posted envelopes. A lost race on the move itself is
+    /// a [`Failure::User`] the caller may retry on the game read afresh.
     pub(super) async fn commit(
         &self,
         g: &BoardGame,
         mv: rules::Move,
         now_ms: i64,
-    ) -> Result<Committed, Failure> {
+        telling: &Telling,
+        say: impl FnOnce(&Committed) -> Vec<Reply>,
+    ) -> Result<(Committed, Vec<Envelope>), Failure> {
         let mut after = g.position.clone();
         let mut texts = vec![notation::coord(&after, mv)];
         after.play_unchecked(mv);
@@ -155,14 +169,35 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         } else {
             None
         };
+        // The game as it will be once stored: what the announcement is made of.
+        let mut record = g.record.clone();
+        record.moves.extend(texts.iter().cloned());
+        record.status = status.clone();
+        record.version = g.record.version + texts.len() as i64;
+        if clock.is_some() {
+            record.clock = clock.clone();
+        }
+        let done = Committed {
+            game: BoardGame {
+                record,
+                position: after,
+            },
+            mated,
+            passed,
+        };
+        let mut replies = say(&done);
+        let tell = self.tell(telling, &mut replies);
+        let told = tell.envelopes.clone();
+        let mut last = Some(GameUpdate {
+            status,
+            pending_offer: None,
+            clock,
+            tell,
+        });
         let mut version = g.record.version;
         for (i, text) in texts.iter().enumerate() {
             let update = if i + 1 == texts.len() {
-                GameUpdate {
-                    status: status.clone(),
-                    pending_offer: None,
-                    clock: clock.clone(),
-                }
+                last.take().unwrap_or_else(GameUpdate::active)
             } else {
                 GameUpdate::active()
             };
@@ -178,23 +213,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Err(e) => return Err(e.into()),
             };
         }
-        self.memo
-            .keep_engine(g.record.id, version, GameEngine::Board(after.clone()));
-        let mut record = g.record.clone();
-        record.moves.extend(texts);
-        record.status = status;
-        record.version = version;
-        if clock.is_some() {
-            record.clock = clock;
+        debug_assert_eq!(version, done.game.record.version);
+        self.memo.keep_engine(
+            g.record.id,
+            version,
+            GameEngine::Board(done.game.position.clone()),
+        );
+        if telling.origin == Origin::Unasked && !told.is_empty() {
+            self.mail.signal.notify_waiters();
         }
-        Ok(Committed {
-            game: BoardGame {
-                record,
-                position: after,
-            },
-            mated,
-            passed,
-        })
+        Ok((done, told))
     }
 
     /// What follows a stored move or resignation (`head`, whose `{0}` is the seat `mover`):
@@ -359,6 +387,17 @@ pub(super) struct Committed {
     pub(super) mated: Vec<Side>,
     /// The sides that had no move and passed, in order.
     pub(super) passed: Vec<Side>,
+}
+
+impl Committed {
+    /// The players the move put out (checkmated in a game of more than two).
+    pub(super) fn out(&self) -> Vec<PlayerId> {
+        let seats = &self.game.record.seats;
+        self.mated
+            .iter()
+            .filter_map(|s| seats.get(s.index()).cloned())
+            .collect()
+    }
 }
 
 /// The status a board engine's outcome gives the game.

@@ -54,7 +54,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 g.record.id
             ));
         };
-        let done = self.commit(g, mv, self.clock.now_ms()).await?;
+        // Said by the command's answer, which is posted when the command returns.
+        let silent = Telling::unasked(&g.record.place);
+        let (done, _) = self
+            .commit(g, mv, self.clock.now_ms(), &silent, |_| Vec::new())
+            .await?;
         let head = format!(
             "Game {}: {{0}} ({}) resigns and is out.",
             done.game.record.id,
@@ -229,6 +233,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         status: GameStatus::Active,
                         pending_offer: Some(Offer::new(kind, seat)),
                         clock: None,
+                        tell: Default::default(),
                     },
                 )
                 .await?;
@@ -292,6 +297,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                             status: GameStatus::Active,
                             pending_offer: Some(Offer { agreed, ..o }),
                             clock: None,
+                            tell: Default::default(),
                         },
                     )
                     .await?;
@@ -413,6 +419,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             replies.push(self.glass_reveal(&glass.record, &glass.game));
         }
+        let mut record = g.record().clone();
+        if record.status.is_active() {
+            // Written already by the caller; the record in hand may be the one before.
+            record.status = GameStatus::Aborted;
+        }
+        tell_each_player(&record, &[], &mut replies);
         replies
     }
 

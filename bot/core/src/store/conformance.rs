@@ -19,7 +19,9 @@ use crate::model::{
     ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate, HeldMessage,
     NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId, RatingRecord, SeatSet,
 };
+use crate::outbox::{Backlog, Claim, Envelope, Handle, Keys, Origin, Settled, Tell};
 use crate::rating::Standing;
+use crate::reply::{Audience, Reply};
 
 /// The name and the function of one check.
 type Check<S> = (&'static str, fn(S) -> BoxedCheck);
@@ -68,6 +70,10 @@ checks!(
     held_messages_are_kept_in_order_bounded_and_taken_once,
     racing_takes_get_each_held_message_once,
     has_held_says_whether_messages_wait_for_a_player,
+    outbox_posts_claims_and_settles,
+    outbox_rides_on_game_writes_and_not_on_failed_ones,
+    outbox_claims_run_out_and_are_released,
+    outbox_is_claimed_once_by_racing_senders,
 );
 
 /// Run every check, each on a fresh store from `make`.
@@ -167,6 +173,7 @@ fn offer(kind: OfferKind, by_seat: u8) -> GameUpdate {
         status: GameStatus::Active,
         pending_offer: Some(Offer::new(kind, by_seat)),
         clock: None,
+        tell: Default::default(),
     }
 }
 
@@ -802,6 +809,7 @@ pub async fn append_sets_status_and_offer<S: GameStore>(store: &S) {
         status: finished("1-0", "checkmate"),
         pending_offer: None,
         clock: None,
+        tell: Default::default(),
     };
     let v = store
         .append_move(g.id, 1, "f7f6", &mate, T0 + 2)
@@ -834,6 +842,7 @@ pub async fn stale_versions_conflict_and_change_nothing<S: GameStore>(store: &S)
         status: finished("0-1", "resignation"),
         pending_offer: None,
         clock: None,
+        tell: Default::default(),
     };
     for stale in [0, 1, 3, -1] {
         expect_conflict(
@@ -976,6 +985,7 @@ pub async fn update_game_leaves_moves_alone<S: GameStore>(store: &S) {
             status: finished("1/2-1/2", "agreement"),
             pending_offer: None,
             clock: None,
+            tell: Default::default(),
         },
         GameUpdate {
             status: GameStatus::Aborted,
@@ -985,6 +995,7 @@ pub async fn update_game_leaves_moves_alone<S: GameStore>(store: &S) {
                 agreed: SeatSet::EMPTY.with(0).with(2),
             }),
             clock: None,
+            tell: Default::default(),
         },
     ];
     for (i, update) in steps.iter().enumerate() {
@@ -1107,6 +1118,7 @@ pub async fn game_listing_filters<S: GameStore>(store: &S) {
                 status: GameStatus::Aborted,
                 pending_offer: None,
                 clock: None,
+                tell: Default::default(),
             },
             T0 + 5,
         )
@@ -1120,6 +1132,7 @@ pub async fn game_listing_filters<S: GameStore>(store: &S) {
                 status: finished("0-1", "resignation"),
                 pending_offer: None,
                 clock: None,
+                tell: Default::default(),
             },
             T0 + 6,
         )
@@ -1310,6 +1323,7 @@ pub async fn finishing_a_rated_game_rates_it_once<S: GameStore>(store: &S) {
         status: finished("1-0", "checkmate"),
         pending_offer: None,
         clock: None,
+        tell: Default::default(),
     };
     let v = store
         .append_move(g.id, 0, "e2e4", &mate, T0 + 10)
@@ -1372,6 +1386,7 @@ pub async fn finishing_a_rated_game_rates_it_once<S: GameStore>(store: &S) {
                 status: finished("1/2-1/2", "agreement"),
                 pending_offer: None,
                 clock: None,
+                tell: Default::default(),
             },
             T0 + 50,
         )
@@ -1410,6 +1425,7 @@ pub async fn unrated_aborted_and_lone_games_rate_nobody<S: GameStore>(store: &S)
         status: finished("1-0", "resignation"),
         pending_offer: None,
         clock: None,
+        tell: Default::default(),
     };
     let unrated = store
         .create_game(new_game(vec![alice(), bob()], room_a(), T0))
@@ -1431,6 +1447,7 @@ pub async fn unrated_aborted_and_lone_games_rate_nobody<S: GameStore>(store: &S)
                 status: GameStatus::Aborted,
                 pending_offer: None,
                 clock: None,
+                tell: Default::default(),
             },
             T0 + 1,
         )
@@ -1495,6 +1512,7 @@ pub async fn leaderboards_order_and_places<S: GameStore>(store: &S) {
                     status: finished("1-0", "checkmate"),
                     pending_offer: None,
                     clock: None,
+                    tell: Default::default(),
                 },
                 at,
             )
@@ -1600,6 +1618,7 @@ pub async fn racing_results_for_one_player_lose_no_update<S: GameStore + Clone +
                             status: finished("1/2-1/2", "agreement"),
                             pending_offer: None,
                             clock: None,
+                            tell: Default::default(),
                         },
                         T0 + 5,
                     )
@@ -1700,6 +1719,7 @@ pub async fn clocks_round_trip_and_wake_only_active_games<S: GameStore>(store: &
                 status: finished("0-1", "timeout"),
                 pending_offer: None,
                 clock: None,
+                tell: Default::default(),
             },
             T0 + 4,
         )
@@ -1787,6 +1807,7 @@ pub async fn racing_flags_finish_a_game_once<S: GameStore + Clone + 'static>(sto
                         status: finished(winner, "timeout"),
                         pending_offer: None,
                         clock: None,
+                        tell: Default::default(),
                     },
                     T0 + 1,
                 )
@@ -1901,4 +1922,298 @@ pub async fn has_held_says_whether_messages_wait_for_a_player<S: GameStore>(stor
     foreign.mentions = vec![PlayerId::new(Platform::Discord, "42")];
     assert!(store.hold_message(foreign).await.is_err());
     assert!(!store.has_held(&alice()).await.unwrap());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The outbox
+
+fn envelopes(keys: &Keys, place: &Place, texts: &[&str]) -> Vec<Envelope> {
+    texts
+        .iter()
+        .map(|t| Envelope {
+            key: keys.next(),
+            place: place.clone(),
+            origin: Origin::Command {
+                actor: alice(),
+                handle: None,
+            },
+            reply: Reply::room(*t).mention(bob()),
+        })
+        .collect()
+}
+
+fn claim(owner: &str, until_ms: i64) -> Claim {
+    Claim {
+        owner: owner.into(),
+        until_ms,
+    }
+}
+
+const MS: i64 = T0 * 1000;
+
+/// Posted envelopes come back whole, oldest first, only on their platform; a claimed one
+/// is not due until its claim runs out; a delivered one never again; a later one when its
+/// time comes, counting the attempt and keeping the handle it was given.
+pub async fn outbox_posts_claims_and_settles<S: GameStore>(store: &S) {
+    let keys = Keys::new(1);
+    let posted = envelopes(&keys, &room_a(), &["one", "two", "three"]);
+    store.post(&posted, None, MS).await.unwrap();
+    store.post(&posted[..1], None, MS + 5).await.unwrap();
+    let mine = envelopes(&keys, &room_a(), &["mine"]);
+    store
+        .post(&mine, Some(&claim("p1", MS + 60_000)), MS)
+        .await
+        .unwrap();
+    let discord = envelopes(&keys, &Place::room(Platform::Discord, "1"), &["elsewhere"]);
+    store.post(&discord, None, MS).await.unwrap();
+    assert_eq!(
+        store.backlog().await.unwrap(),
+        Backlog {
+            waiting: 5,
+            oldest_ms: Some(MS)
+        }
+    );
+
+    let got = store
+        .claim_due(Platform::Matrix, &claim("p2", MS + 1_000), MS, 2)
+        .await
+        .unwrap();
+    assert_eq!(got.len(), 2, "at most the limit");
+    assert_eq!(got[0].envelope, posted[0], "an envelope comes back whole");
+    assert_eq!(got[1].envelope.key, posted[1].key, "oldest first");
+    assert_eq!((got[0].attempts, got[0].posted_ms), (0, MS));
+    let rest = store
+        .claim_due(Platform::Matrix, &claim("p2", MS + 1_000), MS, 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        rest.iter().map(|e| &e.envelope.key).collect::<Vec<_>>(),
+        vec![&posted[2].key],
+        "claimed entries, by anyone, are not due; the other platform's are not offered"
+    );
+
+    store
+        .settle(&posted[0].key, &Settled::Delivered, MS)
+        .await
+        .unwrap();
+    let handle = Handle {
+        token: "app:token".into(),
+        until_ms: MS + 900_000,
+    };
+    store
+        .settle(
+            &posted[1].key,
+            &Settled::Later {
+                not_before_ms: MS + 2_000,
+                handle: Some(handle.clone()),
+            },
+            MS,
+        )
+        .await
+        .unwrap();
+    store
+        .settle(&posted[2].key, &Settled::GaveUp("room gone".into()), MS)
+        .await
+        .unwrap();
+    store
+        .settle(&posted[0].key, &Settled::GaveUp("late".into()), MS)
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .settle(&keys.next(), &Settled::Delivered, MS)
+            .await
+            .unwrap_err(),
+        StoreError::Invalid(_)
+    ));
+    assert!(
+        store
+            .claim_due(Platform::Matrix, &claim("p3", MS + 9_000), MS + 1_999, 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a later attempt waits for its time; delivered and given-up entries never come back"
+    );
+    let again = store
+        .claim_due(Platform::Matrix, &claim("p3", MS + 9_000), MS + 2_000, 10)
+        .await
+        .unwrap();
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0].attempts, 1);
+    let Origin::Command { handle: kept, .. } = &again[0].envelope.origin else {
+        panic!("the origin changed");
+    };
+    assert_eq!(
+        kept.as_ref(),
+        Some(&handle),
+        "the handle is kept for the sender"
+    );
+    assert_eq!(
+        store.backlog().await.unwrap().waiting,
+        3,
+        "the later one, the claimed one, the Discord one"
+    );
+}
+
+/// Envelopes told with a game write are posted in its transaction: present after it, and
+/// absent when the write fails (a stale version), so that a move and its announcement are
+/// stored both or neither.
+pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(store: &S) {
+    let keys = Keys::new(2);
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let told = |texts: &[&str], claimed: bool| GameUpdate {
+        tell: Tell {
+            envelopes: envelopes(&keys, &room_a(), texts),
+            claim: claimed.then(|| claim("p1", MS + 60_000)),
+        },
+        ..GameUpdate::active()
+    };
+    let first = told(&["e4 played"], false);
+    store
+        .append_move(g.id, 0, "e2e4", &first, T0)
+        .await
+        .unwrap();
+    let stale = told(&["stale"], false);
+    assert!(matches!(
+        store.append_move(g.id, 0, "d2d4", &stale, T0).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    let offer = told(&["draw offered"], false);
+    store.update_game(g.id, 1, &offer, T0).await.unwrap();
+    let back = told(&["taken back"], true);
+    store.truncate_moves(g.id, 2, 0, &back, T0).await.unwrap();
+    let stale = told(&["stale too"], false);
+    assert!(store.update_game(g.id, 0, &stale, T0).await.is_err());
+
+    let mut due = Vec::new();
+    for e in store
+        .claim_due(Platform::Matrix, &claim("p2", MS + 1_000), MS, 10)
+        .await
+        .unwrap()
+    {
+        store
+            .settle(&e.envelope.key, &Settled::Delivered, MS)
+            .await
+            .unwrap();
+        due.push(e.envelope.reply.text);
+    }
+    assert_eq!(
+        due,
+        vec!["e4 played", "draw offered"],
+        "posted with their writes (the claimed one is not due), none with a failed write"
+    );
+    assert_eq!(store.backlog().await.unwrap().waiting, 1);
+    let e = &store
+        .claim_due(
+            Platform::Matrix,
+            &claim("p3", MS + 120_000),
+            MS + 60_001,
+            10,
+        )
+        .await
+        .unwrap()[0];
+    assert_eq!(e.envelope.reply.text, "taken back");
+    assert_eq!(e.envelope.reply.audience, Audience::Room);
+    assert_eq!(e.envelope.reply.mentions, vec![bob()]);
+}
+
+/// A claim that runs out makes its entry due again for anyone (its process died), and a
+/// process starting again releases what it held at once.
+pub async fn outbox_claims_run_out_and_are_released<S: GameStore>(store: &S) {
+    let keys = Keys::new(3);
+    let a = envelopes(&keys, &room_a(), &["held by p1"]);
+    let b = envelopes(&keys, &room_b(), &["held by p2"]);
+    store
+        .post(&a, Some(&claim("p1", MS + 10)), MS)
+        .await
+        .unwrap();
+    store
+        .post(&b, Some(&claim("p2", MS + 10)), MS)
+        .await
+        .unwrap();
+    let none = store
+        .claim_due(Platform::Matrix, &claim("p3", MS + 100), MS + 10, 10)
+        .await
+        .unwrap();
+    assert!(none.is_empty(), "a claim holds until its time");
+    assert_eq!(store.release_claims("p1", MS).await.unwrap(), 1);
+    assert_eq!(store.release_claims("p1", MS).await.unwrap(), 0);
+    let got = store
+        .claim_due(Platform::Matrix, &claim("p3", MS + 100), MS + 10, 10)
+        .await
+        .unwrap();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].envelope.key, a[0].key, "released, not p2's");
+    let got = store
+        .claim_due(Platform::Matrix, &claim("p3", MS + 100), MS + 11, 10)
+        .await
+        .unwrap();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].envelope.key, b[0].key, "p2's claim ran out");
+    store
+        .settle(&a[0].key, &Settled::Delivered, MS + 12)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.release_claims("p3", MS).await.unwrap(),
+        1,
+        "a delivered entry has no claim left to release"
+    );
+}
+
+/// Senders of several processes claiming at once: each entry goes to exactly one of them.
+pub async fn outbox_is_claimed_once_by_racing_senders<S: GameStore + Clone + 'static>(store: &S) {
+    const SENDERS: usize = 6;
+    const ENTRIES: usize = 60;
+    let keys = Keys::new(4);
+    let texts: Vec<String> = (0..ENTRIES).map(|i| format!("m{i}")).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    store
+        .post(&envelopes(&keys, &room_a(), &refs), None, MS)
+        .await
+        .unwrap();
+    let barrier = Arc::new(Barrier::new(SENDERS));
+    let tasks: Vec<_> = (0..SENDERS)
+        .map(|i| {
+            let store = store.clone();
+            let barrier = barrier.clone();
+            tokio::spawn(async move {
+                barrier.wait().await;
+                let mut mine = Vec::new();
+                loop {
+                    let got = store
+                        .claim_due(
+                            Platform::Matrix,
+                            &claim(&format!("s{i}"), MS + 60_000),
+                            MS,
+                            4,
+                        )
+                        .await
+                        .unwrap();
+                    if got.is_empty() {
+                        break mine;
+                    }
+                    for e in got {
+                        store
+                            .settle(&e.envelope.key, &Settled::Delivered, MS)
+                            .await
+                            .unwrap();
+                        mine.push(e.envelope.reply.text);
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    all.sort();
+    let mut want = texts.clone();
+    want.sort();
+    assert_eq!(all, want, "every entry delivered exactly once");
+    assert_eq!(store.backlog().await.unwrap().waiting, 0);
 }

@@ -19,6 +19,7 @@ use crate::{
         GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Platform, PlayerId,
         PlayerRecord, RatingChange, RatingRecord,
     },
+    outbox::{Backlog, Claim, Entry, Envelope, Key, Settled},
     rating::{self, Standing},
 };
 
@@ -43,6 +44,43 @@ struct Inner {
     held: HashMap<PlayerId, std::collections::VecDeque<HeldMessage>>,
     last_game_id: i64,
     last_challenge_id: i64,
+    /// The outbox, in the order posted.
+    outbox: Vec<Letter>,
+}
+
+/// One outbox entry and its delivery state.
+#[derive(Debug)]
+struct Letter {
+    envelope: Envelope,
+    posted_ms: i64,
+    attempts: u32,
+    claim: Option<Claim>,
+    not_before_ms: i64,
+    /// `None` while waiting; then delivered (`Ok`) or given up (`Err`).
+    settled: Option<std::result::Result<(), String>>,
+}
+
+impl Inner {
+    /// Posts envelopes; a key already posted gets the new envelope and claim while it waits.
+    fn post(&mut self, envelopes: &[Envelope], claim: Option<&Claim>, now_ms: i64) {
+        for e in envelopes {
+            if let Some(l) = self.outbox.iter_mut().find(|l| l.envelope.key == e.key) {
+                if l.settled.is_none() {
+                    l.envelope = e.clone();
+                    l.claim = claim.cloned();
+                }
+                continue;
+            }
+            self.outbox.push(Letter {
+                envelope: e.clone(),
+                posted_ms: now_ms,
+                attempts: 0,
+                claim: claim.cloned(),
+                not_before_ms: 0,
+                settled: None,
+            });
+        }
+    }
 }
 
 impl MemoryStore {
@@ -131,7 +169,13 @@ impl Inner {
         game.version += 1;
         game.updated_at = at;
         let version = game.version;
-        if let Some(rate) = to_rate(game.rating_family.as_deref(), &game.seats, &update.status)
+        let rate = to_rate(game.rating_family.as_deref(), &game.seats, &update.status);
+        self.post(
+            &update.tell.envelopes,
+            update.tell.claim.as_ref(),
+            at * 1000,
+        );
+        if let Some(rate) = rate
             && !self.rating_changes.contains_key(&id.0)
         {
             let [first, second] = rate.players;
@@ -542,6 +586,89 @@ impl GameStore for MemoryStore {
     async fn has_held(&self, player: &PlayerId) -> Result<bool> {
         let inner = self.lock()?;
         Ok(inner.held.get(player).is_some_and(|q| !q.is_empty()))
+    }
+
+    async fn post(&self, envelopes: &[Envelope], claim: Option<&Claim>, now_ms: i64) -> Result<()> {
+        self.lock()?.post(envelopes, claim, now_ms);
+        Ok(())
+    }
+
+    async fn claim_due(
+        &self,
+        platform: Platform,
+        claim: &Claim,
+        now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<Entry>> {
+        let mut inner = self.lock()?;
+        let mut taken = Vec::new();
+        for l in &mut inner.outbox {
+            if taken.len() >= limit as usize {
+                break;
+            }
+            let due = l.settled.is_none()
+                && l.envelope.platform() == platform
+                && l.not_before_ms <= now_ms
+                && l.claim.as_ref().is_none_or(|c| c.until_ms < now_ms);
+            if due {
+                l.claim = Some(claim.clone());
+                taken.push(Entry {
+                    envelope: l.envelope.clone(),
+                    attempts: l.attempts,
+                    posted_ms: l.posted_ms,
+                });
+            }
+        }
+        Ok(taken)
+    }
+
+    async fn settle(&self, key: &Key, settled: &Settled, _now_ms: i64) -> Result<()> {
+        let mut inner = self.lock()?;
+        let Some(l) = inner.outbox.iter_mut().find(|l| &l.envelope.key == key) else {
+            return Err(StoreError::Invalid(format!("no outbox entry {key}")));
+        };
+        if l.settled.is_some() {
+            return Ok(());
+        }
+        l.claim = None;
+        match settled {
+            Settled::Delivered => l.settled = Some(Ok(())),
+            Settled::GaveUp(why) => l.settled = Some(Err(why.clone())),
+            Settled::Later {
+                not_before_ms,
+                handle,
+            } => {
+                l.attempts += 1;
+                l.not_before_ms = *not_before_ms;
+                if let (Some(h), crate::outbox::Origin::Command { handle: kept, .. }) =
+                    (handle, &mut l.envelope.origin)
+                {
+                    *kept = Some(h.clone());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn release_claims(&self, owner: &str, _now_ms: i64) -> Result<u64> {
+        let mut inner = self.lock()?;
+        let mut n = 0;
+        for l in &mut inner.outbox {
+            if l.settled.is_none() && l.claim.as_ref().is_some_and(|c| c.owner == owner) {
+                l.claim = None;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    async fn backlog(&self) -> Result<Backlog> {
+        let inner = self.lock()?;
+        let waiting = inner.outbox.iter().filter(|l| l.settled.is_none());
+        Ok(Backlog {
+            waiting: waiting.clone().count() as u64,
+            oldest_ms: waiting.map(|l| l.posted_ms).min(),
+        })
     }
 }
 

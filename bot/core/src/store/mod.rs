@@ -30,6 +30,7 @@ use crate::{
         GameResult, GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Place, Platform,
         PlayerId, PlayerRecord, RatingChange, RatingRecord,
     },
+    outbox::{Backlog, Claim, Entry, Envelope, Key, Settled},
     rating::Score,
 };
 
@@ -348,6 +349,51 @@ pub trait GameStore: Send + Sync {
     /// platform would not deliver. A read only (no write, no lock): it is asked at every
     /// reminder point.
     fn has_held(&self, player: &PlayerId) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Post envelopes to the outbox in one transaction: claimed by `claim` (a command's
+    /// replies, which its process sends at once) or due now for the platform's sender.
+    /// Posting a key that is already there replaces its envelope and claim while it is
+    /// neither delivered nor given up (the service completes a reply posted with a write,
+    /// [`GameService::amend`](crate::GameService)), and changes nothing after; so a retried
+    /// post is harmless. Durable when it returns. The same happens inside [`GameStore::append_move`],
+    /// [`GameStore::update_game`] and [`GameStore::truncate_moves`] for their update's
+    /// [`tell`](GameUpdate::tell), in their own transaction.
+    fn post(
+        &self,
+        envelopes: &[Envelope],
+        claim: Option<&Claim>,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// Claim for `claim.owner` up to `limit` entries of `platform` that are due at `now_ms`:
+    /// neither delivered nor given up, not waiting for a later attempt, and unclaimed or
+    /// claimed until before `now_ms`; oldest first. Atomic: two processes claiming at once
+    /// never both get one entry.
+    fn claim_due(
+        &self,
+        platform: Platform,
+        claim: &Claim,
+        now_ms: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<Entry>>> + Send;
+
+    /// Record how an attempt to deliver the entry `key` ended, and drop its claim. Settling an
+    /// entry already delivered or given up changes nothing; an unknown key is
+    /// [`StoreError::Invalid`].
+    fn settle(
+        &self,
+        key: &Key,
+        settled: &Settled,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<()>> + Send;
+
+    /// Drop every claim of `owner` (a process starting again takes back at once what it
+    /// held when it stopped, rather than wait for the claims to run out). Returns how many.
+    /// A store may also forget entries settled long before `now_ms` here.
+    fn release_claims(&self, owner: &str, now_ms: i64) -> impl Future<Output = Result<u64>> + Send;
+
+    /// What waits in the outbox: entries neither delivered nor given up.
+    fn backlog(&self) -> impl Future<Output = Result<Backlog>> + Send;
 
     /// The player's standings, one per rating family he has finished a rated game in, most
     /// games first (then by family name).

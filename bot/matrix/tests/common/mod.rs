@@ -450,6 +450,29 @@ impl<G: Games> Games for PrivateBoards<G> {
         self.0.take_undelivered(player)
     }
 
+    fn claim_mail(
+        &self,
+        platform: bot_core::model::Platform,
+        limit: u32,
+    ) -> bot_core::service::BoxFuture<
+        '_,
+        Result<Vec<bot_core::outbox::Entry>, bot_core::store::StoreError>,
+    > {
+        self.0.claim_mail(platform, limit)
+    }
+
+    fn settle_mail<'a>(
+        &'a self,
+        key: &'a bot_core::outbox::Key,
+        attempt: bot_core::outbox::Attempt,
+    ) -> bot_core::service::BoxFuture<'a, ()> {
+        self.0.settle_mail(key, attempt)
+    }
+
+    fn mail_signal(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        self.0.mail_signal()
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,
@@ -576,10 +599,8 @@ pub async fn start_bot_sized(
     let store = SqlStore::open_sqlite(db).await.unwrap();
     let catalog = Arc::new(rules::Catalog::builtin());
     // The bot plays too (`play chess vs bot`), repeatably: small searches, no clock.
-    let (outbox, announcements) = bot_core::outbox::channel();
     let service = Arc::new(
         GameService::new(store, SystemClock, catalog.clone())
-            .with_outbox(outbox)
             .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 1))
             .unwrap(),
     );
@@ -602,12 +623,9 @@ pub async fn start_bot_sized(
     let running = bot.clone();
     let task = tokio::spawn(async move {
         running
-            .run_with_announcements(
-                async {
-                    let _ = stopped.await;
-                },
-                announcements,
-            )
+            .run_with_announcements(async {
+                let _ = stopped.await;
+            })
             .await
     });
     RunningBot {
