@@ -274,21 +274,144 @@ fn a_player_with_no_move_passes() {
 }
 
 #[test]
-fn no_piece_can_capture_on_move_one() {
-    // Rulebook 4.4, design rule 4, for the plain and quadruple four-player boards: whoever is
-    // to move first, no move from the start captures.
+fn a_pawn_that_has_moved_never_double_steps_again() {
+    // Issue 28, defect 1. Rulebook 4.3: the double step is an optional *initial* step, so
+    // only from the Pawn's own start cells. Green's Pawn came from bn to cn (one step along
+    // rank n): it may step on to dn, but not double-step to en.
+    let mut p = start("dcb-balanced-4p");
+    for m in [
+        "cl-cm", "gm-fm", "cq-cp", "bn-cn", "dl-dm", "gp-fp", "dq-dp",
+    ] {
+        play(&mut p, m);
+    }
+    assert_eq!(p.turn(), GREEN);
+    let from_cn = common::moves_from(&p, "cn");
+    assert!(!from_cn.contains("cn-en"), "{from_cn:?}");
+    assert!(from_cn.contains("cn-dn"), "{from_cn:?}");
+    // On an empty board a Pawn of each colour has the double step (a quiet move two cells
+    // on, over one cell that must be empty) exactly on its own start cells, in every form.
+    for name in FORMS {
+        let s = start(name);
+        let v = s.variant();
+        let pawn = v.kind_by_letter('P').unwrap();
+        for side in [RED, BLUE, YELLOW, GREEN] {
+            for c in v.geometry.cells() {
+                let double = v
+                    .empty_board_reach(pawn, side, c)
+                    .iter()
+                    .any(|r| r.blockers == 1 && r.moves && !r.captures);
+                let home = s.piece_at(c) == Some(Piece { side, kind: pawn });
+                assert_eq!(
+                    double,
+                    home,
+                    "{name}: {} Pawn on {}",
+                    side.name(4),
+                    v.geometry.name(c)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_won_game_has_no_moves() {
+    // Issue 28, defect 2: once the last checkmate leaves one King, nothing more is played
+    // (no moves, perft counts nothing), as for a resignation that leaves one player.
+    let mut p = pos(
+        "dcb-balanced-4p",
+        "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/2rR5/8/6bP1/6bPbK/**4**/**rK3** y - - 0 1",
+    );
+    for side in [YELLOW, GREEN] {
+        let r = p.resignation(side).unwrap();
+        p.play(r).unwrap();
+    }
+    play(&mut p, "cp-hp");
+    assert!(matches!(
+        p.outcome(),
+        Some(Outcome::Win { winner: RED, .. })
+    ));
+    assert_eq!(all_moves(&p), BTreeSet::new(), "{}", fen::write(&p));
+    assert_eq!(perft(&mut p, 1), 0);
+    assert_eq!(perft(&mut p, 2), 0);
+    p.undo().unwrap();
+    let r = p.resignation(BLUE).unwrap();
+    p.play(r).unwrap();
+    assert!(matches!(
+        p.outcome(),
+        Some(Outcome::Win { winner: RED, .. })
+    ));
+    assert_eq!(all_moves(&p), BTreeSet::new());
+    // And one move earlier, perft counts the mate as a leaf with nothing after it.
+    p.undo().unwrap();
+    let before = perft(&mut p, 1);
+    assert_eq!(perft(&mut p, 2), perft_after_each(&mut p), "{before}");
+}
+
+/// The sum over Red's moves of the moves after each: perft 2 counted by hand.
+fn perft_after_each(p: &mut Position) -> u64 {
+    let mut n = 0;
+    for m in p.legal_moves() {
+        p.play(m).unwrap();
+        n += p.legal_moves().len() as u64;
+        p.undo().unwrap();
+    }
+    n
+}
+
+#[test]
+fn no_first_move_eliminates_anyone() {
+    // Issue 28, defect 5. Rulebook 4.4, design rule 5: whoever moves first, no first move
+    // checkmates anyone, in every four-player form (the two-player Wildebeest arrays let
+    // each colour smother a neighbour's King at once, 4.6).
     for name in FORMS {
         let s = start(name);
         for side in [RED, BLUE, YELLOW, GREEN] {
             let mut setup = s.to_setup();
             setup.turn = side;
             let p = Position::from_setup(s.variant(), setup).unwrap();
-            assert!(
-                p.legal_moves().iter().all(|m| !m.is_capture()),
-                "{name}: {} can capture at once",
-                side.name(4)
+            for m in p.legal_moves() {
+                let mut q = p.clone();
+                q.play(m).unwrap();
+                assert!(
+                    q.eliminated_by_last_move().is_empty(),
+                    "{name}: {} {} takes out {:?}",
+                    side.name(4),
+                    notation::coord(&p, m),
+                    q.eliminated_by_last_move()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_piece_can_capture_on_move_one() {
+    // Rulebook 4.4, design rule 4, for the plain and quadruple four-player boards: whoever is
+    // to move first, no move from the start captures. The four-player Wildebeest arrays
+    // (4.6) are the exception the rulebook lists: rule 5 (no mate on move one) wins over
+    // rule 4, and their Gnus (G Q K N) and Camels (R B C R) may take a neighbour's Pawn.
+    for name in FORMS {
+        let s = start(name);
+        let mut captures = BTreeSet::new();
+        for side in [RED, BLUE, YELLOW, GREEN] {
+            let mut setup = s.to_setup();
+            setup.turn = side;
+            let p = Position::from_setup(s.variant(), setup).unwrap();
+            captures.extend(
+                p.legal_moves()
+                    .into_iter()
+                    .filter(|m| m.is_capture())
+                    .map(|m| notation::coord(&p, m)),
             );
         }
+        let expected = match name {
+            "dcb-wildebeest-4p" => set(&["ck-bn", "ax-dy", "fr-go", "fr-gu", "hu-et"]),
+            "dcb-wildebeest-4p-quadruple" => set(&[
+                "ck-bn", "ax-dy", "fr-go", "fr-gu", "hu-et", "ck-bx", "ax-fq", "hu-cl",
+            ]),
+            _ => BTreeSet::new(),
+        };
+        assert_eq!(captures, expected, "{name}");
     }
 }
 
