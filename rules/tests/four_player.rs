@@ -508,10 +508,13 @@ fn generated_moves_are_exactly_the_legal_ones() {
     // mover's King, looked at on the bare board (the pieces' attack lists, not the
     // generator's pin and check bookkeeping); and no move ever takes a King.
     random_games(|p| {
+        let legal = p.legal_moves();
         if p.remaining().len() < 2 {
+            // A won game has no moves (issue 28, defect 2).
+            assert!(legal.is_empty(), "{}", fen::write(p));
+            assert_eq!(perft(&mut p.clone(), 1), 0, "{}", fen::write(p));
             return;
         }
-        let legal = p.legal_moves();
         if legal.len() == 1 && legal[0].kind == MoveKind::Pass {
             assert!(
                 p.pseudo_legal_moves()

@@ -299,6 +299,11 @@ impl Position {
         can
     }
 
+    /// Whether one side is left (the game is won, so it has no moves).
+    pub(super) fn one_left(&self) -> bool {
+        self.remaining_count() < 2
+    }
+
     /// How many sides are still playing.
     fn remaining_count(&self) -> u32 {
         self.variant.sides as u32 - self.out.count_ones()
