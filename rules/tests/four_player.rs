@@ -211,6 +211,32 @@ fn a_checkmated_player_leaves_with_his_pieces_and_is_skipped() {
 }
 
 #[test]
+fn checkmates_after_a_move_are_judged_all_at_once() {
+    // Rulebook 4.6: after a move, each other player *now* in check with no legal move is
+    // checkmated. Yellow's King on dp is in check from Green's Knight on en; its one way out
+    // is dp-cq (co, do, eo are covered by Blue's Rook on go, cp and dq by Red's Bishop on
+    // bo). Red's Rook takes cv-cu: along rank u it checkmates Blue's King on au (bu empty,
+    // its own pieces and the holes around it), and down file c (ct, cs, cr empty) it covers
+    // cq. Both are out at once. Taking Blue out first and judging Yellow afterwards would
+    // free rank o and let Yellow live: not the rulebook's reading (this position was found
+    // by the search in tests/four_player_reference.rs).
+    let mut p = pos(
+        "dcb-balanced-4p",
+        "**4**/**1rP1rB**/bB2bP1gPyN1/3yP2gP1/2rR1gQ3/bK1yP2yPgKgB/**4**/**4**/**4**/**4**/3yK1yP2/gBrB4bR1/1gP2gN3/1gR1gPrPgP2/**rP1rK1**/**rB2rN** r - - 5 36",
+    );
+    let mut yellow = p.to_setup();
+    yellow.turn = YELLOW;
+    let yellow = Position::from_setup(p.variant(), yellow).unwrap();
+    assert!(yellow.is_check());
+    assert_eq!(all_moves(&yellow), set(&["dp-cq"]));
+    play(&mut p, "cv-cu");
+    assert_eq!(p.eliminated_by_last_move(), vec![BLUE, YELLOW]);
+    assert_eq!(p.turn(), GREEN);
+    p.undo().unwrap();
+    assert_eq!(p.remaining(), vec![RED, BLUE, YELLOW, GREEN]);
+}
+
+#[test]
 fn the_last_checkmate_wins_and_a_resignation_takes_a_player_out() {
     let mut p = pos(
         "dcb-balanced-4p",
