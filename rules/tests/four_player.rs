@@ -466,10 +466,13 @@ fn each_army_has_its_two_bishops_on_both_colours() {
     }
 }
 
+/// How many plies of seeded random play make the perft table's "played-N" positions.
+const PLAYED_PLIES: usize = 120;
+
 #[test]
 fn the_perft_table_positions_are_reproducible() {
     // tests/data/double-cross-4p.perft's "random-N" positions: 40 plies from the start with
-    // seed N.
+    // seed N; its "played-N" positions: 120 plies.
     let table = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/double-cross-4p.perft"),
     )
@@ -488,9 +491,15 @@ fn the_perft_table_positions_are_reproducible() {
             let p = random_position(&variant, 40, seed.parse().unwrap());
             assert_eq!(fen::write(&p), epd, "{variant} {id}");
             checked += 1;
+        } else if let Some(epd) = line.strip_prefix("epd ")
+            && let Some(seed) = id.strip_prefix("played-")
+        {
+            let p = random_position(&variant, PLAYED_PLIES, seed.parse().unwrap());
+            assert_eq!(fen::write(&p), epd, "{variant} {id}");
+            checked += 1;
         }
     }
-    assert_eq!(checked, 30);
+    assert_eq!(checked, 40);
 }
 
 // ---- Properties over random four-player games ----------------------------------------
@@ -725,4 +734,31 @@ fn repetition_and_the_move_count_draw_count_every_player() {
         p.outcome(),
         Some(Outcome::Draw(rules::DrawReason::FiftyMoves))
     );
+}
+
+/// Writes `tests/data/double-cross-4p.perft`'s positions and counts (without the header):
+/// `cargo test -p rules --test four_player print_the_perft_table -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints the perft table, run by hand after a rules change"]
+fn print_the_perft_table() {
+    for name in FORMS {
+        println!("variant {name}\n");
+        let mut positions = vec![("startpos".to_string(), start(name))];
+        for seed in 1..=3 {
+            positions.push((format!("random-{seed}"), random_position(name, 40, seed)));
+        }
+        // A longer game, preferably one in which somebody is already out.
+        let played = (1..=40)
+            .map(|seed| (seed, random_position(name, PLAYED_PLIES, seed)))
+            .find(|(_, p)| p.outcome().is_none() && p.remaining().len() < 4)
+            .unwrap_or_else(|| (1, random_position(name, PLAYED_PLIES, 1)));
+        positions.push((format!("played-{}", played.0), played.1));
+        for (id, mut p) in positions {
+            println!("id {id}\nepd {}", fen::write(&p));
+            for depth in 1..=4 {
+                println!("perft {depth} {}", perft(&mut p, depth));
+            }
+            println!();
+        }
+    }
 }

@@ -356,6 +356,20 @@ impl Model {
         }
     }
 
+    /// The Pawn that has just double-stepped over `target` (for a position read from
+    /// state text, which names only the cell passed over): the neighbour of `target` holding
+    /// a Pawn whose way forward leads from `target` to it.
+    pub fn ep_victim(&self, target: u8) -> Option<u8> {
+        let t = xy(target);
+        ORTH.into_iter().find_map(|d| {
+            let c = self.canon(t.0 + d.0, t.1 + d.1)?;
+            match self.board[c as usize] {
+                Some((s, b'P')) if Self::forward(s, c) == d => Some(c),
+                _ => None,
+            }
+        })
+    }
+
     fn king_of(&self, side: u8) -> Option<u8> {
         (0..128u8).find(|c| self.board[*c as usize] == Some((side, b'K')))
     }
