@@ -263,3 +263,64 @@ fn the_perft_table_agrees_with_the_model() {
     }
     assert_eq!(checked, 80 * 2 + 10);
 }
+
+#[test]
+fn the_hand_made_positions_agree_with_the_model() {
+    // The positions of tests/four_player.rs that random play rarely reaches (a pass, en
+    // passant by a third player, two players checkmated by one move, a quadruple-besiege
+    // join), each with moves played from it: the model offers the same moves and reaches
+    // the same positions.
+    let cases: [(&str, &str, &[&str]); 5] = [
+        (
+            "dcb-balanced-4p",
+            "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/6rR1/8/rR7/7bK/**4**/**rK3** b - - 0 1",
+            &["pass", "fr-fq"],
+        ),
+        (
+            "dcb-balanced-4p",
+            "**4**/**4**/8/8/8/8/**4**/**4**/**yK3**/**4**/8/8/3yP4/gK7/**2rP1**/**rK3** r - - 0 1 out:b",
+            &["el-en", "dn-em"],
+        ),
+        (
+            "dcb-balanced-4p",
+            "**4**/**1rP1rB**/bB2bP1gPyN1/3yP2gP1/2rR1gQ3/bK1yP2yPgKgB/**4**/**4**/**4**/**4**/3yK1yP2/gBrB4bR1/1gP2gN3/1gR1gPrPgP2/**rP1rK1**/**rB2rN** r - - 5 36",
+            &["cv-cu"],
+        ),
+        (
+            "dcb-balanced-4p",
+            "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/2rR5/8/6bP1/6bPbK/**4**/**rK3** r - - 0 1",
+            &["cp-hp", "fr-fq", "ez-dz"],
+        ),
+        (
+            "dcb-balanced-4p-quadruple",
+            "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/8/8/8/gR7/**4**/**rK3** g - - 0 1 out:b",
+            &["am-hu", "ck-cl"],
+        ),
+    ];
+    for (form, state, moves) in cases {
+        let mut p = common::pos(form, state);
+        let mut m = model_of(form, &p);
+        for text in moves {
+            assert_eq!(
+                engine_moves(&p),
+                m.legal_coords(),
+                "{form} {}",
+                fen::write(&p)
+            );
+            let ours = m
+                .legal()
+                .into_iter()
+                .find(|x| m.coord(x) == *text)
+                .unwrap_or_else(|| panic!("the model lacks {text}"));
+            m.play(&ours);
+            p.play(notation::parse_coord(&p, text).unwrap()).unwrap();
+            same_position(&p, &m, &format!("{form} after {text}"));
+        }
+        assert_eq!(
+            engine_moves(&p),
+            m.legal_coords(),
+            "{form} {}",
+            fen::write(&p)
+        );
+    }
+}

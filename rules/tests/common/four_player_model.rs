@@ -439,11 +439,12 @@ impl Model {
         if !moves.is_empty() {
             return moves;
         }
-        let next = self.next_from(self.turn + 1);
+        // Whether anyone else could move is asked without the en-passant right (the
+        // engine's reading; open: after a pass the right would still be the next mover's).
         let others = self
             .remaining()
             .into_iter()
-            .any(|s| s != self.turn && !self.moves_of(s, s == next).is_empty());
+            .any(|s| s != self.turn && !self.moves_of(s, false).is_empty());
         if others {
             vec![RMove {
                 from: 0,
