@@ -236,13 +236,20 @@ impl Position {
             // 4.6: each other player now in check with no legal move), not one by one: a
             // player's pieces still count against another's King while both are judged.
             // The en-passant right is the next mover's only.
+            let judged = checked & !exempt.map_or(0, |e| 1 << e.0);
+            if judged == 0 {
+                break checked;
+            }
             let next = self.first_remaining(first);
             let mut mated = 0u8;
             for i in 0..sides {
                 let s = Side((first.0 + i) % sides);
-                if Some(s) != exempt && checked >> s.0 & 1 != 0 && !self.can_move(s, s == next) {
+                if judged >> s.0 & 1 != 0 && !self.can_move(s, s == next) {
                     mated |= 1 << s.0;
                 }
+            }
+            if mated == 0 {
+                break checked;
             }
             let mut removed = false;
             for i in 0..sides {
