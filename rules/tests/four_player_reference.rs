@@ -158,7 +158,9 @@ fn random_game(form: &str, game: u64, plies: usize, mut visit: impl FnMut(&Posit
 
 #[test]
 fn random_games_agree_with_the_reference_model() {
-    let mut seen = [0usize; 4]; // positions, passes offered, eliminations, finished games
+    // Positions, passes offered, eliminations, finished games, promotions and en-passant
+    // captures offered.
+    let mut seen = [0usize; 6];
     for form in FORMS {
         for game in 0..3 {
             random_game(form, game, 160, |p, m| {
@@ -167,6 +169,8 @@ fn random_games_agree_with_the_reference_model() {
                 if legal.len() == 1 && legal[0].pass {
                     seen[1] += 1;
                 }
+                seen[4] += legal.iter().filter(|x| x.promotion.is_some()).count();
+                seen[5] += legal.iter().filter(|x| x.ep_victim.is_some()).count();
                 if m.mated != 0 {
                     seen[2] += 1;
                 }
@@ -178,10 +182,14 @@ fn random_games_agree_with_the_reference_model() {
         }
     }
     println!(
-        "{} positions, {} passes, {} moves with eliminations, {} won games",
-        seen[0], seen[1], seen[2], seen[3]
+        "{} positions, {} passes, {} moves with eliminations, {} won games, {} promotions and {} en-passant captures offered",
+        seen[0], seen[1], seen[2], seen[3], seen[4], seen[5]
     );
     assert!(seen[2] > 0, "the games should reach checkmates");
+    assert!(
+        seen[4] > 0 && seen[5] > 0,
+        "the games should offer promotions and en-passant captures"
+    );
 }
 
 #[test]
