@@ -351,12 +351,14 @@ fn a_won_game_has_no_moves() {
         let r = p.resignation(side).unwrap();
         p.play(r).unwrap();
     }
+    let king_step = notation::parse_move(&p, "ck-dk").unwrap();
     play(&mut p, "cp-hp");
     assert!(matches!(
         p.outcome(),
         Some(Outcome::Win { winner: RED, .. })
     ));
     assert_eq!(all_moves(&p), BTreeSet::new(), "{}", fen::write(&p));
+    assert!(p.play(king_step).is_err(), "a move after the game is won");
     assert_eq!(perft(&mut p, 1), 0);
     assert_eq!(perft(&mut p, 2), 0);
     p.undo().unwrap();
