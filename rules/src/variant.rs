@@ -390,7 +390,23 @@ impl Variant {
         let piece_specs = pieces::specs(file, spec.pieces.as_ref())?;
         let mut pieces = pieces::kinds(file, piece_specs)?;
         let special_on = pieces::powers(file, piece_specs, &mut pieces, &geometry)?;
-        let start = start::start(file, spec.start.as_ref(), &geometry, &pieces, sides)?;
+        let orientation = Orientation::from_entries(
+            &geometry,
+            sides,
+            spec.forward
+                .iter()
+                .flatten()
+                .map(|(side, list)| (side.as_str(), list.as_slice())),
+        )
+        .map_err(|e| SpecError::new(file, "forward", e.to_string()))?;
+        let start = start::start(
+            file,
+            spec.start.as_ref(),
+            &geometry,
+            &pieces,
+            sides,
+            &orientation,
+        )?;
         let castling = castling::castling(file, spec.castling.as_ref(), &geometry, &pieces)?;
         let promotion = promotion::promotion(
             file,
@@ -401,15 +417,6 @@ impl Variant {
             sides,
         )?;
         let draws = end::draws(spec.draws.as_ref());
-        let orientation = Orientation::from_entries(
-            &geometry,
-            sides,
-            spec.forward
-                .iter()
-                .flatten()
-                .map(|(side, list)| (side.as_str(), list.as_slice())),
-        )
-        .map_err(|e| SpecError::new(file, "forward", e.to_string()))?;
         let confined = pieces::confinement(file, piece_specs, &mut pieces, &geometry, sides)?;
         pieces::river_rules(file, piece_specs, &mut pieces, &geometry)?;
         let sections = board::sections(&geometry);

@@ -78,13 +78,12 @@ fn check_generation(p: &Position) {
     let legal = p.legal_moves();
     if matches!(
         p.outcome(),
-        Some(rules::Outcome::Win {
-            reason: rules::WinReason::Captures,
-            ..
-        })
+        Some(rules::Outcome::Win { .. } | rules::Outcome::Draw(rules::DrawReason::Stalemate))
     ) {
-        // Won by captures (CoBlaChe): nothing more may be played.
+        // A finished game (checkmate, stalemate, CoBlaChe's captures): nothing more may be
+        // played (issue 28, defect 2, for every variant).
         assert!(legal.is_empty(), "{}", fen::write(p));
+        assert_eq!(perft(&mut p.clone(), 1), 0, "{}", fen::write(p));
         return;
     }
     let mover = p.turn();

@@ -56,6 +56,10 @@ impl Position {
             }
         }
         out.clear();
+        if self.variant.sides > 2 && self.one_left() {
+            // The last checkmate or resignation has won the game: nothing more is played.
+            return;
+        }
         out.reserve(256);
         let us = self.turn;
         let Some(king) = self.royal[us.index()] else {
@@ -115,6 +119,9 @@ impl Position {
     /// counted as they are generated, never written to a list.
     pub fn count_legal(&self, buf: &mut MoveList) -> usize {
         if self.variant.sides > 2 {
+            if self.one_left() {
+                return 0;
+            }
             self.count_legal_with::<true>(buf)
         } else {
             self.count_legal_with::<false>(buf)

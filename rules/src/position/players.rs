@@ -4,9 +4,9 @@
 //! With two sides a move simply hands the turn over, and a side with no move has lost or
 //! drawn. With four, our reading of "the last checkmate wins" is:
 //! - after every move, each *other* remaining side that is in check and has no legal move is
-//!   checkmated and out (credited to the mover), and its pieces leave the board; since a
-//!   removed piece may have blocked a line to another King, the test repeats until nobody
-//!   more is out;
+//!   checkmated and out (credited to the mover), all of them at once, judged on the board as
+//!   the move left it, and their pieces leave the board; since a removed piece may have
+//!   blocked a line to another King, the test repeats until nobody more is out;
 //! - the turn then goes to the next remaining side in turn order; a side with no legal move
 //!   has one move, the pass ([`MoveKind::Pass`]), which the caller plays like any other (the
 //!   bot plays it for him and says so; perft counts it); if no remaining side can move, there
@@ -232,25 +232,39 @@ impl Position {
                 };
                 checked |= u8::from(in_check) << s.0;
             }
-            let mut changed = false;
-            for i in 0..sides {
-                let s = Side((first.0 + i) % sides);
-                if Some(s) == exempt || checked >> s.0 & 1 == 0 || self.remaining_count() < 2 {
-                    continue;
-                }
-                // The en-passant right is the next mover's only.
-                if !self.can_move(s, s == self.first_remaining(first)) {
-                    record.mated |= 1 << s.0;
-                    self.take_out(s, &mut record);
-                    // Removed pieces may open lines anywhere: look at everyone again.
-                    record.suspects = u8::MAX;
-                    changed = true;
-                    break;
-                }
-            }
-            if !changed {
+            // Everyone checkmated by the position as it now stands is out at once (rulebook
+            // 4.6: each other player now in check with no legal move), not one by one: a
+            // player's pieces still count against another's King while both are judged.
+            // The en-passant right is the next mover's only.
+            let judged = checked & !exempt.map_or(0, |e| 1 << e.0);
+            if judged == 0 {
                 break checked;
             }
+            let next = self.first_remaining(first);
+            let mut mated = 0u8;
+            for i in 0..sides {
+                let s = Side((first.0 + i) % sides);
+                if judged >> s.0 & 1 != 0 && !self.can_move(s, s == next) {
+                    mated |= 1 << s.0;
+                }
+            }
+            if mated == 0 {
+                break checked;
+            }
+            let mut removed = false;
+            for i in 0..sides {
+                let s = Side((first.0 + i) % sides);
+                if mated >> s.0 & 1 != 0 && self.remaining_count() >= 2 {
+                    record.mated |= 1 << s.0;
+                    self.take_out(s, &mut record);
+                    removed = true;
+                }
+            }
+            if !removed {
+                break checked;
+            }
+            // Removed pieces may open lines anywhere: look at everyone again.
+            record.suspects = u8::MAX;
         };
         record.checked = checked;
         let before = self.turn;
@@ -297,6 +311,11 @@ impl Position {
         self.turn = turn;
         self.ep = ep;
         can
+    }
+
+    /// Whether one side is left (the game is won, so it has no moves).
+    pub(super) fn one_left(&self) -> bool {
+        self.remaining_count() < 2
     }
 
     /// How many sides are still playing.

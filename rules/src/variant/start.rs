@@ -5,8 +5,9 @@ use super::PieceType;
 use crate::{
     fen,
     geometry::Geometry,
+    orientation::{Facing, Orientation},
     spec::SpecError,
-    types::{Cell, CellSet, MAX_KINDS, MAX_SIDES, Piece},
+    types::{Cell, CellSet, MAX_KINDS, MAX_SIDES, Piece, Side},
 };
 
 /// The resolved start: its text and what is derived from it.
@@ -31,6 +32,7 @@ pub(super) fn start(
     geometry: &Geometry,
     pieces: &[PieceType],
     sides: u8,
+    orientation: &Orientation,
 ) -> Result<Start, SpecError> {
     let err = |key: &str, problem: String| SpecError::new(file, key, problem);
     let text = text
@@ -48,22 +50,30 @@ pub(super) fn start(
             initial[k * sides as usize + s].insert(Cell(i as u8));
         }
     }
-    // A pawn's initial-only moves (the double step) belong to its whole start rank, not
-    // just the start cells (Bilateral B12: a Pawn pushed sideways along its 2nd rank may
-    // still double-step). Arrays whose Pawns fill their rank are unaffected.
+    // A pawn's initial-only moves (the double step) belong to its start row, read in its
+    // own frame: the cells level with a start cell across the way forward, where the side
+    // faces the same way (Bilateral B12: a Pawn pushed sideways along its 2nd rank may still
+    // double-step). For Pawns that advance along files (four-player Blue and Green) the row
+    // is a file, so a Pawn that has moved along a rank is never level with it again. Arrays
+    // whose Pawns fill their row are unaffected.
     for k in 1..pieces.len() {
         if !pieces[k].pawn {
             continue;
         }
         for s in 0..sides as usize {
+            let side = Side(s as u8);
             let set = &mut initial[k * sides as usize + s];
-            let rows: Vec<(u8, u8)> = set
+            let rows: Vec<(u8, Facing, i32)> = set
                 .iter()
-                .map(|c| (geometry.info(c).board, geometry.info(c).rank))
+                .map(|c| {
+                    let facing = orientation.facing(side, c.index());
+                    (geometry.info(c).board, facing, level(geometry, facing, c))
+                })
                 .collect();
             for c in geometry.cells() {
-                let i = geometry.info(c);
-                if rows.contains(&(i.board, i.rank)) {
+                let facing = orientation.facing(side, c.index());
+                let row = (geometry.info(c).board, facing, level(geometry, facing, c));
+                if rows.contains(&row) {
                     set.insert(c);
                 }
             }
@@ -86,4 +96,11 @@ pub(super) fn start(
         counts,
         initial,
     })
+}
+
+/// How far forward `cell` is in a frame facing `facing` (the forward component of its board
+/// coordinates): cells with the same value are level with each other across that frame.
+fn level(geometry: &Geometry, facing: Facing, cell: Cell) -> i32 {
+    let i = geometry.info(cell);
+    facing.local((i.file as i32, i.rank as i32)).1
 }
