@@ -58,14 +58,32 @@ fn capablanca_king_and_bishop_against_king_is_drawn() {
 #[test]
 fn the_rule_is_derived_from_movement_not_from_letters() {
     // Ecumenical's Camel (C, a (3,1) leaper) keeps to one colour; so does the BC compound (L).
-    dead("ecumenical-northern", "k15/16/16/16/16/16/16/5C9K w - - 0 1");
-    dead("ecumenical-northern", "k15/16/16/16/16/16/16/5L9K w - - 0 1");
+    dead(
+        "ecumenical-northern",
+        "k15/16/16/16/16/16/16/5C9K w - - 0 1",
+    );
+    dead(
+        "ecumenical-northern",
+        "k15/16/16/16/16/16/16/5L9K w - - 0 1",
+    );
     // A Camel and a Bishop on the same colour cannot mate; on different colours they can.
-    dead("ecumenical-northern", "k15/16/16/16/16/16/8B7/5C9K w - - 0 1");
-    alive("ecumenical-northern", "k15/16/16/16/16/16/5B10/5C9K w - - 0 1");
+    dead(
+        "ecumenical-northern",
+        "k15/16/16/16/16/16/8B7/5C9K w - - 0 1",
+    );
+    alive(
+        "ecumenical-northern",
+        "k15/16/16/16/16/16/5B10/5C9K w - - 0 1",
+    );
     // Toulousain's Knight alone cannot mate on 12x12 either; its Rook can.
-    dead("toulousain", "11k/12/12/12/12/12/12/12/12/12/12/10NK w - - 0 1");
-    alive("toulousain", "11k/12/12/12/12/12/12/12/12/12/12/10RK w - - 0 1");
+    dead(
+        "toulousain",
+        "11k/12/12/12/12/12/12/12/12/12/12/10NK w - - 0 1",
+    );
+    alive(
+        "toulousain",
+        "11k/12/12/12/12/12/12/12/12/12/12/10RK w - - 0 1",
+    );
     // Grand chess: King and Bishop against King.
     dead("grand", "k9/10/10/10/10/10/10/10/10/5B3K w - - 0 1");
 }
