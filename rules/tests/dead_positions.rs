@@ -104,3 +104,35 @@ fn rules_with_other_goals_are_not_judged_by_mating_material() {
     let p = at("courier", "k11/12/12/12/12/12/12/5F5K b - - 0 1");
     assert_ne!(p.outcome(), DEAD);
 }
+
+#[test]
+fn old_pieces_judged_by_trying_every_placement() {
+    // A variant of our own with the medieval short-range pieces and no bare-King rule.
+    let text = r#"
+name = "short-range"
+extends = "chess"
+start = "4k3/8/8/8/8/8/8/4K3 w - - 0 1"
+[pieces.F]
+name = "Ferz"
+moves = "F"
+[pieces.A]
+name = "Alfil"
+moves = "A"
+[pieces.M]
+name = "Man"
+moves = "K"
+"#;
+    let mut catalog = Catalog::builtin();
+    let name = catalog.add("short-range.toml", text).unwrap();
+    let v = catalog.get(&name).unwrap();
+    let outcome = |s: &str| fen::position(&v, s).unwrap().outcome();
+    // A Ferz or an Alfil with its King cannot mate a lone King anywhere on 8x8; a Man can.
+    assert_eq!(outcome("7k/8/8/8/8/8/8/5F1K w - - 0 1"), DEAD);
+    assert_eq!(outcome("7k/8/8/8/8/8/8/5A1K w - - 0 1"), DEAD);
+    assert_eq!(outcome("7k/8/8/8/8/8/8/5M1K w - - 0 1"), None);
+    // Ferz and Bishop of one colour: dead; Ferz and Alfil of one colour too.
+    assert_eq!(outcome("7k/8/8/8/8/8/6B1/5F1K w - - 0 1"), DEAD);
+    assert_eq!(outcome("7k/8/8/8/8/8/8/3A1F1K w - - 0 1"), DEAD);
+    // Two Ferzes on different colours: alive (they may mate with help).
+    assert_eq!(outcome("7k/8/8/8/8/8/5F2/5F1K w - - 0 1"), None);
+}
