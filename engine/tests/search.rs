@@ -264,10 +264,18 @@ fn courier_stalemate_and_bare_king_win_for_the_engine() {
     let mut pos = fen::position(&v, "k11/p11/P1K9/12/12/12/12/12 w - - 0 1").unwrap();
     let r = s.search(&mut pos, &depth(3), |_| {});
     assert_eq!(notation::san(&pos, r.best.unwrap()), "Kc7");
-    assert!(matches!(Score::from_internal(r.score), Score::Mate(1)), "{}", r.score);
+    assert!(
+        matches!(Score::from_internal(r.score), Score::Mate(1)),
+        "{}",
+        r.score
+    );
     // Rxa2 bares Black's King while White keeps a Rook more than one capture can take.
     let mut pos = fen::position(&v, "k11/12/12/12/12/12/r11/R3R6K w - - 0 1").unwrap();
     let r = s.search(&mut pos, &depth(3), |_| {});
-    assert_eq!(notation::san(&pos, r.best.unwrap()), "Rxa2");
-    assert!(matches!(Score::from_internal(r.score), Score::Mate(1)), "{}", r.score);
+    assert_eq!(notation::san(&pos, r.best.unwrap()), "Rxa2+");
+    assert!(
+        matches!(Score::from_internal(r.score), Score::Mate(1)),
+        "{}",
+        r.score
+    );
 }
