@@ -136,3 +136,25 @@ moves = "K"
     // Two Ferzes on different colours: alive (they may mate with help).
     assert_eq!(outcome("7k/8/8/8/8/8/5F2/5F1K w - - 0 1"), None);
 }
+
+#[test]
+fn a_castling_right_keeps_the_position_alive() {
+    // King and Rook's partner rights with a Bishop: not judged while a right is left. (A
+    // Rook is alive anyway; the right alone is what this checks, with Bishops that castle.)
+    let text = r#"
+name = "bishop-castles"
+extends = "chess"
+start = "4k3/8/8/8/8/8/8/B3K3 w Q - 0 1"
+[pieces.B]
+name = "Bishop"
+moves = "B"
+castles = true
+"#;
+    let mut catalog = Catalog::builtin();
+    let name = catalog.add("bishop-castles.toml", text).unwrap();
+    let v = catalog.get(&name).unwrap();
+    let with_right = fen::position(&v, "4k3/8/8/8/8/8/8/B3K3 w Q - 0 1").unwrap();
+    assert_eq!(with_right.outcome(), None);
+    let without = fen::position(&v, "4k3/8/8/8/8/8/8/B3K3 w - - 0 1").unwrap();
+    assert_eq!(without.outcome(), DEAD);
+}

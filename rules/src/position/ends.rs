@@ -107,7 +107,7 @@ impl Position {
     /// Camel); and any set of pieces that can never stand on or attack some King step of the
     /// checked King's every cell, which the other King would then have to cover from a cell
     /// next to it (Bishops all on one colour, with Ferzes and Camels of that colour). Alive,
-    /// always: a pawn-like piece (it may promote), a piece with a special power, a royal piece
+    /// always: a pawn-like piece (it may promote), a castling right, a piece with a special power, a royal piece
     /// that is not a symmetric leaper (it could give check), and variants with another way to
     /// win (a capture goal, the bare-King rule, stalemate as a loss) or more than two sides.
     ///
@@ -124,7 +124,10 @@ impl Position {
     /// ```
     pub fn is_dead(&self) -> bool {
         let v = &*self.variant;
-        if v.sides != 2 || v.unusual || v.end.bare_king || v.end.stalemate_loses {
+        // Castling moves a partner where its own moves never go: with a right left, the
+        // regions below would not be the whole truth.
+        if v.sides != 2 || v.unusual || v.end.bare_king || v.end.stalemate_loses || self.rights != 0
+        {
             return false;
         }
         let mut pieces: Vec<(Piece, Cell)> = Vec::new();
