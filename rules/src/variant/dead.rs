@@ -5,7 +5,7 @@
 //!
 //! Nothing here runs during move generation or perft: only [`crate::Position::is_dead`] asks.
 
-use std::{collections::HashMap, sync::OnceLock};
+use std::sync::OnceLock;
 
 use super::Variant;
 use crate::types::{Cell, CellSet, Kind, Side};
@@ -107,10 +107,19 @@ fn royal_steps(v: &Variant) -> Option<Vec<CellSet>> {
 fn kind_reach(v: &Variant, kind: Kind, side: Side, royal: Option<&[CellSet]>) -> KindReach {
     let direct = steps(v, kind, side);
     let n = direct.len();
+    // Whether a mate exists with the piece standing on each cell: asked once per cell, so
+    // that a piece whose reach differs from cell to cell (a forward-only piece) costs no more.
+    let mate_at: Vec<bool> = v
+        .geometry
+        .cells()
+        .map(|x| match royal {
+            Some(steps) => mate_with_piece_on(v, x, &direct[x.index()].1, steps),
+            None => true,
+        })
+        .collect();
     let mut region = Vec::with_capacity(n);
     let mut attacks = Vec::with_capacity(n);
     let mut lone_mate = Vec::with_capacity(n);
-    let mut known: HashMap<CellSet, bool> = HashMap::new();
     for start in v.geometry.cells() {
         // Every cell the piece can ever stand on, from `start`.
         let mut seen = CellSet::EMPTY;
@@ -132,11 +141,7 @@ fn kind_reach(v: &Variant, kind: Kind, side: Side, royal: Option<&[CellSet]>) ->
         or(&mut reg, &att);
         region.push(reg);
         attacks.push(att);
-        let mate = *known.entry(seen).or_insert_with(|| match royal {
-            Some(steps) => lone_mate_exists(v, &seen, &direct, steps),
-            None => true,
-        });
-        lone_mate.push(mate);
+        lone_mate.push(seen.iter().any(|x| mate_at[x.index()]));
     }
     KindReach {
         region,
@@ -151,37 +156,29 @@ pub(crate) fn or(a: &mut CellSet, b: &CellSet) {
     }
 }
 
-/// Whether a King and one piece standing somewhere in `cells` can checkmate a lone King: the
-/// piece attacks the lone King's cell, and every step of the lone King is attacked by the
-/// piece or the other King, or is the piece itself guarded by the other King. The piece's
-/// attacks are taken from the empty board, as if nothing ever blocked them (the King moving
-/// away along a line stays attacked, and a line the other King would block only makes this
-/// say "possible" where it is not), so the answer errs only towards "possible".
-fn lone_mate_exists(
-    v: &Variant,
-    cells: &CellSet,
-    direct: &[(CellSet, CellSet)],
-    steps: &[CellSet],
-) -> bool {
-    for x in cells.iter() {
-        let att = &direct[x.index()].1;
-        for d in att.iter().filter(|d| *d != x) {
-            let flights = &steps[d.index()];
-            for k in v.geometry.cells() {
-                if k == d || k == x || flights.contains(k) {
-                    continue;
+/// Whether a King and one piece standing on `x` (attacking `att` from there) can checkmate a
+/// lone King: the piece attacks the lone King's cell, and every step of the lone King is
+/// attacked by the piece or the other King, or is the piece itself guarded by the other King.
+/// The piece's attacks are taken from the empty board, as if nothing ever blocked them (the
+/// King moving away along a line stays attacked, and a line the other King would block only
+/// makes this say "possible" where it is not), so the answer errs only towards "possible".
+fn mate_with_piece_on(v: &Variant, x: Cell, att: &CellSet, steps: &[CellSet]) -> bool {
+    for d in att.iter().filter(|d| *d != x) {
+        let flights = &steps[d.index()];
+        for k in v.geometry.cells() {
+            if k == d || k == x || flights.contains(k) {
+                continue;
+            }
+            let guard = &steps[k.index()];
+            let covered = |f: Cell| {
+                if f == x {
+                    guard.contains(x)
+                } else {
+                    att.contains(f) || guard.contains(f)
                 }
-                let guard = &steps[k.index()];
-                let covered = |f: Cell| {
-                    if f == x {
-                        guard.contains(x)
-                    } else {
-                        att.contains(f) || guard.contains(f)
-                    }
-                };
-                if flights.iter().all(covered) {
-                    return true;
-                }
+            };
+            if flights.iter().all(covered) {
+                return true;
             }
         }
     }
