@@ -58,7 +58,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rules::{Move, MoveKind, MoveList, Position, Side};
+use rules::{Move, MoveKind, MoveList, Outcome, Position, Side};
 
 use crate::{
     eval::Evaluator,
@@ -527,19 +527,62 @@ impl Searcher {
             };
             return root_score.map(|s| if mine { s } else { -s });
         }
+        let v = self.eval.variant();
+        // The bare-King rule (Courier) ends games with moves left: a win for whoever the rules
+        // name, or a draw when both Kings are bare.
+        if v.end.bare_king
+            && let Some(o) = pos.bare_king_outcome()
+        {
+            return Some(match o {
+                Outcome::Win { winner, .. } if winner == pos.turn() => -mated,
+                Outcome::Win { .. } => mated,
+                Outcome::Draw(_) => 0,
+            });
+        }
         if !moves_empty {
             return None;
         }
         if let Some(w) = pos.capture_winner() {
             return Some(if w == pos.turn() { -mated } else { mated });
         }
-        Some(if pos.is_check() { mated } else { 0 })
+        Some(if pos.is_check() || v.end.stalemate_loses {
+            mated
+        } else {
+            0
+        })
     }
 
     fn is_draw(&self, pos: &Position) -> bool {
         let v = self.eval.variant();
         (v.draws.fifty_moves && pos.halfmoves() >= 50 * v.sides as u32)
             || (v.draws.repetitions > 0 && pos.repetitions() >= 2)
+            || self.is_dead(pos)
+    }
+
+    /// A dead position (no mate possible with the material left, [`Position::is_dead`]) is a
+    /// draw. Asked only when at most four pieces besides the royal ones are left, none of them
+    /// pawn-like, so that the middlegame pays a few counts per node and nothing more.
+    fn is_dead(&self, pos: &Position) -> bool {
+        let v = self.eval.variant();
+        if self.four || !v.draws.insufficient_material {
+            return false;
+        }
+        let mut left = 0;
+        for k in v.kinds() {
+            let p = v.piece(k);
+            if p.royal {
+                continue;
+            }
+            let n = u32::from(pos.count(Side::WHITE, k)) + u32::from(pos.count(Side::BLACK, k));
+            if n > 0 && p.pawn {
+                return false;
+            }
+            left += n;
+            if left > 4 {
+                return false;
+            }
+        }
+        pos.is_dead()
     }
 
     fn negamax(
@@ -772,6 +815,9 @@ impl Searcher {
         let entry = if self.four { None } else { self.tt.probe(key) };
         if let Some(s) = entry.and_then(|e| settled(&e, ply, alpha, beta)) {
             return s;
+        }
+        if self.is_dead(pos) {
+            return 0;
         }
         let alpha0 = alpha;
         let mut moves = std::mem::take(&mut self.buffers[ply]);

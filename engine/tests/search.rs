@@ -246,3 +246,36 @@ fn node_and_time_limits_stop_the_search() {
     );
     assert!(r.best.is_some());
 }
+
+#[test]
+fn a_dead_position_scores_as_a_draw() {
+    // Capablanca, King and Bishop against King: every line stays dead, so the score is 0,
+    // not the Bishop's worth.
+    let (v, mut s) = searcher("capablanca");
+    let mut pos = fen::position(&v, "k9/10/10/10/10/10/10/5B3K w - - 0 1").unwrap();
+    let r = s.search(&mut pos, &depth(3), |_| {});
+    assert_eq!(r.score, 0);
+}
+
+#[test]
+fn courier_stalemate_and_bare_king_win_for_the_engine() {
+    // Kc7 stalemates Black, which loses in Courier.
+    let (v, mut s) = searcher("courier");
+    let mut pos = fen::position(&v, "k11/p11/P1K9/12/12/12/12/12 w - - 0 1").unwrap();
+    let r = s.search(&mut pos, &depth(3), |_| {});
+    assert_eq!(notation::san(&pos, r.best.unwrap()), "Kc7");
+    assert!(
+        matches!(Score::from_internal(r.score), Score::Mate(1)),
+        "{}",
+        r.score
+    );
+    // Rxa2 bares Black's King while White keeps a Rook more than one capture can take.
+    let mut pos = fen::position(&v, "k11/12/12/12/12/12/r11/R3R6K w - - 0 1").unwrap();
+    let r = s.search(&mut pos, &depth(3), |_| {});
+    assert_eq!(notation::san(&pos, r.best.unwrap()), "Rxa2+");
+    assert!(
+        matches!(Score::from_internal(r.score), Score::Mate(1)),
+        "{}",
+        r.score
+    );
+}

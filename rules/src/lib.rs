@@ -43,4 +43,6 @@ pub use geometry::{Geometry, GeometryError};
 pub use position::{DrawReason, Outcome, Position, PositionError, Setup, WinReason};
 pub use spec::SpecError;
 pub use types::{Cell, CellSet, Kind, Move, MoveKind, MoveList, Piece, Side};
-pub use variant::{CastleEntry, CastlingRule, Draws, PieceType, Promotion, Reach, Variant};
+pub use variant::{
+    CastleEntry, CastlingRule, Draws, EndRules, PieceType, Promotion, Reach, Variant,
+};

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 mod attacks;
+mod ends;
 mod make;
 mod movegen;
 mod outcome;

@@ -196,6 +196,35 @@ pub struct VictorySpec {
     /// A side wins once it has captured, over the whole game, at least one enemy piece of each
     /// of these kinds (CoBlaChe: `["Q", "I", "M", "B", "F"]`).
     pub capture_one_of_each: Option<Vec<String>>,
+    /// What a stalemate is: `draw` (the default) or `loss` for the stalemated side (Courier,
+    /// Shatranj).
+    pub stalemate: Option<StalemateRule>,
+    /// The bare-King rule: `none` (the default) or `loses` (a side left with nothing but its
+    /// royal piece loses, unless its very next move bares the other side too: then drawn).
+    pub bare_king: Option<BareKingRule>,
+}
+
+/// The spellings of `victory.stalemate`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StalemateRule {
+    /// `draw`: a stalemate draws (the default).
+    #[default]
+    Draw,
+    /// `loss`: the stalemated side loses.
+    Loss,
+}
+
+/// The spellings of `victory.bare_king`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BareKingRule {
+    /// `none`: a bare King plays on (the default).
+    #[default]
+    None,
+    /// `loses`: a side with only its royal piece left loses, unless its very next move leaves
+    /// the other side with only its royal piece too (then the game is drawn).
+    Loses,
 }
 
 /// How castling works.
@@ -245,8 +274,8 @@ pub struct DrawSpec {
     pub fifty_moves: Option<bool>,
     /// How many times a position must occur to draw. Default 3; 0 turns it off.
     pub repetitions: Option<u8>,
-    /// Which dead-position material rule applies; absent means
-    /// [`InsufficientMaterial::None`].
+    /// Whether material that can never checkmate draws; absent means
+    /// [`InsufficientMaterial::Derived`].
     pub insufficient_material: Option<InsufficientMaterial>,
 }
 
@@ -273,11 +302,15 @@ pub enum CastlingStyle {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum InsufficientMaterial {
-    /// `fide`: FIDE's dead positions draw (K v K, K and one minor piece v K, Bishops all on
-    /// one colour). Written for the orthodox pieces, so only chess-like variants use it.
-    Fide,
-    /// `none`: material never draws by itself (the default).
+    /// `derived` (the default): a position draws when the pieces left can never checkmate,
+    /// judged from what each piece's movement reaches on this board (colour-bound pieces, a
+    /// lone piece that cannot mate with its King's help); see `Position::is_dead`. On FIDE's
+    /// pieces it gives FIDE's material rule.
     #[default]
+    Derived,
+    /// `fide`: the same rule as `derived` (the name variant files used before it was derived).
+    Fide,
+    /// `none`: material never draws by itself (Through the Looking-Glass, which has no check).
     None,
 }
 
@@ -458,7 +491,11 @@ mod tests {
         );
         let e = parse_file("x.toml", "[draws]\ninsufficient_material = \"FIDE\"\n").unwrap_err();
         assert_eq!(e.key, "draws.insufficient_material (line 2)", "{e}");
-        assert!(e.problem.contains("expected `fide` or `none`"), "{e}");
+        assert!(
+            e.problem
+                .contains("expected one of `derived`, `fide`, `none`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod board;
 mod castling;
+pub(crate) mod dead;
 mod end;
 mod pieces;
 mod promotion;
@@ -115,7 +116,7 @@ impl Powers {
         }
     }
 
-    fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.flip.is_some()
             || self.pushes
             || self.capturable_by != u32::MAX
@@ -218,8 +219,18 @@ pub struct Draws {
     pub fifty_moves: bool,
     /// This many occurrences of a position draw (0 = off).
     pub repetitions: u8,
-    /// The FIDE dead-position material rule.
-    pub fide_insufficient_material: bool,
+    /// Material that can never checkmate draws ([`crate::Position::is_dead`]).
+    pub insufficient_material: bool,
+}
+
+/// How a game ends besides checkmate and the draws (`[victory]`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EndRules {
+    /// A stalemate is a loss for the stalemated side (Courier), not a draw.
+    pub stalemate_loses: bool,
+    /// A side left with only its royal piece loses, unless its very next move leaves the other
+    /// side with only its royal piece too: then the game is drawn (Courier, Shatranj).
+    pub bare_king: bool,
 }
 
 /// A playable variant. Build one with [`crate::Catalog`] or [`Variant::from_spec`]; share it
@@ -253,6 +264,8 @@ pub struct Variant {
     pub promotion: Promotion,
     /// Draw rules.
     pub draws: Draws,
+    /// Stalemate and bare-King rules.
+    pub end: EndRules,
     /// How many of each kind each side has at the start (`[side][kind]`).
     pub start_counts: Vec<[u8; MAX_KINDS + 1]>,
     pub(crate) tables: Tables,
@@ -270,6 +283,9 @@ pub struct Variant {
     pub move_rules: bool,
     /// Special powers, river rules or a capture goal: the legal generator leaves its fast path.
     pub unusual: bool,
+    /// What each piece kind can reach and whether it can mate alone, for the dead-position
+    /// rule: built on first use, per kind and side.
+    pub(crate) mating: dead::Mating,
 }
 
 impl Variant {
@@ -417,6 +433,7 @@ impl Variant {
             sides,
         )?;
         let draws = end::draws(spec.draws.as_ref());
+        let end = end::end_rules(spec.victory.as_ref());
         let confined = pieces::confinement(file, piece_specs, &mut pieces, &geometry, sides)?;
         pieces::river_rules(file, piece_specs, &mut pieces, &geometry)?;
         let sections = board::sections(&geometry);
@@ -452,6 +469,7 @@ impl Variant {
             .collect();
         tables.mark_promotions(&pieces, &zones);
         let zobrist = Zobrist::new(geometry.len(), sides as usize);
+        let pieces_len = pieces.len();
         let special = special_on.then(|| Box::new(special::tables(&geometry)));
         Ok(Variant {
             display_name: spec.display_name.clone().unwrap_or_else(|| name.clone()),
@@ -467,6 +485,7 @@ impl Variant {
             castling,
             promotion,
             draws,
+            end,
             start_counts: start.counts,
             tables,
             zobrist,
@@ -476,6 +495,7 @@ impl Variant {
             unusual: special_on || move_rules || !capture_goal.is_empty(),
             capture_goal,
             move_rules,
+            mating: dead::Mating::new(pieces_len, sides),
         })
     }
 }

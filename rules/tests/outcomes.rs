@@ -59,10 +59,21 @@ fn insufficient_material_where_it_applies() {
     );
     let p = play("chess", Some("7k/8/8/8/8/8/8/6RK w - - 0 1"), "");
     assert_eq!(p.outcome(), None);
-    // Toulousain does not use the FIDE material rule (a Camel-like leaper cannot be judged so).
+    // Every variant has the material rule, derived from its pieces on its board
+    // (`tests/dead_positions.rs`): a lone Knight cannot mate on Toulousain's 12x12 either,
+    // and a Camel with a Pawn is alive (the Pawn may promote).
     let p = play(
         "toulousain",
         Some("11k/12/12/12/12/12/12/12/12/12/12/10NK w - - 0 1"),
+        "",
+    );
+    assert_eq!(
+        p.outcome(),
+        Some(Outcome::Draw(DrawReason::InsufficientMaterial))
+    );
+    let p = play(
+        "toulousain",
+        Some("11k/12/12/12/12/12/12/12/12/12/P11/10MK w - - 0 1"),
         "",
     );
     assert_eq!(p.outcome(), None);

@@ -96,3 +96,33 @@ fn perft_tables() {
     println!("perft: {run} counts checked, {skipped} skipped above {limit} nodes");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The Courier endgames recorded from Fairy-Stockfish by `scripts/fsf-perft` (their counts
+/// are checked by [`perft_tables`] with the other files): they must stay positions where its
+/// bare-King rule cannot cut its move lists within the depth, three or more pieces besides the
+/// King on each side, so that its counts are pure move generation like ours.
+#[test]
+fn courier_endgames_from_fairy_stockfish_are_where_the_rules_agree() {
+    let catalog = Catalog::builtin();
+    let courier = catalog.get("courier").unwrap();
+    let cases: Vec<Case> = load()
+        .into_iter()
+        .filter(|c| c.file == "courier-endgames.perft")
+        .collect();
+    assert!(cases.len() >= 8, "courier-endgames.perft went missing");
+    for case in &cases {
+        assert_eq!(case.variant, "courier");
+        let pos = fen::position(&courier, &case.epd).unwrap();
+        let deepest = case.depths.iter().map(|d| d.0).max().unwrap();
+        assert!(deepest <= 4, "{}: depth {deepest}", case.id);
+        for side in courier.all_sides() {
+            let pieces: u32 = courier
+                .kinds()
+                .filter(|k| !courier.piece(*k).royal)
+                .map(|k| u32::from(pos.count(side, k)))
+                .sum();
+            // At most two of them can be taken in four plies.
+            assert!(pieces >= 3, "{}: {side:?} has {pieces} pieces", case.id);
+        }
+    }
+}

@@ -169,6 +169,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     /// Handles one line and returns what to print here (what belongs to other players has
     /// gone to their mailboxes), reporting the replies delivered: for a caller that shows
     /// the text at once (tests). [`Console::run`] reports them after it printed them.
+    #[cfg(test)]
     pub async fn line(&self, text: &str) -> String {
         let (out, replies) = self.line_held(text).await;
         self.delivered(&replies).await;

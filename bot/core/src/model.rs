@@ -266,6 +266,9 @@ pub enum EndReason {
     FiftyMoves,
     /// Neither side can win any more.
     InsufficientMaterial,
+    /// The bare-King rule (Courier): the loser was left with his King alone and did not bare
+    /// the winner's at once; a draw when both Kings are bare.
+    BareKing,
     /// A player resigned.
     Resignation,
     /// The players agreed to a draw.
@@ -276,7 +279,7 @@ pub enum EndReason {
 
 impl EndReason {
     /// Every reason, for round-trip tests.
-    pub const ALL: [EndReason; 11] = [
+    pub const ALL: [EndReason; 12] = [
         EndReason::Checkmate,
         EndReason::Captures,
         EndReason::KingCaptured,
@@ -285,6 +288,7 @@ impl EndReason {
         EndReason::Repetition,
         EndReason::FiftyMoves,
         EndReason::InsufficientMaterial,
+        EndReason::BareKing,
         EndReason::Resignation,
         EndReason::Agreement,
         EndReason::Timeout,
@@ -301,6 +305,7 @@ impl EndReason {
             EndReason::Repetition => "repetition",
             EndReason::FiftyMoves => "fifty-moves",
             EndReason::InsufficientMaterial => "insufficient-material",
+            EndReason::BareKing => "bare-king",
             EndReason::Resignation => "resignation",
             EndReason::Agreement => "agreement",
             EndReason::Timeout => "timeout",
@@ -336,6 +341,7 @@ impl EndReason {
             EndReason::Repetition => "repetition",
             EndReason::FiftyMoves => "the fifty-move rule",
             EndReason::InsufficientMaterial => "insufficient material",
+            EndReason::BareKing => "the bare King rule",
             EndReason::Resignation => "resignation",
             EndReason::Agreement => "agreement",
             EndReason::Timeout => "time running out",
@@ -353,6 +359,7 @@ impl EndReason {
             EndReason::Repetition => "Repetition",
             EndReason::FiftyMoves => "Fifty-move rule",
             EndReason::InsufficientMaterial => "Insufficient material",
+            EndReason::BareKing => "Bare King",
             EndReason::Resignation => "Resignation",
             EndReason::Agreement => "Agreement",
             EndReason::Timeout => "Time",

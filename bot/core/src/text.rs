@@ -103,6 +103,14 @@ pub fn rules(v: &Variant) -> String {
             .collect();
         s.push_str(&format!("Pawns promote to: {}.\n", names.join(", ")));
     }
+    if v.end.stalemate_loses {
+        s.push_str("Stalemate: the player with no legal move loses.\n");
+    }
+    if v.end.bare_king {
+        s.push_str(
+            "Bare King: a player left with his King alone loses, unless his very next move takes the other side's last piece besides the King (two bare Kings: a draw).\n",
+        );
+    }
     if v.name == crate::service::chess960::VARIANT {
         s.push_str(
             "Start: one of the 960 positions, drawn at random for each game and named when it starts; choose one with `challenge @someone chess960 position N` (0-959; 518 is the usual chess array).\n",
@@ -238,4 +246,18 @@ pub fn glass_board(state: &str) -> Option<String> {
         s.push_str("  a b c d e f g h\n");
     }
     Some(s.trim_end().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use rules::Catalog;
+
+    #[test]
+    fn the_rules_text_tells_courier_s_end_rules_and_only_there() {
+        let courier = super::rules(&Catalog::builtin().get("courier").unwrap());
+        assert!(courier.contains("Stalemate: the player with no legal move loses."));
+        assert!(courier.contains("Bare King: "), "{courier}");
+        let chess = super::rules(&Catalog::builtin().get("chess").unwrap());
+        assert!(!chess.contains("Stalemate:") && !chess.contains("Bare King"));
+    }
 }

@@ -1,8 +1,9 @@
-//! How the game stands: checkmate, stalemate, the capture goal, repetition, the 50-move rule
-//! and dead positions, checked in that order.
+//! How the game stands: the capture goal, the bare King, checkmate, stalemate, repetition,
+//! the 50-move rule and dead positions, checked in that order (the material rules themselves
+//! live in `ends.rs`).
 
 use super::Position;
-use crate::types::{Cell, MoveList, Piece, Side};
+use crate::types::{MoveList, Side};
 
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,6 +29,12 @@ pub enum WinReason {
     /// The last other side left the game by resigning (games of more than two sides; with
     /// two, resignation is no move and the caller records it).
     Resignation,
+    /// The loser has no legal move and is not in check, and the variant counts that as a loss
+    /// (`[victory] stalemate = "loss"`: Courier).
+    Stalemate,
+    /// The loser has nothing left but its royal piece and did not, or cannot, bare the
+    /// winner's on its next move (`[victory] bare_king = "loses"`: Courier).
+    BareKing,
 }
 
 /// Why the game is drawn.
@@ -41,6 +48,9 @@ pub enum DrawReason {
     FiftyMoves,
     /// Neither side can mate.
     InsufficientMaterial,
+    /// Both sides are down to their royal piece, the bare side having bared the other at
+    /// once (`[victory] bare_king = "loses"`).
+    BareKings,
 }
 
 impl std::fmt::Display for Outcome {
@@ -50,12 +60,15 @@ impl std::fmt::Display for Outcome {
                 WinReason::Checkmate => write!(f, "checkmate"),
                 WinReason::Captures => write!(f, "the capture of the pieces that win"),
                 WinReason::Resignation => write!(f, "resignation"),
+                WinReason::Stalemate => write!(f, "stalemate"),
+                WinReason::BareKing => write!(f, "the bare King"),
             },
             Outcome::Draw(r) => match r {
                 DrawReason::Stalemate => write!(f, "stalemate"),
                 DrawReason::Repetition => write!(f, "repetition"),
                 DrawReason::FiftyMoves => write!(f, "the fifty-move rule"),
                 DrawReason::InsufficientMaterial => write!(f, "insufficient material"),
+                DrawReason::BareKings => write!(f, "both Kings bare"),
             },
         }
     }
@@ -108,17 +121,34 @@ impl Position {
                 reason: WinReason::Captures,
             });
         }
+        // The bare-King rule goes first: a side that stayed bare after its move has lost
+        // already, whatever the position now is (as in Fairy-Stockfish).
+        let bare = self.bare_king_outcome();
+        if let Some(o @ Outcome::Win { winner, .. }) = bare
+            && winner == self.turn
+        {
+            return Some(o);
+        }
         let mut buf = MoveList::new();
         if self.count_legal(&mut buf) == 0 {
+            let sides = v.sides;
+            let other = Side((self.turn.0 + sides - 1) % sides);
             return Some(if self.is_check() {
-                let sides = v.sides;
                 Outcome::Win {
-                    winner: Side((self.turn.0 + sides - 1) % sides),
+                    winner: other,
                     reason: WinReason::Checkmate,
+                }
+            } else if v.end.stalemate_loses {
+                Outcome::Win {
+                    winner: other,
+                    reason: WinReason::Stalemate,
                 }
             } else {
                 Outcome::Draw(DrawReason::Stalemate)
             });
+        }
+        if bare.is_some() {
+            return bare;
         }
         if v.draws.repetitions > 0 && self.repetitions() >= v.draws.repetitions as usize {
             return Some(Outcome::Draw(DrawReason::Repetition));
@@ -126,7 +156,7 @@ impl Position {
         if v.draws.fifty_moves && self.halfmoves >= 100 {
             return Some(Outcome::Draw(DrawReason::FiftyMoves));
         }
-        if v.draws.fide_insufficient_material && self.fide_insufficient() {
+        if v.draws.insufficient_material && self.is_dead() {
             return Some(Outcome::Draw(DrawReason::InsufficientMaterial));
         }
         None
@@ -143,36 +173,5 @@ impl Position {
             }
         }
         n
-    }
-
-    /// FIDE's dead positions: only Kings, plus at most one minor piece, or bishops that all
-    /// stand on one colour.
-    fn fide_insufficient(&self) -> bool {
-        let v = &*self.variant;
-        let g = &v.geometry;
-        let mut minors = 0;
-        let mut bishop_colours = [false; 2];
-        let mut only_bishops = true;
-        for (i, c) in self.board.iter().enumerate() {
-            let Some(p) = Piece::from_code(*c) else {
-                continue;
-            };
-            let pt = v.piece(p.kind);
-            if pt.royal {
-                continue;
-            }
-            match pt.letter {
-                'N' => {
-                    minors += 1;
-                    only_bishops = false;
-                }
-                'B' => {
-                    minors += 1;
-                    bishop_colours[g.colour(Cell(i as u8)) as usize] = true;
-                }
-                _ => return false,
-            }
-        }
-        minors <= 1 || (only_bishops && !(bishop_colours[0] && bishop_colours[1]))
     }
 }

@@ -1,20 +1,30 @@
 //! How a game ends besides checkmate and stalemate: `[draws]` and `[victory]`.
 
-use super::{Draws, PieceType, pieces::kinds_of};
+use super::{Draws, EndRules, PieceType, pieces::kinds_of};
 use crate::{
-    spec::{DrawSpec, InsufficientMaterial, SpecError, VictorySpec},
+    spec::{BareKingRule, DrawSpec, InsufficientMaterial, SpecError, StalemateRule, VictorySpec},
     types::Kind,
 };
 
-/// The draw rules; every key has a default (50 moves on, threefold repetition, no material
-/// rule), so this cannot fail: an unknown material rule was refused when the file was read.
+/// The draw rules; every key has a default (50 moves on, threefold repetition, the material
+/// rule derived from the pieces), so this cannot fail: an unknown material rule was refused
+/// when the file was read.
 pub(super) fn draws(spec: Option<&DrawSpec>) -> Draws {
     let spec = spec.cloned().unwrap_or_default();
     Draws {
         fifty_moves: spec.fifty_moves.unwrap_or(true),
         repetitions: spec.repetitions.unwrap_or(3),
-        fide_insufficient_material: spec.insufficient_material.unwrap_or_default()
-            == InsufficientMaterial::Fide,
+        insufficient_material: spec.insufficient_material.unwrap_or_default()
+            != InsufficientMaterial::None,
+    }
+}
+
+/// How stalemate and a bare King end the game (`[victory]`); both default to the orthodox
+/// reading (stalemate draws, a bare King plays on).
+pub(super) fn end_rules(spec: Option<&VictorySpec>) -> EndRules {
+    EndRules {
+        stalemate_loses: spec.and_then(|v| v.stalemate).unwrap_or_default() == StalemateRule::Loss,
+        bare_king: spec.and_then(|v| v.bare_king).unwrap_or_default() == BareKingRule::Loses,
     }
 }
 

@@ -294,14 +294,23 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 result: GameResult::Win(winner),
                 reason,
             } => {
-                // The mover wins (mate and the capture goal are given by the move itself);
-                // the side now to move is the one beaten. Both are named.
-                let beaten = slot(next, &mut mentions);
+                // The mover usually wins (mate, stalemate as a loss, the capture goal, baring
+                // the other King are given by the move itself) and the side now to move is
+                // beaten; but a bare King that did not bare the other loses by its own move,
+                // and then the side to move wins. Both are named.
+                let winner = usize::from(*winner);
+                let loser = if winner == next {
+                    usize::from(mover)
+                } else {
+                    next
+                };
+                let who = slot(winner, &mut mentions);
+                let beaten = slot(loser, &mut mentions);
                 text.push_str(&format!(
-                    " {} — {{0}} ({}) beats {beaten} ({}).",
+                    " {} — {who} ({}) beats {beaten} ({}).",
                     reason.headline(),
-                    Side(*winner).name(n),
-                    Side(next as u8).name(n)
+                    Side(winner as u8).name(n),
+                    Side(loser as u8).name(n)
                 ));
             }
             GameStatus::Finished {
@@ -411,6 +420,9 @@ pub(super) fn finished(o: Outcome) -> GameStatus {
                 WinReason::Captures => EndReason::Captures,
                 // The last opponent of a four-player game resigned (his resignation move).
                 WinReason::Resignation => EndReason::Resignation,
+                // Courier: the stalemated side loses, and so does a bare King.
+                WinReason::Stalemate => EndReason::Stalemate,
+                WinReason::BareKing => EndReason::BareKing,
             },
         ),
         Outcome::Draw(r) => (
@@ -420,6 +432,7 @@ pub(super) fn finished(o: Outcome) -> GameStatus {
                 DrawReason::Repetition => EndReason::Repetition,
                 DrawReason::FiftyMoves => EndReason::FiftyMoves,
                 DrawReason::InsufficientMaterial => EndReason::InsufficientMaterial,
+                DrawReason::BareKings => EndReason::BareKing,
             },
         ),
     };
@@ -456,5 +469,59 @@ fn move_error(pos: &Position, text: &str, e: notation::MoveTextError) -> String 
         }
         // The engine's refusals quote what was typed themselves (`rules::quote`).
         other => crate::text::sentence(&other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rules::{DrawReason, Outcome, Side, WinReason};
+
+    use super::finished;
+    use crate::model::{EndReason, GameResult, GameStatus};
+
+    #[test]
+    fn every_rules_outcome_has_its_end_reason() {
+        let win = |reason| Outcome::Win {
+            winner: Side(1),
+            reason,
+        };
+        for (o, result, reason) in [
+            (
+                win(WinReason::Checkmate),
+                GameResult::Win(1),
+                EndReason::Checkmate,
+            ),
+            (
+                win(WinReason::Stalemate),
+                GameResult::Win(1),
+                EndReason::Stalemate,
+            ),
+            (
+                win(WinReason::BareKing),
+                GameResult::Win(1),
+                EndReason::BareKing,
+            ),
+            (
+                Outcome::Draw(DrawReason::BareKings),
+                GameResult::Draw,
+                EndReason::BareKing,
+            ),
+            (
+                Outcome::Draw(DrawReason::InsufficientMaterial),
+                GameResult::Draw,
+                EndReason::InsufficientMaterial,
+            ),
+        ] {
+            assert_eq!(
+                finished(o),
+                GameStatus::Finished { result, reason },
+                "{o:?}"
+            );
+        }
+        assert_eq!(EndReason::BareKing.as_str(), "bare-king");
+        assert_eq!(
+            format!("Draw by {}.", EndReason::BareKing.describe()),
+            "Draw by the bare King rule."
+        );
     }
 }
