@@ -19,6 +19,10 @@
 //! measured idle and busy in one run, with the pool at its default size (cores minus one)
 //! and at four threads (four searches at once, more threads than this machine has cores).
 //!
+//! Since the outbox (issue 27) a move's reply is stored with the move and reported delivered
+//! after the picture is made, as an adapter does once the platform took it: both are inside
+//! the timed path.
+//!
 //! Run: `cargo bench -p bot-store --bench service` (`-- busy` for the bot lines only). The
 //! database lives under cargo's target tmp dir, on the same disk as the build, never on a
 //! tmpfs where fsync is free.
@@ -200,6 +204,11 @@ async fn one_move(
         Depth::Raster => {
             std::hint::black_box(renderer.pixmap(&view, &theme, 640).expect("raster"));
         }
+    }
+    // The adapter reports each reply delivered once the platform took it (the outbox).
+    for key in replies.iter().filter_map(|r| r.key.as_ref()) {
+        svc.settle_mail(key, bot_core::outbox::Attempt::Delivered)
+            .await;
     }
     t.elapsed()
 }
