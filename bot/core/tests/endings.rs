@@ -104,7 +104,7 @@ fn check_ending(
 ) {
     let context = format!("{how} typed at {at:?}: {replies:#?}");
     let is_result = |text: &str| {
-        ["wins", "beats", "drawn", "Draw by", "aborted", "resigns"]
+        ["wins", "beats", "drawn", "Draw by", "aborted", "resigns", "Draw."]
             .iter()
             .any(|w| text.contains(w))
     };
@@ -140,17 +140,29 @@ fn check_ending(
         Audience::Room => r.place.as_ref().is_none_or(|p| p.same_room(here)),
     });
     assert!(reaches_actor, "the actor is not answered: {context}");
-    // In Looking-Glass, where each player talks to the bot in his direct chat, each player
-    // is told there too.
+    // The room learns the result exactly once.
+    let in_room = replies
+        .iter()
+        .filter(|r| {
+            r.audience == Audience::Room
+                && r.place
+                    .as_ref()
+                    .unwrap_or(t.place(actor_seat, at))
+                    .same_room(&record.place)
+                && is_result(&r.text)
+        })
+        .count();
+    assert_eq!(in_room, 1, "the room is told {in_room} times: {context}");
+    // Every player is told privately too, exactly once, in every game (his direct channel
+    // may be all he reads; a Looking-Glass player gives his orders there).
+    for p in &record.seats {
+        let told = replies
+            .iter()
+            .filter(|r| r.audience == Audience::Private(p.clone()) && is_result(&r.text))
+            .count();
+        assert_eq!(told, 1, "{p} is told privately {told} times: {context}");
+    }
     if glass_rules(&record.variant).is_some() {
-        for p in &record.seats {
-            assert!(
-                replies
-                    .iter()
-                    .any(|r| r.audience == Audience::Private(p.clone())),
-                "{p} is not told privately: {context}"
-            );
-        }
         assert!(
             replies.iter().any(|r| r.text.contains("revealed")
                 && r.audience == Audience::Room
