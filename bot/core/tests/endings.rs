@@ -104,9 +104,11 @@ fn check_ending(
 ) {
     let context = format!("{how} typed at {at:?}: {replies:#?}");
     let is_result = |text: &str| {
-        ["wins", "beats", "drawn", "Draw by", "aborted", "resigns", "Draw."]
-            .iter()
-            .any(|w| text.contains(w))
+        [
+            "wins", "beats", "drawn", "Draw by", "aborted", "resigns", "Draw.",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
     };
     // The game's room is told the result, and every player is mentioned in a way every
     // platform shows (a placeholder for each mention).
