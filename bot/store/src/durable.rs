@@ -137,6 +137,16 @@ impl WriteGate {
         }
     }
 
+    /// Waits for this writer's turn, for a write that need not be on disk when it returns
+    /// (see `SqlStore::begin_write_unsynced`): not counted among the durable turns, and its
+    /// end does not wait for an fsync.
+    pub(crate) async fn turn_unsynced(&self) -> WriteTurn {
+        WriteTurn {
+            guard: Some(self.gate.clone().lock_owned().await),
+            log: None,
+        }
+    }
+
     pub(crate) fn log(&self) -> Option<&LogSync> {
         self.log.as_deref()
     }

@@ -68,6 +68,25 @@ pub(crate) async fn post(
     Ok(())
 }
 
+/// Whether anything is due for `platform` at `now_ms`: a read without the write lock, so an
+/// idle sender's polls cost neither a write turn nor an fsync.
+pub(crate) async fn any_due(
+    conn: &mut AnyConnection,
+    platform: Platform,
+    now_ms: i64,
+) -> Result<bool> {
+    let due: Option<i64> = sqlx::query_scalar(
+        "SELECT seq FROM outbox WHERE state = 'waiting' AND platform = $1 \
+         AND not_before_ms <= $2 AND (claim_until_ms IS NULL OR claim_until_ms < $2) LIMIT 1",
+    )
+    .bind(platform.as_str())
+    .bind(now_ms)
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(backend)?;
+    Ok(due.is_some())
+}
+
 /// Claims due entries inside `conn`'s transaction (see the module's note on atomicity).
 /// An entry whose body cannot be read is given up on the spot (logged), never returned.
 pub(crate) async fn claim_due(

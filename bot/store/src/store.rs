@@ -267,6 +267,22 @@ impl SqlStore {
     /// read lock.
     async fn begin_write(&self) -> Result<WriteTx> {
         let turn = self.write_turn().await;
+        self.begin_in(turn).await
+    }
+
+    /// [`SqlStore::begin_write`] for a write whose loss in a power cut costs nothing but a
+    /// repetition the platform recognises (an outbox entry reported delivered, sent again
+    /// with the same key): its commit does not wait for the log's fsync, which the next
+    /// durable write (or SQLite's checkpoint) makes anyway.
+    async fn begin_write_unsynced(&self) -> Result<WriteTx> {
+        let turn = match self.backend {
+            Backend::Sqlite => self.write_gate.turn_unsynced().await,
+            Backend::Postgres => WriteTurn::none(),
+        };
+        self.begin_in(turn).await
+    }
+
+    async fn begin_in(&self, turn: WriteTurn) -> Result<WriteTx> {
         let tx = match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
             Backend::Postgres => self.pool.begin().await,
@@ -1265,13 +1281,22 @@ impl GameStore for SqlStore {
         now_ms: i64,
         limit: u32,
     ) -> Result<Vec<Entry>> {
+        {
+            let mut conn = self.pool.acquire().await.map_err(backend)?;
+            if !outbox::any_due(&mut conn, platform, now_ms).await? {
+                return Ok(Vec::new());
+            }
+        }
         let mut tx = self.begin_write().await?;
         let taken = outbox::claim_due(&mut tx, self.backend, platform, claim, now_ms, limit).await;
         tx.finish(taken).await
     }
 
     async fn settle(&self, key: &Key, settled: &Settled, now_ms: i64) -> Result<()> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = match settled {
+            Settled::Delivered => self.begin_write_unsynced().await?,
+            _ => self.begin_write().await?,
+        };
         let done = outbox::settle(&mut tx, key, settled, now_ms).await;
         tx.finish(done).await
     }

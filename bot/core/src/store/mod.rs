@@ -379,7 +379,9 @@ pub trait GameStore: Send + Sync {
 
     /// Record how an attempt to deliver the entry `key` ended, and drop its claim. Settling an
     /// entry already delivered or given up changes nothing; an unknown key is
-    /// [`StoreError::Invalid`].
+    /// [`StoreError::Invalid`]. Unlike other writes, [`Settled::Delivered`] need not be on
+    /// disk when this returns: lost in a power cut, the entry is only sent again, with its
+    /// key, which the platforms recognise (and the command path saves an fsync a reply).
     fn settle(
         &self,
         key: &Key,
