@@ -21,7 +21,7 @@ use crate::{
 /// dropped when a process starts ([`release_claims`]).
 const KEEP_SETTLED_MS: i64 = 7 * 24 * 3600 * 1000;
 
-fn encode(envelope: &Envelope) -> Result<String> {
+pub(crate) fn encode(envelope: &Envelope) -> Result<String> {
     serde_json::to_string(envelope)
         .map_err(|e| StoreError::Invalid(format!("an envelope that cannot be stored: {e}")))
 }
@@ -140,6 +140,32 @@ pub(crate) async fn claim_due(
     // RETURNING promises no order.
     taken.sort_by_key(|(seq, _)| *seq);
     Ok(taken.into_iter().map(|(_, e)| e).collect())
+}
+
+/// Records a delivery in one statement (its own transaction). Already settled: nothing; an
+/// unknown key: [`StoreError::Invalid`].
+pub(crate) async fn mark_delivered(conn: &mut AnyConnection, key: &Key, now_ms: i64) -> Result<()> {
+    let changed = sqlx::query(
+        "UPDATE outbox SET state = 'delivered', settled_ms = $1, claim_owner = NULL, \
+         claim_until_ms = NULL WHERE entry_key = $2 AND state = 'waiting'",
+    )
+    .bind(now_ms)
+    .bind(key.as_str())
+    .execute(&mut *conn)
+    .await
+    .map_err(backend)?
+    .rows_affected();
+    if changed == 0 {
+        let known: Option<i64> = sqlx::query_scalar("SELECT seq FROM outbox WHERE entry_key = $1")
+            .bind(key.as_str())
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(backend)?;
+        if known.is_none() {
+            return Err(StoreError::Invalid(format!("no outbox entry {key}")));
+        }
+    }
+    Ok(())
 }
 
 /// Records an attempt's end inside `conn`'s transaction.

@@ -87,6 +87,20 @@ const APPEND_MOVE_SQLITE: &str = concat!(
      COMMIT"
 );
 
+/// [`APPEND_MOVE_SQLITE`] with the move's announcement posted in the same round trip (`$13`
+/// key, `$14` platform, `$15` body, `$16` posted, `$17` claim owner, `$18` claim end), only if
+/// the move was (`changes()` of the move's insert): the command path of almost every move.
+const APPEND_MOVE_TOLD_SQLITE: &str = concat!(
+    "BEGIN IMMEDIATE; ",
+    update_game!(),
+    "; INSERT INTO moves (game_id, ply, mv, created_at) \
+     SELECT $7, (SELECT COALESCE(MAX(ply) + 1, 0) FROM moves WHERE game_id = $7), $12, $6 \
+     WHERE changes() = 1; \
+     INSERT INTO outbox (entry_key, platform, body, posted_ms, claim_owner, claim_until_ms) \
+     SELECT $13, $14, $15, $16, $17, $18 WHERE changes() = 1; \
+     COMMIT"
+);
+
 /// Binds [`update_game!`]'s eleven values.
 fn bind_update<'q>(
     query: Query<'q, Any, AnyArguments>,
@@ -270,18 +284,6 @@ impl SqlStore {
         self.begin_in(turn).await
     }
 
-    /// [`SqlStore::begin_write`] for a write whose loss in a power cut costs nothing but a
-    /// repetition the platform recognises (an outbox entry reported delivered, sent again
-    /// with the same key): its commit does not wait for the log's fsync, which the next
-    /// durable write (or SQLite's checkpoint) makes anyway.
-    async fn begin_write_unsynced(&self) -> Result<WriteTx> {
-        let turn = match self.backend {
-            Backend::Sqlite => self.write_gate.turn_unsynced().await,
-            Backend::Postgres => WriteTurn::none(),
-        };
-        self.begin_in(turn).await
-    }
-
     async fn begin_in(&self, turn: WriteTurn) -> Result<WriteTx> {
         let tx = match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
@@ -397,10 +399,32 @@ impl SqlStore {
     ) -> Result<Option<i64>> {
         let turn = self.write_turn().await;
         let mut conn = ClosedUnlessReturned(Some(self.pool.acquire().await.map_err(backend)?));
-        let rows = bind_update(sqlx::query(APPEND_MOVE_SQLITE), id, expected, update, at)
-            .bind(mv)
-            .fetch_all(&mut **conn.get())
-            .await;
+        let query = match update.tell.envelopes.as_slice() {
+            [] => bind_update(sqlx::query(APPEND_MOVE_SQLITE), id, expected, update, at).bind(mv),
+            [one] => {
+                let claim = update.tell.claim.as_ref();
+                bind_update(
+                    sqlx::query(APPEND_MOVE_TOLD_SQLITE),
+                    id,
+                    expected,
+                    update,
+                    at,
+                )
+                .bind(mv)
+                .bind(one.key.as_str().to_owned())
+                .bind(one.platform().as_str())
+                .bind(outbox::encode(one)?)
+                .bind(at.saturating_mul(1000))
+                .bind(claim.map(|c| c.owner.clone()))
+                .bind(claim.map(|c| c.until_ms))
+            }
+            _ => {
+                return Err(StoreError::Invalid(
+                    "the one-round-trip move takes one envelope at most".into(),
+                ));
+            }
+        };
+        let rows = query.fetch_all(&mut **conn.get()).await;
         if rows.is_err() {
             sqlx::query("ROLLBACK")
                 .execute(&mut **conn.get())
@@ -1007,7 +1031,7 @@ impl GameStore for SqlStore {
     ) -> Result<i64> {
         if self.backend == Backend::Sqlite
             && !matches!(update.status, GameStatus::Finished { .. })
-            && update.tell.is_empty()
+            && update.tell.envelopes.len() <= 1
         {
             return match self
                 .append_move_sqlite(id, expected_version, mv, update, at)
@@ -1293,10 +1317,21 @@ impl GameStore for SqlStore {
     }
 
     async fn settle(&self, key: &Key, settled: &Settled, now_ms: i64) -> Result<()> {
-        let mut tx = match settled {
-            Settled::Delivered => self.begin_write_unsynced().await?,
-            _ => self.begin_write().await?,
-        };
+        if *settled == Settled::Delivered {
+            // The command path's report after every reply: one statement, and no fsync
+            // awaited. Lost in a power cut, it costs a repetition the platform recognises
+            // (the entry is sent again with its key); the next durable write, or SQLite's
+            // checkpoint, puts it on disk anyway.
+            let turn = match self.backend {
+                Backend::Sqlite => self.write_gate.turn_unsynced().await,
+                Backend::Postgres => WriteTurn::none(),
+            };
+            let mut conn = self.pool.acquire().await.map_err(backend)?;
+            let done = outbox::mark_delivered(&mut conn, key, now_ms).await;
+            turn.end().await?;
+            return done;
+        }
+        let mut tx = self.begin_write().await?;
         let done = outbox::settle(&mut tx, key, settled, now_ms).await;
         tx.finish(done).await
     }
