@@ -613,11 +613,11 @@ fn attempt_of(result: Result<(), SendError>, handle: Option<Handle>) -> Attempt 
 /// the private content.
 pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -> Attempt {
     let env = &entry.envelope;
-    let handle = match &env.origin {
+    let given = match &env.origin {
         Origin::Command { handle, .. } => handle.clone(),
         Origin::Unasked => None,
-    }
-    .filter(|h| h.until_ms > now_ms());
+    };
+    let handle = given.clone().filter(|h| h.until_ms > now_ms());
     let answers_here = env.reply.place.is_none() || env.reply.place.as_ref() == Some(&env.place);
     if let Some(h) = &handle
         && answers_here
@@ -635,9 +635,13 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
             }
             Err(e) => {
                 tracing::info!(key = %env.key, "the interaction refused an answer ({e}): sent otherwise");
-                clear_thinking(http, h).await;
             }
         }
+    }
+    if let Some(h) = &given {
+        // Answered elsewhere: a "thinking…" original left behind goes (as far as Discord
+        // still takes the token).
+        clear_thinking(http, h).await;
     }
     let reply = env.as_sent_later();
     match &reply.audience {

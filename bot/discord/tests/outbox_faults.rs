@@ -102,23 +102,25 @@ async fn start_game(fake: &FakeDiscord) {
 }
 
 /// The messages anywhere that announce Alice's `e4`.
+fn announced(r: &discord_fake::Recorded) -> Vec<SentMessage> {
+    r.messages()
+        .iter()
+        .filter(|m| !m.deleted && m.content.contains("plays e4"))
+        .cloned()
+        .collect()
+}
+
 fn announcements(fake: &FakeDiscord) -> Vec<SentMessage> {
-    fake.inspect(|r| {
-        r.messages()
-            .iter()
-            .filter(|m| !m.deleted && m.content.contains("plays e4"))
-            .cloned()
-            .collect()
-    })
+    fake.inspect(announced)
 }
 
 /// Waits until the move's announcement is there, and checks it stays there exactly once
 /// (one more second for a duplicate to show), with nothing left "thinking…" and no error
 /// shown in its place.
 async fn told_once(fake: &FakeDiscord, within: Duration) -> SentMessage {
-    fake.wait_until("the move's announcement", within, |_| {
-        let a = announcements(fake);
-        (!a.is_empty() && fake.thinking().is_empty()).then_some(())
+    fake.wait_until("the move's announcement", within, |r| {
+        let thinking = r.messages().iter().any(|m| !m.deleted && m.is_loading());
+        (!announced(r).is_empty() && !thinking).then_some(())
     })
     .await
     .unwrap_or_else(|e| panic!("{e}\nthinking: {:?}", fake.thinking()));
