@@ -194,6 +194,9 @@ pub enum RetryAfterIn {
     Header,
     /// Only the JSON body: `{"message", "retry_after", "global"}`, no rate-limit header.
     Body,
+    /// Only the headers (`Retry-After`, `X-RateLimit-*`, `X-RateLimit-Global` when global):
+    /// the body says `{"message", "global"}` without `retry_after`.
+    HeaderOnly,
 }
 
 /// A rate limit on the routes a matcher selects: at most `limit` requests per `window`
@@ -236,6 +239,9 @@ pub(crate) struct FailureRule {
     pub error: DiscordError,
     /// `None`: forever.
     pub remaining: Option<usize>,
+    /// The request is carried out first, then answered with `error` (a deferral Discord
+    /// recorded although its answer was a 500).
+    pub after: bool,
 }
 
 impl fmt::Debug for FailureRule {
@@ -759,7 +765,38 @@ impl FakeDiscord {
             matcher: Box::new(matcher),
             error,
             remaining: times,
+            after: false,
         });
+    }
+
+    /// Like [`fail_requests`](Self::fail_requests), but each matching request is carried out
+    /// first and only its answer is the error: what the bot sees when Discord recorded a
+    /// deferral (or a message) and its edge answered 500. A retry then meets the consequence
+    /// (400 / 40060 "already acknowledged" for an interaction callback).
+    pub fn fail_after_doing(
+        &self,
+        matcher: impl Fn(&str, &str) -> bool + Send + Sync + 'static,
+        error: DiscordError,
+        times: Option<usize>,
+    ) {
+        self.inner.lock().failures.push(FailureRule {
+            matcher: Box::new(matcher),
+            error,
+            remaining: times,
+            after: true,
+        });
+    }
+
+    /// Messages the bot sent (in any channel, DM, response or followup) that still show
+    /// "thinking…": a deferred answer never given.
+    pub fn thinking(&self) -> Vec<SentMessage> {
+        self.inspect(|r| {
+            r.messages
+                .iter()
+                .filter(|m| !m.deleted && m.is_loading())
+                .cloned()
+                .collect()
+        })
     }
 
     /// Removes every rule added with [`fail_requests`](Self::fail_requests) and

@@ -144,7 +144,19 @@ async fn handle(
         };
         let reply = match (limited, failure) {
             (Some(r), _) => r,
-            (None, Some(e)) => Reply::error(&e),
+            (None, Some((e, false))) => Reply::error(&e),
+            (None, Some((e, true))) => {
+                // Done, then answered with the error.
+                let _ = answer(
+                    &inner,
+                    &mut st,
+                    method.as_str(),
+                    &route,
+                    query.as_deref(),
+                    &parsed,
+                );
+                Reply::error(&e)
+            }
             (None, None) => answer(
                 &inner,
                 &mut st,
@@ -659,6 +671,23 @@ fn send_message(st: &mut Recorded, cid: &str, payload: &Value, files: &[FilePart
             50006,
             "Cannot send an empty message",
         ));
+    }
+    // `enforce_nonce`: a message whose nonce the channel has already seen is not created
+    // again; Discord answers with the message created the first time.
+    let nonce = payload["nonce"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| payload["nonce"].as_u64().map(|n| n.to_string()));
+    if payload["enforce_nonce"].as_bool() == Some(true)
+        && let Some(n) = &nonce
+        && let Some(m) = st
+            .messages
+            .iter()
+            .find(|m| m.channel_id == c && !m.deleted && m.nonce().as_deref() == Some(n.as_str()))
+            .cloned()
+    {
+        st.nonce_repeats += 1;
+        return Reply::ok(st.message_json(&m));
     }
     let mid = st.create_message(c, payload, files, Origin::Channel, 0);
     let m = st.message(mid).cloned().expect("just created");

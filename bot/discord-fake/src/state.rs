@@ -109,9 +109,17 @@ pub struct Recorded {
     pub(crate) bot_name: String,
     pub(crate) rest_url: String,
     pub(crate) gateway_url: String,
+    /// Channel messages not created again because their nonce was seen (`enforce_nonce`).
+    pub(crate) nonce_repeats: usize,
 }
 
 impl Recorded {
+    /// How many channel messages were not created again because their nonce had been seen
+    /// (`enforce_nonce: true`): sends the bot repeated.
+    pub fn nonce_repeats(&self) -> usize {
+        self.nonce_repeats
+    }
+
     /// Every REST request, in order.
     pub fn requests(&self) -> &[RecordedRequest] {
         &self.requests
@@ -492,13 +500,17 @@ impl Recorded {
     }
 
     /// Takes the first failure rule matching this request.
-    pub(crate) fn take_failure(&mut self, method: &str, route: &str) -> Option<DiscordError> {
+    pub(crate) fn take_failure(
+        &mut self,
+        method: &str,
+        route: &str,
+    ) -> Option<(DiscordError, bool)> {
         let pos = self
             .failures
             .iter()
             .position(|r| (r.matcher)(method, route))?;
         let rule = &mut self.failures[pos];
-        let err = rule.error.clone();
+        let err = (rule.error.clone(), rule.after);
         match &mut rule.remaining {
             Some(1) => {
                 self.failures.remove(pos);
@@ -557,13 +569,18 @@ impl Recorded {
         if !over {
             return Some(Ok(headers));
         }
-        let body = json!({
+        let mut body = json!({
             "message": "You are being rate limited.",
             "retry_after": left.as_secs_f64(),
             "global": rule.limit.global,
         });
+        if rule.limit.form == RetryAfterIn::HeaderOnly
+            && let Some(o) = body.as_object_mut()
+        {
+            o.remove("retry_after");
+        }
         match rule.limit.form {
-            RetryAfterIn::Header => {
+            RetryAfterIn::Header | RetryAfterIn::HeaderOnly => {
                 headers.push(("retry-after".into(), reset_after));
                 headers.push((
                     "x-ratelimit-scope".into(),

@@ -264,6 +264,13 @@ impl SentMessage {
     pub fn is_loading(&self) -> bool {
         self.flags & LOADING != 0
     }
+    /// The nonce the message was sent with (the bot's outbox key), if any.
+    pub fn nonce(&self) -> Option<String> {
+        let n = &self.payload["nonce"];
+        n.as_str()
+            .map(str::to_owned)
+            .or_else(|| n.as_u64().map(|v| v.to_string()))
+    }
     /// Buttons and selects, flattened.
     pub fn components(&self) -> Vec<Component> {
         flatten_components(&self.component_rows)

@@ -320,6 +320,7 @@ async fn rate_limits_in_header_and_body_form() {
         match form {
             RetryAfterIn::Header => assert!(retry_header.is_some_and(|s| s > 0.0 && s <= 0.3)),
             RetryAfterIn::Body => assert_eq!(retry_header, None, "only the body says when"),
+            RetryAfterIn::HeaderOnly => unreachable!("not among the forms tested here"),
         }
         assert_eq!(
             fake.messages_in(ids::GENERAL).len(),

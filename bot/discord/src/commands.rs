@@ -317,17 +317,29 @@ async fn challenge_in_thread(
     variant: &str,
 ) -> Result<(), Error> {
     let mut target = Target::command(ctx);
-    target.defer(false).await?;
+    if let Err(e) = target.defer(false).await {
+        tracing::warn!("could not defer: {e}");
+    }
     let actor = deliver::actor(ctx.author());
     let names: Vec<String> = opponents.iter().map(|o| deliver::actor(o).name).collect();
     let name = thread_name(&actor.name, &names, variant);
-    let thread = ctx
+    let created = ctx
         .channel_id()
         .create_thread(
             ctx,
             serenity::CreateThread::new(name).kind(serenity::ChannelType::PublicThread),
         )
-        .await?;
+        .await;
+    let thread = match created {
+        Ok(t) => t,
+        Err(e) => {
+            // No thread (the bot lacks Create Public Threads, or Discord refused): the game
+            // lives in the channel, as without threads.
+            tracing::warn!("could not open a thread for a game, playing in the channel: {e}");
+            let replies = ctx.data().games.handle(&actor, &place(ctx), cmd).await;
+            return deliver::deliver(ctx.data(), &mut target, replies).await;
+        }
+    };
     let place = place(ctx).in_thread(thread.id.get().to_string());
     let replies = ctx.data().games.handle(&actor, &place, cmd).await;
     let accepted = matches!(
@@ -344,7 +356,10 @@ async fn challenge_in_thread(
     let mut rest = Vec::new();
     for reply in replies {
         if reply.audience == bot_core::reply::Audience::Room {
-            deliver::post(ctx.data(), ctx.http(), thread.id, &reply).await?;
+            // A post Discord does not take now is the outbox sender's to deliver there.
+            if let Err(e) = deliver::post(ctx.data(), ctx.http(), thread.id, &reply).await {
+                tracing::warn!("the game's first message waits for the sender: {e}");
+            }
         } else {
             rest.push(reply);
         }

@@ -9,7 +9,7 @@ use bot_core::{
     Actor,
     command::Command,
     model::Place,
-    outbox::Announcement,
+    outbox::{Attempt, Entry, Handle, Origin},
     reply::{Audience, Reply},
 };
 use poise::serenity_prelude as serenity;
@@ -19,6 +19,7 @@ use crate::{
     Bot, Ctx, Error, convert,
     convert::ComponentId,
     errors::new_reference,
+    rest::{Body, Rest},
     send::{self, Retry, SendError},
 };
 
@@ -39,6 +40,13 @@ pub(crate) struct Target<'a> {
     via: Via<'a>,
     retry: Retry,
     public_pending: bool,
+    /// When the interaction's token stops working (Unix milliseconds).
+    until_ms: i64,
+}
+
+/// Unix milliseconds now.
+pub(crate) fn now_ms() -> i64 {
+    bot_core::Clock::now_ms(&bot_core::SystemClock)
 }
 
 impl<'a> Target<'a> {
@@ -48,6 +56,7 @@ impl<'a> Target<'a> {
             via: Via::Command(ctx),
             retry: ctx.data().retry,
             public_pending: false,
+            until_ms: now_ms().saturating_add(ctx.data().handle_life_ms()),
         }
     }
 
@@ -65,13 +74,40 @@ impl<'a> Target<'a> {
             },
             retry: bot.retry,
             public_pending: false,
+            until_ms: now_ms().saturating_add(bot.handle_life_ms()),
         }
     }
 
-    /// Marks the interaction answered (its message updated by the caller).
+    /// Marks the interaction answered (a deferral, a message, an update).
     pub(crate) fn responded(&mut self) {
-        if let Via::Component { responded, .. } = &mut self.via {
-            *responded = true;
+        match &mut self.via {
+            Via::Component { responded, .. } => *responded = true,
+            Via::Command(poise::Context::Application(a)) => a
+                .has_sent_initial_response
+                .store(true, std::sync::atomic::Ordering::SeqCst),
+            Via::Command(poise::Context::Prefix(_)) => {}
+        }
+    }
+
+    /// The interaction's id, token and application.
+    fn interaction(&self) -> (u64, &str, u64) {
+        match &self.via {
+            Via::Command(poise::Context::Application(a)) => (
+                a.interaction.id.get(),
+                &a.interaction.token,
+                a.interaction.application_id.get(),
+            ),
+            Via::Command(poise::Context::Prefix(_)) => (0, "", 0),
+            Via::Component { ix, .. } => (ix.id.get(), &ix.token, ix.application_id.get()),
+        }
+    }
+
+    /// How the outbox's sender can still answer this interaction (until its token runs out).
+    pub(crate) fn handle(&self) -> Handle {
+        let (_, token, app) = self.interaction();
+        Handle {
+            token: format!("{app}:{token}"),
+            until_ms: self.until_ms,
         }
     }
 
@@ -116,34 +152,23 @@ impl<'a> Target<'a> {
         }
     }
 
+    /// Defers the answer ("thinking…"), publicly or for the actor alone. A deferral Discord
+    /// recorded although its answer failed (a 500, then 40060 "already acknowledged" on the
+    /// retry) counts as done.
     pub(crate) async fn defer(&mut self, ephemeral: bool) -> Result<(), SendError> {
         if self.has_responded() {
             return Ok(());
         }
-        let policy = self.retry;
-        match &mut self.via {
-            Via::Command(c) => {
-                let c = *c;
-                send::retrying(policy, "deferring", || async move {
-                    if ephemeral {
-                        c.defer_ephemeral().await
-                    } else {
-                        c.defer().await
-                    }
-                })
-                .await?;
-            }
-            Via::Component { ctx, ix, responded } => {
-                let (ctx, ix) = (*ctx, *ix);
-                send::retrying(policy, "deferring", || {
-                    let msg =
-                        serenity::CreateInteractionResponseMessage::new().ephemeral(ephemeral);
-                    ix.create_response(ctx, serenity::CreateInteractionResponse::Defer(msg))
-                })
-                .await?;
-                *responded = true;
-            }
-        }
+        let (id, token, _) = self.interaction();
+        let rest = Rest::of(self.http());
+        let path = format!("interactions/{id}/{token}/callback");
+        let flags = if ephemeral { send::EPHEMERAL } else { 0 };
+        let body = Body::Json(serde_json::json!({"type": 5, "data": {"flags": flags}}));
+        send::retrying(self.retry, "deferring", || {
+            rest.call(reqwest::Method::POST, &path, &body)
+        })
+        .await?;
+        self.responded();
         self.public_pending = !ephemeral;
         Ok(())
     }
@@ -168,65 +193,33 @@ impl<'a> Target<'a> {
     pub(crate) async fn send(&mut self, out: Outgoing) -> Result<(), SendError> {
         self.public_pending = false;
         let policy = self.retry;
+        let rest = Rest::of(self.http());
         for part in out.parts() {
-            let mentions = || convert::users_allowed(out.mentions.clone());
-            let file = || {
-                part.png
-                    .clone()
-                    .map(|b| serenity::CreateAttachment::bytes(b, "board.png"))
-            };
-            match &mut self.via {
-                Via::Command(c) => {
-                    let c = *c;
-                    send::retrying(policy, "an answer", || {
-                        let mut r = poise::CreateReply::default()
-                            .allowed_mentions(mentions())
-                            .content(part.content.clone())
-                            .ephemeral(out.ephemeral)
-                            .components(part.components.clone());
-                        for e in &part.embeds {
-                            r = r.embed(e.clone());
-                        }
-                        if let Some(f) = file() {
-                            r = r.attachment(f);
-                        }
-                        async move { c.send(r).await.map(|_| ()) }
-                    })
-                    .await?;
-                }
-                Via::Component { ctx, ix, responded } => {
-                    let (ctx, ix) = (*ctx, *ix);
-                    if *responded {
-                        send::retrying(policy, "a followup", || {
-                            let mut m = serenity::CreateInteractionResponseFollowup::new()
-                                .allowed_mentions(mentions())
-                                .content(part.content.clone())
-                                .ephemeral(out.ephemeral)
-                                .components(part.components.clone())
-                                .embeds(part.embeds.clone());
-                            if let Some(f) = file() {
-                                m = m.add_file(f);
-                            }
-                            async move { ix.create_followup(ctx, m).await.map(|_| ()) }
-                        })
-                        .await?;
-                    } else {
-                        send::retrying(policy, "an answer", || {
-                            let mut m = serenity::CreateInteractionResponseMessage::new()
-                                .allowed_mentions(mentions())
-                                .content(part.content.clone())
-                                .ephemeral(out.ephemeral)
-                                .components(part.components.clone())
-                                .embeds(part.embeds.clone());
-                            if let Some(f) = file() {
-                                m = m.add_file(f);
-                            }
-                            ix.create_response(ctx, serenity::CreateInteractionResponse::Message(m))
-                        })
-                        .await?;
-                        *responded = true;
+            let (id, token, app) = self.interaction();
+            if self.has_responded() {
+                let path = format!("webhooks/{app}/{token}?wait=true");
+                let body = out.body(&part, serde_json::json!({}));
+                send::retrying(policy, "a followup", || {
+                    rest.call(reqwest::Method::POST, &path, &body)
+                })
+                .await?;
+            } else {
+                let path = format!("interactions/{id}/{token}/callback");
+                let (payload, files) = out.payload(&part);
+                let whole = serde_json::json!({"type": 4, "data": payload});
+                let body = if files.is_empty() {
+                    Body::Json(whole)
+                } else {
+                    Body::Multipart {
+                        payload: whole,
+                        files,
                     }
-                }
+                };
+                send::retrying(policy, "an answer", || {
+                    rest.call(reqwest::Method::POST, &path, &body)
+                })
+                .await?;
+                self.responded();
             }
         }
         Ok(())
@@ -257,7 +250,11 @@ pub(crate) async fn in_time(
     match tokio::time::timeout(bot.defer_after, &mut work).await {
         Ok(replies) => Ok(replies),
         Err(_) => {
-            target.defer(false).await?;
+            if let Err(e) = target.defer(false).await {
+                // The replies still go out: by the interaction if it comes back, else the
+                // outbox's sender delivers them.
+                tracing::warn!("could not defer: {e}");
+            }
             Ok(work.await)
         }
     }
@@ -309,15 +306,47 @@ async fn outgoing(bot: &Bot, reply: &Reply, ephemeral: bool) -> Outgoing {
 }
 
 /// Posts a reply as a plain message in a channel (the game's thread), board and buttons included.
+/// Its outbox key is its nonce; the outbox hears how it went ([`settle`]).
 pub(crate) async fn post(
     bot: &Bot,
     http: &serenity::Http,
     channel: serenity::ChannelId,
     reply: &Reply,
-) -> Result<(), Error> {
+) -> Result<(), SendError> {
     let out = outgoing(bot, reply, false).await;
-    send::post_message(http, bot.retry, channel, &out, None).await?;
-    Ok(())
+    let r = send::post_message(http, bot.retry, channel, &out, None, reply.key.as_ref()).await;
+    settle(bot, reply, &r, None).await;
+    r
+}
+
+/// Reports to the outbox how sending a reply went, when it has a key: delivered, or to be
+/// sent later by the sender (after what Discord asked to wait, with the interaction's handle
+/// when there is one, so that the sender can still answer it).
+pub(crate) async fn settle(
+    bot: &Bot,
+    reply: &Reply,
+    result: &Result<(), SendError>,
+    handle: Option<Handle>,
+) {
+    let Some(key) = &reply.key else {
+        return;
+    };
+    let attempt = match result {
+        Ok(()) => Attempt::Delivered,
+        Err(e) => {
+            tracing::warn!(%key, "a reply goes to the outbox's sender: {e}");
+            Attempt::Later {
+                wait: e.wait(),
+                handle,
+            }
+        }
+    };
+    bot.games.settle_mail(key, attempt).await;
+}
+
+/// Reports a reply delivered (sent, or kept for its player when Discord will not deliver it).
+async fn delivered(bot: &Bot, reply: &Reply) {
+    settle(bot, reply, &Ok(()), None).await;
 }
 
 /// What the channel is told when a player's DMs are closed (nothing of the private content).
@@ -363,13 +392,16 @@ fn elsewhere(reply: &Reply, here: u64) -> Option<u64> {
         .filter(|c| *c != 0 && *c != here)
 }
 
-/// Sends the replies to a target, deferring first when a board has to be drawn.
+/// Sends the replies to a target, deferring first when a board has to be drawn, and reports
+/// each one to the outbox by its key, exactly once.
 ///
-/// Nothing is lost quietly: an answer Discord keeps refusing with a server error goes to the
-/// channel as a plain message (a public one) or by DM (one for the actor alone); a private
-/// message that cannot be delivered is kept for its player and his game's channel is told,
-/// mentioning him, without the private content, never in the acting player's DM; the actor's
-/// own private message is shown to him alone right here instead.
+/// Nothing is lost: a reply Discord does not take now (a server error that does not stop, a
+/// rate limit asking for a long wait, a refused followup) is reported for later with the
+/// interaction's handle, and the outbox's sender delivers it (answering the interaction while
+/// its token lasts, else in the channel or by DM). A private message that cannot be
+/// delivered is kept for its player and his game's channel is told, mentioning him, without
+/// the private content, never in the acting player's DM; the actor's own private message is
+/// shown to him alone right here instead.
 pub(crate) async fn deliver(
     bot: &Bot,
     target: &mut Target<'_>,
@@ -392,6 +424,8 @@ pub(crate) async fn deliver(
         .find_map(|r| elsewhere(r, here))
         .or((!in_dm).then_some(here));
     let mut sent = false;
+    // Once the interaction's route failed, the rest goes to the sender too, in order.
+    let mut route_down = false;
     for reply in &replies {
         if let Some(channel) = elsewhere(reply, here) {
             let out = outgoing(bot, reply, false).await;
@@ -401,70 +435,54 @@ pub(crate) async fn deliver(
                 serenity::ChannelId::new(channel),
                 &out,
                 None,
+                reply.key.as_ref(),
             )
             .await;
-            if let Err(e) = posted {
-                let r = new_reference();
-                tracing::error!(
-                    reference = r,
-                    "message to the game's channel {channel} failed: {e}"
-                );
-                target
-                    .send(Outgoing {
-                        content: format!(
-                            "Done, but I could not tell <#{channel}>: Discord refused the \
-                             message. Use /board there to see the game. (Reference {r}.)"
-                        ),
-                        ephemeral: true,
-                        ..Outgoing::default()
-                    })
-                    .await?;
-                sent = true;
-            }
+            settle(bot, reply, &posted, None).await;
             continue;
         }
         match &reply.audience {
             Audience::Room | Audience::Actor => {
                 let ephemeral = reply.audience == Audience::Actor;
                 let out = outgoing(bot, reply, ephemeral).await;
-                match target.send(out.clone()).await {
-                    Ok(()) => sent = true,
-                    Err(e @ SendError::GaveUp { .. }) => {
-                        // The interaction's route keeps failing: try the plain way.
-                        let r = new_reference();
-                        tracing::warn!(
-                            reference = r,
-                            "an answer failed ({e}); sending it otherwise"
-                        );
-                        let other = if ephemeral {
-                            send::direct_message(target.http(), bot.retry, actor, &out).await
-                        } else {
-                            send::post_message(
-                                target.http(),
-                                bot.retry,
-                                serenity::ChannelId::new(here),
-                                &out,
-                                in_dm.then_some(actor),
-                            )
-                            .await
-                        };
-                        if let Err(e2) = other {
-                            tracing::error!(reference = r, "the answer is lost: {e2}");
-                            return Err(e.into());
-                        }
-                        // Answered otherwise: a "Done." would meet the same failure.
-                        sent = true;
-                    }
-                    Err(e) => return Err(e.into()),
+                let result = if route_down {
+                    Err(SendError::GaveUp {
+                        attempts: 0,
+                        wait: std::time::Duration::ZERO,
+                        source: Box::new(send::Failure::Network(
+                            "an earlier reply of this command failed".into(),
+                        )),
+                    })
+                } else {
+                    target.send(out).await
+                };
+                if result.is_ok() {
+                    sent = true;
+                } else {
+                    route_down = true;
                 }
+                settle(bot, reply, &result, Some(target.handle())).await;
             }
             Audience::Private(p) => {
                 let Some(uid) = convert::user_id(p) else {
+                    delivered(bot, reply).await;
                     continue;
                 };
                 let out = outgoing(bot, reply, false).await;
-                let Err(e) = send::direct_message(target.http(), bot.retry, uid, &out).await else {
-                    continue;
+                let result =
+                    send::direct_message(target.http(), bot.retry, uid, &out, reply.key.as_ref())
+                        .await;
+                let e = match result {
+                    Ok(()) => {
+                        delivered(bot, reply).await;
+                        continue;
+                    }
+                    Err(e) if e.transient() => {
+                        // Discord may take it later: the sender tries again.
+                        settle(bot, reply, &Err(e), None).await;
+                        continue;
+                    }
+                    Err(e) => e,
                 };
                 let closed = matches!(e, SendError::ClosedDm { .. });
                 let r = new_reference();
@@ -473,29 +491,37 @@ pub(crate) async fn deliver(
                 } else {
                     tracing::error!(reference = r, user = uid, "a private message failed: {e}");
                 }
-                if uid == actor {
+                if uid == actor && !route_down {
                     // He is right here: show it to him alone.
                     let note = if closed {
                         "(Your direct messages are closed, so here it is, visible to you only.)"
                     } else {
                         "(Discord would not deliver it by DM, so here it is, visible to you only.)"
                     };
-                    target
+                    let shown = target
                         .send_private(Outgoing {
                             content: format!("{}\n{note}", out.content),
                             mentions: Vec::new(),
                             ..out
                         })
-                        .await?;
-                    sent = true;
-                    continue;
+                        .await;
+                    if shown.is_ok() {
+                        sent = true;
+                        delivered(bot, reply).await;
+                        continue;
+                    }
+                    route_down = true;
                 }
                 hold(bot, reply).await;
+                delivered(bot, reply).await;
                 let notice = missed_notice(uid, closed);
                 match game_channel {
-                    Some(c) if c == here => {
-                        target.send(notice).await?;
-                        sent = true;
+                    Some(c) if c == here && !route_down => {
+                        if target.send(notice).await.is_ok() {
+                            sent = true;
+                        } else {
+                            route_down = true;
+                        }
                     }
                     Some(c) => {
                         if let Err(e) = send::post_message(
@@ -503,6 +529,7 @@ pub(crate) async fn deliver(
                             bot.retry,
                             serenity::ChannelId::new(c),
                             &notice,
+                            None,
                             None,
                         )
                         .await
@@ -514,6 +541,10 @@ pub(crate) async fn deliver(
                 }
             }
         }
+    }
+    if route_down {
+        // What is left was reported for later: the sender answers the interaction.
+        return Ok(());
     }
     // What could not reach the actor privately before, now that he asks: to him alone.
     let kept = bot.games.take_undelivered(&convert::player(actor)).await;
@@ -548,60 +579,202 @@ pub(crate) async fn deliver(
     Ok(())
 }
 
-/// Delivers one announcement (no interaction to answer): room replies posted in the channel
-/// (or thread) the reply or the announcement names; a private reply by DM, and when the DM
-/// fails it is kept for its player (shown at his next command, to him alone) and the game's
-/// channel is told, without the private content, exactly as for a command's replies.
-pub(crate) async fn announce(bot: &Bot, http: &serenity::Http, a: Announcement) {
-    let channel_of = |p: &Place| {
-        p.thread
-            .as_deref()
-            .unwrap_or(&p.room)
-            .parse::<u64>()
-            .ok()
-            .filter(|c| *c != 0)
+/// The Discord channel of a place: its thread, else its room.
+fn channel_of(p: &Place) -> Option<u64> {
+    p.thread
+        .as_deref()
+        .unwrap_or(&p.room)
+        .parse::<u64>()
+        .ok()
+        .filter(|c| *c != 0)
+}
+
+/// How an attempt of the sender ended, from a send's result: a refusal for good is given up
+/// with its reason.
+fn attempt_of(result: Result<(), SendError>, handle: Option<Handle>) -> Attempt {
+    match result {
+        Ok(()) => Attempt::Delivered,
+        Err(e) if e.transient() => Attempt::Later {
+            wait: e.wait(),
+            handle,
+        },
+        Err(e) => Attempt::Failed(e.to_string()),
+    }
+}
+
+/// One outbox entry, delivered by the sender ([`crate::deliver_announcements`]).
+///
+/// A command's reply with a live interaction handle answers the interaction still: the
+/// deferred "thinking…" original is edited into it, else it follows up (ephemeral for the
+/// actor's own replies). Past the handle's deadline, or when Discord refuses the handle (a
+/// 4xx), a room reply is posted in its channel (its key as the nonce) and the actor's is sent
+/// to him by DM; a "thinking…" original left behind is deleted. A private reply goes by DM;
+/// when the DM is refused it is kept for its player and the game's channel is told, without
+/// the private content.
+pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -> Attempt {
+    let env = &entry.envelope;
+    let given = match &env.origin {
+        Origin::Command { handle, .. } => handle.clone(),
+        Origin::Unasked => None,
     };
-    let game_channel = channel_of(&a.place);
-    for reply in &a.replies {
-        match &reply.audience {
-            Audience::Room | Audience::Actor => {
-                let channel = reply.place.as_ref().and_then(channel_of).or(game_channel);
-                let Some(c) = channel else {
-                    tracing::warn!("an announcement has no Discord channel: {}", a.place.room);
-                    continue;
+    let handle = given.clone().filter(|h| h.until_ms > now_ms());
+    let answers_here = env.reply.place.is_none() || env.reply.place.as_ref() == Some(&env.place);
+    if let Some(h) = &handle
+        && answers_here
+        && matches!(env.reply.audience, Audience::Room | Audience::Actor)
+    {
+        let ephemeral = env.reply.audience == Audience::Actor;
+        let out = outgoing(bot, &env.reply, ephemeral).await;
+        match via_handle(bot, http, h, &out).await {
+            Ok(()) => return Attempt::Delivered,
+            Err(e) if e.transient() => {
+                return Attempt::Later {
+                    wait: e.wait(),
+                    handle,
                 };
-                if let Err(e) = post(bot, http, serenity::ChannelId::new(c), reply).await {
-                    tracing::error!(
-                        reference = new_reference(),
-                        "an announcement in {c} failed: {e}"
-                    );
-                }
             }
-            Audience::Private(p) => {
-                let Some(uid) = convert::user_id(p) else {
-                    continue;
-                };
-                let out = outgoing(bot, reply, false).await;
-                let Err(e) = send::direct_message(http, bot.retry, uid, &out).await else {
-                    continue;
-                };
-                let closed = matches!(e, SendError::ClosedDm { .. });
-                tracing::info!(user = uid, "a private announcement was not delivered: {e}");
-                hold(bot, reply).await;
-                let notice = missed_notice(uid, closed);
-                if let Some(c) = game_channel
-                    && let Err(e) = send::post_message(
-                        http,
-                        bot.retry,
-                        serenity::ChannelId::new(c),
-                        &notice,
-                        None,
-                    )
-                    .await
-                {
-                    tracing::error!("could not tell {uid} in {c}: {e}");
-                }
+            Err(e) => {
+                tracing::info!(key = %env.key, "the interaction refused an answer ({e}): sent otherwise");
             }
+        }
+    }
+    if let Some(h) = &given {
+        // Answered elsewhere: a "thinking…" original left behind goes (as far as Discord
+        // still takes the token).
+        clear_thinking(http, h).await;
+    }
+    let reply = env.as_sent_later();
+    match &reply.audience {
+        Audience::Room | Audience::Actor => {
+            let Some(c) = channel_of(env.room()) else {
+                return Attempt::Failed(format!("no Discord channel: {}", env.room().room));
+            };
+            let out = outgoing(bot, &reply, false).await;
+            let r = send::post_message(
+                http,
+                bot.retry,
+                serenity::ChannelId::new(c),
+                &out,
+                None,
+                Some(&env.key),
+            )
+            .await;
+            attempt_of(r, None)
+        }
+        Audience::Private(p) => {
+            let Some(uid) = convert::user_id(p) else {
+                return Attempt::Failed(format!("not a Discord user: {}", p.user));
+            };
+            let out = outgoing(bot, &reply, false).await;
+            let e = match send::direct_message(http, bot.retry, uid, &out, Some(&env.key)).await {
+                Ok(()) => return Attempt::Delivered,
+                Err(e) if e.transient() => return attempt_of(Err(e), None),
+                Err(e) => e,
+            };
+            let closed = matches!(e, SendError::ClosedDm { .. });
+            tracing::info!(user = uid, "a private message was not delivered: {e}");
+            hold(bot, &reply).await;
+            let notice = missed_notice(uid, closed);
+            if !env.place.private
+                && let Some(c) = channel_of(&env.place)
+                && let Err(e) = send::post_message(
+                    http,
+                    bot.retry,
+                    serenity::ChannelId::new(c),
+                    &notice,
+                    None,
+                    None,
+                )
+                .await
+            {
+                tracing::error!("could not tell {uid} in {c}: {e}");
+            }
+            Attempt::Delivered
+        }
+    }
+}
+
+/// Splits a handle's token into the application and the interaction token.
+fn handle_parts(h: &Handle) -> Option<(&str, &str)> {
+    h.token
+        .split_once(':')
+        .filter(|(a, t)| !a.is_empty() && !t.is_empty())
+}
+
+/// Whether the interaction's original answer still shows "thinking…" (flag 128).
+async fn thinking(rest: &Rest, app: &str, token: &str) -> Result<bool, send::Failure> {
+    let original = rest
+        .call(
+            reqwest::Method::GET,
+            &format!("webhooks/{app}/{token}/messages/@original"),
+            &Body::Empty,
+        )
+        .await?;
+    Ok(original["flags"].as_u64().unwrap_or(0) & LOADING != 0)
+}
+
+/// Discord's message flag of a deferred answer not given yet.
+const LOADING: u64 = 128;
+
+/// Answers an interaction by its handle: the "thinking…" original is edited into the first
+/// part, or every part follows up.
+async fn via_handle(
+    bot: &Bot,
+    http: &serenity::Http,
+    h: &Handle,
+    out: &Outgoing,
+) -> Result<(), SendError> {
+    let Some((app, token)) = handle_parts(h) else {
+        return Err(SendError::Refused(Box::new(send::Failure::Network(
+            "a malformed interaction handle".into(),
+        ))));
+    };
+    let rest = Rest::of(http);
+    let deferred = send::retrying(bot.retry, "looking at the original answer", || {
+        thinking(&rest, app, token)
+    })
+    .await?
+    .unwrap_or(false);
+    for (i, part) in out.parts().iter().enumerate() {
+        if i == 0 && deferred {
+            // An edit keeps the visibility the deferral chose: no flags.
+            let mut body = out.body(part, serde_json::json!({}));
+            if let Body::Json(p) | Body::Multipart { payload: p, .. } = &mut body
+                && let Some(o) = p.as_object_mut()
+            {
+                o.remove("flags");
+            }
+            let path = format!("webhooks/{app}/{token}/messages/@original");
+            send::retrying(bot.retry, "editing the original answer", || {
+                rest.call(reqwest::Method::PATCH, &path, &body)
+            })
+            .await?;
+        } else {
+            let body = out.body(part, serde_json::json!({}));
+            let path = format!("webhooks/{app}/{token}?wait=true");
+            send::retrying(bot.retry, "a followup", || {
+                rest.call(reqwest::Method::POST, &path, &body)
+            })
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Deletes the interaction's original answer if it still shows "thinking…" (once, quietly:
+/// the answer went elsewhere).
+async fn clear_thinking(http: &serenity::Http, h: &Handle) {
+    let Some((app, token)) = handle_parts(h) else {
+        return;
+    };
+    let rest = Rest::of(http);
+    if thinking(&rest, app, token).await.unwrap_or(false) {
+        let path = format!("webhooks/{app}/{token}/messages/@original");
+        if let Err(e) = rest
+            .call(reqwest::Method::DELETE, &path, &Body::Empty)
+            .await
+        {
+            tracing::info!("a \"thinking…\" answer could not be deleted: {e}");
         }
     }
 }

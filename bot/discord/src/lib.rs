@@ -13,6 +13,7 @@ mod commands;
 mod deliver;
 mod drain;
 mod errors;
+mod rest;
 mod send;
 
 use std::sync::Arc;
@@ -26,6 +27,9 @@ pub use convert::ComponentId;
 pub use drain::{Drain, GRACE, serve};
 pub use errors::new_reference;
 pub use send::{MAX_CONTENT, Retry, SendError, fit};
+
+/// How long Discord accepts answers through an interaction's token.
+pub const INTERACTION_TOKEN_LIFE: std::time::Duration = std::time::Duration::from_secs(15 * 60);
 
 /// The error type of commands and handlers.
 pub type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -108,6 +112,7 @@ pub struct Bot {
     defer_after: std::time::Duration,
     drain: Drain,
     retry: Retry,
+    handle_life: std::time::Duration,
 }
 
 impl std::fmt::Debug for Bot {
@@ -137,7 +142,20 @@ impl Bot {
             defer_after: std::time::Duration::from_secs(2),
             drain: Drain::default(),
             retry: Retry::default(),
+            handle_life: INTERACTION_TOKEN_LIFE,
         }
+    }
+
+    /// How long after an interaction the outbox's sender still answers it through its token
+    /// (default [`INTERACTION_TOKEN_LIFE`], Discord's 15 minutes); later it posts in the
+    /// channel or sends a DM. Tests shorten it.
+    pub fn with_handle_life(mut self, life: std::time::Duration) -> Bot {
+        self.handle_life = life;
+        self
+    }
+
+    pub(crate) fn handle_life_ms(&self) -> i64 {
+        i64::try_from(self.handle_life.as_millis()).unwrap_or(i64::MAX)
     }
 
     /// How a send that meets a server error or a rate limit is tried again (default: four
@@ -269,18 +287,18 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     result
 }
 
-/// Delivers the core's announcements (the bot's moves) until the core stops sending: room
-/// replies as plain messages in the game's channel or thread, private ones by DM with the
-/// same fallbacks as a command's (see [`deliver`]). Run it next to the client, with the
+/// Discord's outbox sender, until its task is stopped: delivers what the core said unasked
+/// (the bot's moves, flags, reminders) and the command replies Discord did not take at once,
+/// reporting each attempt. Room replies go to the game's channel or thread (the outbox key is
+/// the nonce, with `enforce_nonce`, so a repeated send shows once), private ones by DM with
+/// the same fallbacks as a command's; a command's reply whose interaction token still lives
+/// answers the interaction (see `deliver::send_entry`). Run it next to the client, with the
 /// client's `Http` and a clone of its [`Bot`].
 pub async fn deliver_announcements(bot: Bot, http: Arc<serenity::Http>) {
     let games = bot.games.clone();
     bot_core::outbox::run_sender(&*games, bot_core::model::Platform::Discord, |entry| {
         let (bot, http) = (&bot, &http);
-        async move {
-            deliver::announce(bot, http, entry.announcement()).await;
-            bot_core::outbox::Attempt::Delivered
-        }
+        async move { deliver::send_entry(bot, http, entry).await }
     })
     .await;
 }

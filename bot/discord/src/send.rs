@@ -6,15 +6,21 @@
 //! Why the adapter retries itself: serenity's own rate limiter waits out a 429 only when it
 //! carries a `Retry-After` header, and it is off when the API address is configured (it
 //! would send to discord.com); a 5xx is never retried by serenity. serenity's error keeps
-//! neither the headers nor a body it cannot decode (Discord's 429 body has no `code`, so it
-//! arrives as code -1 "[Serenity] Could not decode json…"), so the wait is this module's own
-//! bounded backoff, long enough for Discord's per-route limits (a few hundred milliseconds).
+//! neither the headers nor a body it cannot decode (Discord's 429 body has no `code`), so the
+//! messages are sent by `rest.rs`, which reads both: a retry waits the backoff or what Discord
+//! asked for, whichever is longer, and a wait longer than [`MAX_INLINE_WAIT`] is left to the
+//! outbox's sender.
 
 use std::{future::Future, time::Duration};
 
+use bot_core::outbox::Key;
 use poise::serenity_prelude as serenity;
+use serde_json::{Value, json};
 
-use crate::convert;
+use crate::{
+    convert,
+    rest::{Body, Rest},
+};
 
 /// Discord's limit on a message's content, in characters.
 pub const MAX_CONTENT: usize = 2000;
@@ -100,6 +106,76 @@ impl Retry {
     }
 }
 
+/// Why one request to Discord failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// Discord (or the API proxy) answered with an error status.
+    #[error("Discord answered {status} (code {code}): {message}")]
+    Discord {
+        /// The HTTP status.
+        status: u16,
+        /// Discord's JSON error code (0 when the body has none, as in a 429).
+        code: isize,
+        /// Discord's message.
+        message: String,
+        /// How long Discord asked to wait (a 429's `Retry-After` header or body
+        /// `retry_after`, the longer of the two).
+        retry_after: Option<Duration>,
+        /// A 429 of the global limit (`X-RateLimit-Global` or the body's `global`).
+        global: bool,
+    },
+    /// A request serenity made failed (its error keeps neither headers nor a 429's body).
+    #[error(transparent)]
+    Serenity(Box<serenity::Error>),
+    /// No answer: the connection failed or timed out (the request may have been done).
+    #[error("no answer from Discord: {0}")]
+    Network(String),
+}
+
+impl From<serenity::Error> for Failure {
+    fn from(e: serenity::Error) -> Self {
+        match &e {
+            serenity::Error::Http(serenity::HttpError::UnsuccessfulRequest(r)) => {
+                Failure::Discord {
+                    status: r.status_code.as_u16(),
+                    code: r.error.code,
+                    message: r.error.message.clone(),
+                    retry_after: None,
+                    global: false,
+                }
+            }
+            _ => Failure::Serenity(Box::new(e)),
+        }
+    }
+}
+
+impl Failure {
+    /// The HTTP status and Discord code.
+    pub fn status(&self) -> Option<(u16, isize)> {
+        match self {
+            Failure::Discord { status, code, .. } => Some((*status, *code)),
+            _ => None,
+        }
+    }
+
+    /// How long Discord asked to wait, if it said.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Failure::Discord { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// Whether trying again may help: a server error (5xx), a rate limit (429), no answer.
+    pub fn transient(&self) -> bool {
+        match self {
+            Failure::Discord { status, .. } => *status == 429 || (500..600).contains(status),
+            Failure::Network(_) => true,
+            Failure::Serenity(_) => false,
+        }
+    }
+}
+
 /// Why a message could not be sent.
 #[derive(Debug, thiserror::Error)]
 pub enum SendError {
@@ -110,75 +186,82 @@ pub enum SendError {
         /// The user.
         user: u64,
     },
-    /// Discord kept answering a server error or a rate limit.
+    /// Discord kept answering a server error or a rate limit (or asked for a wait longer than
+    /// a player should be kept waiting): the outbox's sender tries again after `wait`.
     #[error("Discord still failing after {attempts} tries: {source}")]
     GaveUp {
         /// How many tries were made.
         attempts: u32,
+        /// How long to wait before the next try: what Discord asked for, at least the backoff.
+        wait: Duration,
         /// The last error.
-        source: Box<serenity::Error>,
+        source: Box<Failure>,
     },
-    /// Discord refused the message for good (permissions, an unknown channel...).
+    /// Discord refused the message for good (permissions, an unknown channel, a dead token...).
     #[error(transparent)]
-    Refused(Box<serenity::Error>),
+    Refused(Box<Failure>),
 }
 
-/// The HTTP status and Discord code of a refused request.
-fn status(e: &serenity::Error) -> Option<(u16, isize)> {
-    match e {
-        serenity::Error::Http(serenity::HttpError::UnsuccessfulRequest(r)) => {
-            Some((r.status_code.as_u16(), r.error.code))
+impl SendError {
+    /// Whether a later attempt may succeed.
+    pub fn transient(&self) -> bool {
+        matches!(self, SendError::GaveUp { .. })
+    }
+
+    /// How long the sender should wait before trying again.
+    pub fn wait(&self) -> Duration {
+        match self {
+            SendError::GaveUp { wait, .. } => *wait,
+            _ => Duration::from_secs(1),
         }
-        _ => None,
     }
 }
 
-/// Whether trying again may help: a server error (5xx) or a rate limit (429, in whichever
-/// form: the status is what counts, since serenity cannot decode Discord's 429 body).
-pub fn transient(e: &serenity::Error) -> bool {
-    status(e).is_some_and(|(s, _)| s == 429 || (500..600).contains(&s))
-}
-
-/// Whether a serenity error is Discord refusing a DM (403 / 50007).
-pub fn is_closed_dm(e: &serenity::Error) -> bool {
-    status(e).is_some_and(|(_, code)| code == CANNOT_DM)
-}
+/// The longest wait a send waits itself, with a player waiting for his answer; a longer
+/// `Retry-After` ends the tries at once and the outbox's sender waits it out instead.
+pub const MAX_INLINE_WAIT: Duration = Duration::from_secs(5);
 
 /// Runs `op` until it succeeds, fails for good, or has been tried `policy.attempts` times,
-/// waiting the backoff between tries. A retried interaction answer that Discord says was
-/// given already (40060: the failed try reached Discord after all) counts as sent.
-pub(crate) async fn retrying<T, F, Fut>(
+/// waiting between tries the backoff or what Discord asked for (`Retry-After`, the body's
+/// `retry_after`), whichever is longer: never less than Discord asked. A retried interaction
+/// answer that Discord says was given already (40060: the failed try reached Discord after
+/// all) counts as sent.
+pub(crate) async fn retrying<T, E, F, Fut>(
     policy: Retry,
     what: &str,
     mut op: F,
 ) -> Result<Option<T>, SendError>
 where
+    E: Into<Failure>,
     F: FnMut() -> Fut,
-    Fut: Future<Output = Result<T, serenity::Error>>,
+    Fut: Future<Output = Result<T, E>>,
 {
     let attempts = policy.attempts.max(1);
     let mut n = 0;
     loop {
         n += 1;
-        match op().await {
+        let e: Failure = match op().await {
             Ok(t) => return Ok(Some(t)),
-            Err(e) if n > 1 && status(&e).is_some_and(|(_, c)| c == ALREADY_ACKNOWLEDGED) => {
-                tracing::info!("{what}: answered by an earlier try after all");
-                return Ok(None);
-            }
-            Err(e) if transient(&e) && n < attempts => {
-                let wait = policy.delay(n);
-                tracing::warn!("{what}: try {n} of {attempts} failed ({e}); again in {wait:?}");
-                tokio::time::sleep(wait).await;
-            }
-            Err(e) if transient(&e) => {
-                return Err(SendError::GaveUp {
-                    attempts: n,
-                    source: Box::new(e),
-                });
-            }
-            Err(e) => return Err(SendError::Refused(Box::new(e))),
+            Err(e) => e.into(),
+        };
+        if n > 1 && e.status().is_some_and(|(_, c)| c == ALREADY_ACKNOWLEDGED) {
+            tracing::info!("{what}: answered by an earlier try after all");
+            return Ok(None);
         }
+        if !e.transient() {
+            return Err(SendError::Refused(Box::new(e)));
+        }
+        let asked = e.retry_after().unwrap_or_default();
+        let wait = policy.delay(n).max(asked);
+        if n >= attempts || asked > MAX_INLINE_WAIT {
+            return Err(SendError::GaveUp {
+                attempts: n,
+                wait: wait.max(Duration::from_secs(1)),
+                source: Box::new(e),
+            });
+        }
+        tracing::warn!("{what}: try {n} of {attempts} failed ({e}); again in {wait:?}");
+        tokio::time::sleep(wait).await;
     }
 }
 
@@ -230,22 +313,62 @@ impl Outgoing {
             .collect()
     }
 
-    /// The serenity message of one part.
-    fn message(&self, part: &Part) -> serenity::CreateMessage {
-        let mut m = serenity::CreateMessage::new()
-            .allowed_mentions(convert::users_allowed(self.mentions.clone()))
-            .content(part.content.clone())
-            .components(part.components.clone())
-            .embeds(part.embeds.clone());
-        if let Some(b) = &part.png {
-            m = m.add_file(serenity::CreateAttachment::bytes(b.clone(), "board.png"));
+    /// The JSON payload of one part (`flags` 64 when ephemeral; the picture as attachment 0)
+    /// and its files.
+    pub(crate) fn payload(&self, part: &Part) -> (Value, Vec<(String, Vec<u8>)>) {
+        let mut v = json!({
+            "content": part.content,
+            "allowed_mentions": convert::users_allowed(self.mentions.clone()),
+            "components": part.components,
+            "embeds": part.embeds,
+            "flags": if self.ephemeral { EPHEMERAL } else { 0 },
+        });
+        let files: Vec<(String, Vec<u8>)> = part
+            .png
+            .iter()
+            .map(|b| ("board.png".to_owned(), b.clone()))
+            .collect();
+        if !files.is_empty() {
+            v["attachments"] = json!([{"id": 0, "filename": "board.png"}]);
         }
-        m
+        (v, files)
+    }
+
+    /// The request body of one part, with `extra` fields merged into its payload.
+    pub(crate) fn body(&self, part: &Part, extra: Value) -> Body {
+        let (mut payload, files) = self.payload(part);
+        if let (Some(p), Some(e)) = (payload.as_object_mut(), extra.as_object()) {
+            for (k, v) in e {
+                p.insert(k.clone(), v.clone());
+            }
+        }
+        if files.is_empty() {
+            Body::Json(payload)
+        } else {
+            Body::Multipart { payload, files }
+        }
+    }
+}
+
+/// Discord's message flag for "only the user who acted sees it".
+pub(crate) const EPHEMERAL: u64 = 64;
+
+/// The nonce of a message's part: the outbox key (with `enforce_nonce`, Discord creates a
+/// message once per nonce, so a send repeated after a crash or a lost answer shows once);
+/// parts after the first add their number while the nonce stays within Discord's 25
+/// characters.
+fn nonce(key: Option<&Key>, part: usize) -> Value {
+    match key {
+        Some(k) if part == 0 => json!({"nonce": k.as_str(), "enforce_nonce": true}),
+        Some(k) if k.as_str().len() + 3 <= Key::MAX_LEN => {
+            json!({"nonce": format!("{k}/{part}"), "enforce_nonce": true})
+        }
+        _ => json!({}),
     }
 }
 
 /// Posts a message in a channel (the game's channel or thread, a DM channel), every part
-/// retried under `policy`.
+/// retried under `policy`, with the outbox key as its nonce.
 ///
 /// # Errors
 /// [`SendError::ClosedDm`] for a DM channel whose user refuses DMs, [`SendError::GaveUp`]
@@ -256,14 +379,20 @@ pub(crate) async fn post_message(
     channel: serenity::ChannelId,
     out: &Outgoing,
     dm_user: Option<u64>,
+    key: Option<&Key>,
 ) -> Result<(), SendError> {
-    for part in out.parts() {
+    let rest = Rest::of(http);
+    let path = format!("channels/{channel}/messages");
+    for (i, part) in out.parts().iter().enumerate() {
+        let body = out.body(part, nonce(key, i));
         let sent = retrying(policy, "a channel message", || {
-            channel.send_message(http, out.message(&part))
+            rest.call(reqwest::Method::POST, &path, &body)
         })
         .await;
         match (sent, dm_user) {
-            (Err(SendError::Refused(e)), Some(user)) if is_closed_dm(&e) => {
+            (Err(SendError::Refused(e)), Some(user))
+                if e.status().is_some_and(|(_, c)| c == CANNOT_DM) =>
+            {
                 return Err(SendError::ClosedDm { user });
             }
             (r, _) => {
@@ -284,17 +413,39 @@ pub(crate) async fn direct_message(
     policy: Retry,
     user: u64,
     out: &Outgoing,
+    key: Option<&Key>,
 ) -> Result<(), SendError> {
-    let uid = serenity::UserId::new(user);
-    let channel = match retrying(policy, "opening a DM", || uid.create_dm_channel(http)).await {
-        Ok(Some(c)) => c.id,
-        Ok(None) => return Err(SendError::ClosedDm { user }),
-        Err(SendError::Refused(e)) if is_closed_dm(&e) => {
+    let rest = Rest::of(http);
+    let body = Body::Json(json!({"recipient_id": user.to_string()}));
+    let opened = retrying(policy, "opening a DM", || {
+        rest.call(reqwest::Method::POST, "users/@me/channels", &body)
+    })
+    .await;
+    let channel = match opened {
+        Ok(Some(c)) => c["id"]
+            .as_str()
+            .and_then(|s| s.parse::<u64>().ok())
+            .filter(|c| *c != 0),
+        Ok(None) => None,
+        Err(SendError::Refused(e)) if e.status().is_some_and(|(_, c)| c == CANNOT_DM) => {
             return Err(SendError::ClosedDm { user });
         }
         Err(e) => return Err(e),
     };
-    post_message(http, policy, channel, out, Some(user)).await
+    let Some(channel) = channel else {
+        return Err(SendError::Refused(Box::new(Failure::Network(
+            "Discord opened a DM channel without an id".into(),
+        ))));
+    };
+    post_message(
+        http,
+        policy,
+        serenity::ChannelId::new(channel),
+        out,
+        Some(user),
+        key,
+    )
+    .await
 }
 
 #[cfg(test)]
@@ -381,14 +532,15 @@ mod tests {
 
     #[tokio::test]
     async fn server_errors_and_rate_limits_are_transient_others_not() {
-        assert!(transient(&discord_error(500, 0).await));
-        assert!(transient(&discord_error(503, 0).await));
-        let limited = discord_error(429, -1).await;
-        assert!(transient(&limited), "{limited}");
-        assert!(!transient(&discord_error(403, 50013).await));
-        assert!(!transient(&discord_error(400, 50035).await));
-        assert!(is_closed_dm(&discord_error(403, 50007).await));
-        assert!(!is_closed_dm(&discord_error(403, 50013).await));
+        let transient = |e: serenity::Error| Failure::from(e).transient();
+        let closed = |e: serenity::Error| Failure::from(e).status() == Some((403, CANNOT_DM));
+        assert!(transient(discord_error(500, 0).await));
+        assert!(transient(discord_error(503, 0).await));
+        assert!(transient(discord_error(429, -1).await));
+        assert!(!transient(discord_error(403, 50013).await));
+        assert!(!transient(discord_error(400, 50035).await));
+        assert!(closed(discord_error(403, 50007).await));
+        assert!(!closed(discord_error(403, 50013).await));
     }
 
     #[tokio::test]

@@ -39,6 +39,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let to_move = g.position.turn().0;
             let my_turn = g.record.seats.get(to_move as usize) == Some(&actor.id);
             if !my_turn {
+                if seat.is_some_and(|s| g.position.is_out(Side(s))) {
+                    // Out of a game of more than two: it will never be his turn again.
+                    return user(format!("You are out of game {}.", g.record.id));
+                }
                 if seat.is_some() && bot::bot_seats(&g.record).is_some_and(|b| b.plays(to_move)) {
                     // A turn lost (it should not be) is found again by asking.
                     self.wake_bot(g.record.id);

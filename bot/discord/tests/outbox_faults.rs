@@ -1,0 +1,332 @@
+//! Issue 27, "Nothing lost, everyone told", on Discord: the real client and the outbox's
+//! sender against `discord-fake` with injected faults. For each fault the move's
+//! announcement reaches Discord exactly once, nothing stays "thinking…", and a 429 is
+//! waited out for at least what it asked.
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use bot_core::{GameService, SystemClock, store::memory::MemoryStore};
+use bot_discord::{Bot, Registration};
+use discord_fake::{
+    DiscordError, FakeDiscord, RateLimit, RetryAfterIn, SentMessage, callback_type, ids,
+};
+use rules::Catalog;
+
+/// Retries as in production, but quick for server errors (a 429 still waits what it asks).
+const QUICK: bot_discord::Retry = bot_discord::Retry {
+    attempts: 4,
+    first_delay: Duration::from_millis(20),
+    max_delay: Duration::from_millis(80),
+};
+
+struct Running {
+    fake: FakeDiscord,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+/// The bot, its client and its outbox sender over a fresh fake; the interaction tokens
+/// last `handle_life` for the sender.
+async fn start(handle_life: Duration) -> Running {
+    let fake = FakeDiscord::start().await;
+    let catalog = Arc::new(Catalog::builtin());
+    let service = Arc::new(GameService::new(
+        MemoryStore::new(),
+        SystemClock,
+        catalog.clone(),
+    ));
+    let bot = Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160)
+        .with_retry(QUICK)
+        .with_handle_life(handle_life);
+    let sender = tokio::spawn(bot_discord::deliver_announcements(
+        bot.clone(),
+        Arc::new(fake.serenity_http()),
+    ));
+    let mut client =
+        bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
+            .await
+            .expect("client builds");
+    let client = tokio::spawn(async move {
+        if let Err(e) = client.start().await {
+            eprintln!("client stopped: {e}");
+        }
+    });
+    fake.wait_guild_commands(ids::GUILD).await.unwrap();
+    fake.wait_global_commands().await.unwrap();
+    Running {
+        fake,
+        tasks: vec![sender, client],
+    }
+}
+
+/// Alice challenges Bob to chess as white, Bob accepts: the game is on in #general.
+async fn start_game(fake: &FakeDiscord) {
+    let ix = fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .integer("colour", 0)
+        .send();
+    let challenge = fake
+        .wait_until("the challenge", Duration::from_secs(10), |r| {
+            r.original_response(ix.id)
+                .filter(|m| !m.is_loading() && !m.custom_ids().is_empty())
+                .cloned()
+        })
+        .await
+        .unwrap();
+    let accept = challenge
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:ch:accept:"))
+        .unwrap();
+    fake.click(challenge.id, &accept).by(ids::BOB).send();
+    fake.wait_until("the game", Duration::from_secs(10), |r| {
+        r.messages()
+            .iter()
+            .find(|m| !m.deleted && !m.is_loading() && m.content.contains("Game 1"))
+            .cloned()
+    })
+    .await
+    .unwrap();
+}
+
+/// The messages anywhere that announce Alice's `e4`.
+fn announced(r: &discord_fake::Recorded) -> Vec<SentMessage> {
+    r.messages()
+        .iter()
+        .filter(|m| !m.deleted && m.content.contains("plays e4"))
+        .cloned()
+        .collect()
+}
+
+fn announcements(fake: &FakeDiscord) -> Vec<SentMessage> {
+    fake.inspect(announced)
+}
+
+/// Waits until the move's announcement is there, and checks it stays there exactly once
+/// (one more second for a duplicate to show), with nothing left "thinking…" and no error
+/// shown in its place.
+async fn told_once(fake: &FakeDiscord, within: Duration) -> SentMessage {
+    fake.wait_until("the move's announcement", within, |r| {
+        let thinking = r.messages().iter().any(|m| !m.deleted && m.is_loading());
+        (!announced(r).is_empty() && !thinking).then_some(())
+    })
+    .await
+    .unwrap_or_else(|e| panic!("{e}\nthinking: {:?}", fake.thinking()));
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let a = announcements(fake);
+    assert_eq!(a.len(), 1, "exactly once: {a:#?}");
+    assert!(fake.thinking().is_empty(), "{:?}", fake.thinking());
+    let wrong = fake.inspect(|r| {
+        r.messages()
+            .iter()
+            .filter(|m| m.content.contains("Something went wrong"))
+            .count()
+    });
+    assert_eq!(wrong, 0, "no error replaces the announcement");
+    a[0].clone()
+}
+
+fn callbacks(method: &str, route: &str) -> bool {
+    method == "POST" && route.starts_with("interactions/") && route.ends_with("/callback")
+}
+
+fn followups(method: &str, route: &str) -> bool {
+    method == "POST" && route.starts_with("webhooks/") && route.split('/').count() == 3
+}
+
+fn e4(fake: &FakeDiscord) {
+    fake.slash("move")
+        .string("move", "e4")
+        .by(ids::ALICE)
+        .send();
+}
+
+#[tokio::test]
+async fn a_deferral_recorded_but_answered_500_counts_as_deferred() {
+    let bot = start(Duration::from_secs(600)).await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    fake.fail_after_doing(callbacks, DiscordError::internal_server_error(), Some(1));
+    e4(fake);
+    let m = told_once(fake, Duration::from_secs(10)).await;
+    assert!(m.attachment("board.png").is_some());
+    // The retry met "already acknowledged", and was taken for the deferral it is.
+    let refused = fake.inspect(|r| {
+        r.requests()
+            .iter()
+            .filter(|q| q.error_code == Some(40060))
+            .count()
+    });
+    assert_eq!(refused, 1);
+}
+
+#[tokio::test]
+async fn a_refused_followup_is_answered_by_the_sender_for_every_4xx() {
+    for e in [
+        DiscordError::new(400, 50035, "Invalid Form Body"),
+        DiscordError::new(401, 50027, "Invalid Webhook Token"),
+        DiscordError::missing_access(),
+        DiscordError::new(404, 10015, "Unknown Webhook"),
+    ] {
+        let bot = start(Duration::from_secs(600)).await;
+        let fake = &bot.fake;
+        start_game(fake).await;
+        fake.fail_requests(followups, e.clone(), None);
+        e4(fake);
+        let m = told_once(fake, Duration::from_secs(10)).await;
+        assert!(!m.is_ephemeral(), "{}: {}", e.status, m.content);
+    }
+}
+
+#[tokio::test]
+async fn a_4xx_on_every_answer_goes_to_the_channel_and_leaves_no_thinking() {
+    let bot = start(Duration::from_secs(600)).await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    // Followups and edits refused; only deleting the "thinking…" original still works.
+    fake.fail_requests(
+        |m, r| r.starts_with("webhooks/") && m != "DELETE" && m != "GET",
+        DiscordError::new(403, 50001, "Missing Access"),
+        None,
+    );
+    e4(fake);
+    let m = told_once(fake, Duration::from_secs(10)).await;
+    assert_eq!(m.channel_id, ids::GENERAL);
+    assert!(m.nonce().is_some(), "posted with its outbox key as nonce");
+}
+
+#[tokio::test]
+async fn a_503_that_does_not_stop_is_delivered_by_the_sender_in_place_of_thinking() {
+    let bot = start(Duration::from_secs(600)).await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    fake.fail_requests(followups, DiscordError::service_unavailable(), None);
+    e4(fake);
+    let m = told_once(fake, Duration::from_secs(10)).await;
+    // The deferred original became the announcement.
+    assert!(!m.is_ephemeral());
+}
+
+#[tokio::test]
+async fn past_the_token_a_503_on_the_interaction_goes_to_the_channel_once_by_nonce() {
+    // The token is already past for the sender: it posts in the channel. Its first post is
+    // recorded but answered 500, and the retry is shown once thanks to the nonce.
+    let bot = start(Duration::ZERO).await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    fake.fail_requests(followups, DiscordError::service_unavailable(), None);
+    fake.fail_after_doing(
+        |m, r| m == "POST" && r == format!("channels/{}/messages", ids::GENERAL),
+        DiscordError::internal_server_error(),
+        Some(1),
+    );
+    e4(fake);
+    let m = told_once(fake, Duration::from_secs(10)).await;
+    assert_eq!(m.channel_id, ids::GENERAL);
+    assert_eq!(
+        fake.inspect(|r| r.nonce_repeats()),
+        1,
+        "the repeat was recognised"
+    );
+}
+
+/// A 429 on the followups of `form`, the window opened by a first followup: the move's
+/// announcement waits at least what was asked, asks once, and is told once.
+async fn rate_limited(form: RetryAfterIn, global: bool, window: Duration) {
+    let bot = start(Duration::from_secs(600)).await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    fake.rate_limit(
+        move |m, r| followups(m, r) || (global && r.starts_with("channels/")),
+        RateLimit {
+            bucket: "followups".into(),
+            limit: 1,
+            window,
+            form,
+            global,
+        },
+    );
+    // Opens the window: one followup (the ephemeral list of games).
+    let opened = Instant::now();
+    let ix = fake.slash("board").by(ids::ALICE).send();
+    fake.wait_until("the board", Duration::from_secs(10), |r| {
+        r.messages()
+            .iter()
+            .any(|m| m.interaction_id() == Some(ix.id) && !m.is_loading())
+            .then_some(())
+    })
+    .await
+    .unwrap();
+    e4(fake);
+    told_once(fake, window + Duration::from_secs(12)).await;
+    let told_at = fake.inspect(|r| {
+        r.requests()
+            .iter()
+            .rposition(|q| q.status < 300 && followups(&q.method, &q.route))
+    });
+    assert!(told_at.is_some());
+    // The announcement was sent no earlier than the window's end (it opened after
+    // `opened`), and not much later.
+    let waited = opened.elapsed() - Duration::from_secs(1); // told_once's extra second
+    assert!(waited >= window, "{form:?}: waited {waited:?} < {window:?}");
+    assert!(
+        waited < window + Duration::from_secs(3) + Duration::from_secs(2),
+        "{form:?}: waited {waited:?}"
+    );
+    let limited = fake.inspect(|r| r.requests().iter().filter(|q| q.status == 429).count());
+    assert_eq!(
+        limited, 1,
+        "{form:?}: asked once, then waited what Discord said"
+    );
+}
+
+#[tokio::test]
+async fn a_429_with_the_header_only_is_waited_out() {
+    rate_limited(RetryAfterIn::HeaderOnly, false, Duration::from_millis(2200)).await;
+}
+
+#[tokio::test]
+async fn a_429_with_the_body_only_is_waited_out() {
+    rate_limited(RetryAfterIn::Body, false, Duration::from_millis(2500)).await;
+}
+
+#[tokio::test]
+async fn a_429_with_header_and_body_is_waited_out() {
+    rate_limited(RetryAfterIn::Header, false, Duration::from_millis(2000)).await;
+}
+
+#[tokio::test]
+async fn a_global_429_is_waited_out() {
+    rate_limited(RetryAfterIn::Body, true, Duration::from_millis(2500)).await;
+}
+
+#[tokio::test]
+async fn a_long_global_429_is_left_to_the_sender_and_waited_in_full() {
+    // Longer than a send waits itself: the sender answers the interaction after the wait.
+    rate_limited(RetryAfterIn::Header, true, Duration::from_secs(7)).await;
+}
+
+#[tokio::test]
+async fn the_challenge_reply_is_an_interaction_answer_as_before() {
+    let bot = start(Duration::from_secs(600)).await;
+    let ix = bot
+        .fake
+        .slash("challenge")
+        .user("opponent", ids::BOB)
+        .string("variant", "chess")
+        .send();
+    let cb = bot.fake.wait_callback(&ix).await.unwrap();
+    assert_eq!(cb.kind, callback_type::CHANNEL_MESSAGE_WITH_SOURCE);
+}
