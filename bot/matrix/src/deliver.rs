@@ -235,15 +235,8 @@ impl MatrixBot {
             .filter(|r| r.audience == Audience::Room)
             .find_map(|r| self.game_room(room, r));
         let game_room = named.or_else(|| {
-            (!place.private).then(|| {
-                (
-                    room.clone(),
-                    Anchor {
-                        reply_to: None,
-                        thread: anchor.thread.clone(),
-                    },
-                )
-            })
+            // In the command's room the notice answers the command, as before.
+            (!place.private).then(|| (room.clone(), anchor.clone()))
         });
         for reply in replies {
             let attempt = match &reply.audience {
