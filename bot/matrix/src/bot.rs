@@ -80,6 +80,9 @@ pub struct MatrixBot {
     pub(crate) direct: crate::locks::KeyedLocks<OwnedUserId, Option<OwnedRoomId>>,
     /// Senders told, per room, that a message of theirs could not be decrypted.
     pub(crate) told_undecrypted: std::sync::Mutex<HashSet<(OwnedRoomId, OwnedUserId)>>,
+    /// Players told that their private messages are held, per game (its number, or the
+    /// room when the message names none): told once, until they have read them.
+    pub(crate) told_unreachable: std::sync::Mutex<HashSet<(String, String)>>,
 }
 
 impl std::fmt::Debug for MatrixBot {
@@ -165,6 +168,7 @@ impl MatrixBot {
             ledger: tokio::sync::Mutex::new(ledger),
             direct: crate::locks::KeyedLocks::default(),
             told_undecrypted: std::sync::Mutex::new(HashSet::new()),
+            told_unreachable: std::sync::Mutex::new(HashSet::new()),
         })
     }
 
@@ -496,15 +500,17 @@ impl MatrixBot {
             .as_ref()
             .filter(|f| f.format == MessageFormat::Html)
             .map(|f| f.body.as_str());
-        let direct = room.is_direct().await.unwrap_or(false);
-        let Some(text) = self.invocation.command(&t.body, html, direct) else {
+        // One rule, by members, for both "no prefix needed" and "secrets may be typed here":
+        // the `m.direct` flag says nothing about who reads a room (and is missing on many
+        // private rooms), so it decides neither.
+        let private = self.is_private(room, &m.sender).await;
+        let Some(text) = self.invocation.command(&t.body, html, private) else {
             return Ok(());
         };
         let thread = match &m.content.relates_to {
             Some(Relation::Thread(th)) => Some(th.event_id.clone()),
             _ => None,
         };
-        let private = self.is_private(room, &m.sender).await;
         let place = place_of(room, private, thread.as_deref());
         self.run_command(room, place, &m.sender, &m.event_id, &m.event_id, &text)
             .await
@@ -582,7 +588,10 @@ impl MatrixBot {
             crate::first_word(text),
             text.len()
         );
-        let replies = self.games.handle_text(&actor, &place, text).await;
+        let replies = match refuse_room_mention(text) {
+            Some(refusal) => vec![refusal],
+            None => self.games.handle_text(&actor, &place, text).await,
+        };
         self.deliver(room, &place, &actor, reply_to, replies).await;
         self.deliver_kept(&actor).await;
         Ok(())
@@ -634,6 +643,27 @@ impl MatrixBot {
     }
 }
 
+/// `@room` is Matrix's "notify everyone here", not a player: a command naming it (`challenge
+/// @room chess` would open a challenge to a user `@room:server`, that is to nobody) is refused
+/// with what to type instead. Not kept in the outbox: it changes nothing, and a lost refusal
+/// is the same command typed again.
+fn refuse_room_mention(text: &str) -> Option<bot_core::reply::Reply> {
+    let mut words = text.split_whitespace();
+    let first = words.next()?;
+    let names_room = words.any(|w| {
+        let w = w.trim_end_matches([',', '.', ':', ';']);
+        w.eq_ignore_ascii_case("@room")
+            || w.split_once(':')
+                .is_some_and(|(local, _)| local.eq_ignore_ascii_case("@room"))
+    });
+    names_room.then(|| {
+        bot_core::reply::Reply::actor(format!(
+            "`@room` is everyone in this room, not a player: `{first}` needs one player. Name \
+             them (`{first} @alice:example.org chess`, or pick them from the room's members)."
+        ))
+    })
+}
+
 /// The filter of every sync: more timeline events per room than the server's default, so a
 /// bot that was offline a while still sees the commands it missed.
 fn sync_filter() -> Filter {
@@ -664,5 +694,27 @@ pub(crate) async fn display_name(room: &Room, user: &UserId) -> String {
             .map(str::to_string)
             .unwrap_or_else(|| user.localpart().to_string()),
         _ => user.localpart().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refuse_room_mention;
+
+    /// Issue 27: `challenge @room chess` opened a challenge to nobody.
+    #[test]
+    fn a_command_naming_at_room_is_refused_with_what_to_do() {
+        for text in [
+            "challenge @room chess",
+            "challenge @room:example.org chess",
+            "challenge @ROOM, chess",
+        ] {
+            let refusal = refuse_room_mention(text).expect(text);
+            assert!(refusal.text.contains("not a player"), "{}", refusal.text);
+            assert_eq!(refusal.audience, bot_core::reply::Audience::Actor);
+        }
+        assert!(refuse_room_mention("challenge @roomba:example.org chess").is_none());
+        assert!(refuse_room_mention("challenge @alice:example.org chess").is_none());
+        assert!(refuse_room_mention("board").is_none());
     }
 }

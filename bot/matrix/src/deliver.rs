@@ -10,13 +10,15 @@ use std::collections::HashMap;
 use bot_core::{
     Actor,
     model::{Place, Platform, PlayerId},
-    outbox::{Announcement, Attempt},
+    outbox::{Announcement, Attempt, Key},
     reply::{Audience, BoardPicture, Reply},
 };
 use matrix_sdk::{
     Room,
+    config::RequestConfig,
     ruma::{
-        EventId, OwnedEventId, RoomId, UInt, UserId,
+        EventId, OwnedEventId, OwnedTransactionId, RoomId, TransactionId, UInt, UserId,
+        api::error::ErrorKind,
         events::{
             Mentions,
             relation::{InReplyTo, Thread},
@@ -52,6 +54,65 @@ pub(crate) enum SendError {
     LeftDirectRoom(String),
 }
 
+impl SendError {
+    /// How an attempt that ended with this error is reported to the outbox: a rate limit
+    /// waits what the homeserver asked for (never less than the back-off), a server error
+    /// or a request that did not get through (time-out, connection) is tried again later, and
+    /// only what can never be delivered (the room is gone or refuses the bot, the player does
+    /// not exist, the content does not serialise) gives up.
+    pub(crate) fn attempt(&self, attempts: u32) -> Attempt {
+        let later = |wait: std::time::Duration| Attempt::Later { wait, handle: None };
+        let backoff = bot_core::outbox::backoff(attempts);
+        match self {
+            SendError::Sdk(e) => match e.as_client_api_error() {
+                Some(api) => {
+                    if let Some(ErrorKind::LimitExceeded(data)) = api.error_kind() {
+                        let asked = match data.retry_after {
+                            Some(matrix_sdk::ruma::api::error::RetryAfter::Delay(d)) => d,
+                            Some(matrix_sdk::ruma::api::error::RetryAfter::DateTime(t)) => t
+                                .duration_since(std::time::SystemTime::now())
+                                .unwrap_or_default(),
+                            None => backoff,
+                        };
+                        return later(asked.max(backoff));
+                    }
+                    let status = api.status_code.as_u16();
+                    if status == 429 || status >= 500 || status == 408 {
+                        later(backoff)
+                    } else {
+                        Attempt::Failed(format!("refused by the homeserver: {e}"))
+                    }
+                }
+                // Not an answer of the homeserver: the network, a time-out, the local store.
+                None => later(backoff),
+            },
+            SendError::Json(_) | SendError::NotMatrix(_) | SendError::NoSuchUser(_) => {
+                Attempt::Failed(self.to_string())
+            }
+            // Held for him by the caller; should it reach here, try again later.
+            SendError::LeftDirectRoom(_) => later(backoff),
+        }
+    }
+}
+
+/// The Matrix transaction id of a message the outbox sends: its key (with `suffix` for a
+/// second message of the same reply, such as the reactions hint after an image), so a send
+/// repeated after a crash is recognised by the homeserver and shown once. A reply without a
+/// key (the store could not take it) gets a fresh one.
+fn transaction_id(key: Option<&Key>, suffix: &str) -> OwnedTransactionId {
+    match key {
+        Some(k) => OwnedTransactionId::from(format!("{k}{suffix}")),
+        None => TransactionId::new(),
+    }
+}
+
+/// How every send is made: a few quick retries inside the SDK, then the error comes back to
+/// the outbox, which decides when to try again (the SDK's default retries for ever, which
+/// would hold up the sender behind one failing room).
+fn send_config() -> RequestConfig {
+    RequestConfig::new().retry_limit(3)
+}
+
 /// Where a message goes in its room.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Anchor {
@@ -82,55 +143,55 @@ impl Anchor {
 
 impl MatrixBot {
     /// Matrix's outbox sender, until stopped: each due entry with [`MatrixBot::announce`],
-    /// one after the other (in the order the core posted them).
+    /// one after the other (in the order the core posted them), each attempt reported as it
+    /// ended.
     pub async fn deliver_announcements(&self) {
         bot_core::outbox::run_sender(&*self.games, Platform::Matrix, |entry| async move {
-            self.announce(entry.announcement()).await;
-            Attempt::Delivered
+            let attempts = entry.attempts;
+            self.announce(entry.announcement(), attempts).await
         })
         .await;
     }
 
-    /// Delivers one announcement: room replies to the announcement's room (or the room the
-    /// reply names), in its thread if the game has one, answering no event; private replies
-    /// in the player's direct room, as for a command. A room the bot is not in (it left, or
-    /// the place is not a Matrix room) loses the public part, which is logged: the game
-    /// itself is stored, and `board` shows it.
-    pub(crate) async fn announce(&self, a: Announcement) {
+    /// Delivers one announcement (an outbox entry: one reply) and says how the attempt
+    /// ended: room replies to the announcement's room (or the room the reply names), in its
+    /// thread if the game has one, answering no event; private replies in the player's direct
+    /// room, as for a command. Each message is sent under its entry's key as transaction id.
+    /// A room the bot is not in (it left, or the place is not a Matrix room) can never be
+    /// delivered to: [`Attempt::Failed`], which is logged; the game itself is stored, and
+    /// `board` shows it.
+    pub(crate) async fn announce(&self, a: Announcement, attempts: u32) -> Attempt {
+        let mut outcome = Attempt::Delivered;
         for reply in a.replies {
-            let result = match &reply.audience {
+            let attempt = match &reply.audience {
                 Audience::Room | Audience::Actor => {
                     let place = reply.place.as_ref().unwrap_or(&a.place);
                     match self.room_of(place) {
-                        Some((room, anchor)) => self.post(&room, &anchor, &reply, None).await,
-                        None => {
-                            tracing::warn!(
-                                "an announcement for {} was not delivered: not a room I am in",
-                                place.room
-                            );
-                            Ok(())
-                        }
+                        Some((room, anchor)) => match self.post(&room, &anchor, &reply, None).await
+                        {
+                            Ok(()) => Attempt::Delivered,
+                            Err(e) => {
+                                tracing::warn!("an announcement in {} failed: {e}", place.room);
+                                e.attempt(attempts)
+                            }
+                        },
+                        None => Attempt::Failed(format!("{} is not a room I am in", place.room)),
                     }
                 }
-                Audience::Private(player) => match self.send_private(player, &reply).await {
-                    Ok(()) => Ok(()),
-                    Err(e) => {
-                        tracing::warn!("private message to {} failed: {e}", player.user);
-                        self.hold(&reply).await;
-                        match self.room_of(&a.place) {
-                            Some((room, anchor)) => {
-                                self.post(&room, &anchor, &self.missed_notice(player), None)
-                                    .await
-                            }
-                            None => Ok(()),
-                        }
-                    }
-                },
+                Audience::Private(player) => {
+                    let game_room = self
+                        .room_of(reply.place.as_ref().unwrap_or(&a.place))
+                        .filter(|_| !a.place.private);
+                    self.deliver_private(player, &reply, game_room, attempts)
+                        .await
+                }
             };
-            if let Err(e) = result {
-                tracing::warn!("an announcement in {} failed: {e}", a.place.room);
+            // One reply per entry; should there be more, the worst attempt is reported.
+            if !matches!(attempt, Attempt::Delivered) && matches!(outcome, Attempt::Delivered) {
+                outcome = attempt;
             }
         }
+        outcome
     }
 
     /// A Matrix place's room, if the bot is in it, with its thread.
@@ -148,8 +209,11 @@ impl MatrixBot {
         Some((room, anchor))
     }
 
-    /// Delivers every reply of a command. Failures are logged; a private reply that cannot
-    /// be delivered is reported in the command's room without its content.
+    /// Delivers every reply of a command and reports each keyed one to the outbox, exactly
+    /// once: delivered once the homeserver took it, to be tried again by the sender after a
+    /// failure that may pass, given up when it never can be delivered. A private reply that
+    /// cannot be delivered is held for its player (that is its delivery) and his game's room
+    /// is told, once, without its content.
     pub(crate) async fn deliver(
         &self,
         room: &Room,
@@ -162,32 +226,111 @@ impl MatrixBot {
             reply_to: Some(reply_to.to_owned()),
             thread: place.thread.as_deref().and_then(|t| EventId::parse(t).ok()),
         };
+        // The game's room, for the notice that a private message could not be delivered:
+        // the room a public reply names (an order given in a private room), else the
+        // command's room unless it is private (someone's direct room: never tell him there
+        // that another player is cut off).
+        let named = replies
+            .iter()
+            .filter(|r| r.audience == Audience::Room)
+            .find_map(|r| self.game_room(room, r));
+        let game_room = named.or_else(|| {
+            // In the command's room the notice answers the command, as before.
+            (!place.private).then(|| (room.clone(), anchor.clone()))
+        });
         for reply in replies {
-            let result = match &reply.audience {
-                Audience::Room => match self.game_room(room, &reply) {
-                    // The public part of an order given elsewhere (a Looking-Glass player
-                    // orders in his direct room): posted in the game's room, unanchored.
-                    Some((game_room, game_anchor)) => {
-                        self.post(&game_room, &game_anchor, &reply, None).await
-                    }
-                    None => self.post(room, &anchor, &reply, None).await,
-                },
-                Audience::Actor => self.post(room, &anchor, &reply, Some(&actor.id)).await,
+            let attempt = match &reply.audience {
+                Audience::Room => {
+                    let result = match self.game_room(room, &reply) {
+                        // The public part of an order given elsewhere (a Looking-Glass player
+                        // orders in his direct room): posted in the game's room, unanchored.
+                        Some((game_room, game_anchor)) => {
+                            self.post(&game_room, &game_anchor, &reply, None).await
+                        }
+                        None => self.post(room, &anchor, &reply, None).await,
+                    };
+                    self.attempt_of(room, result)
+                }
+                Audience::Actor => {
+                    let result = self.post(room, &anchor, &reply, Some(&actor.id)).await;
+                    self.attempt_of(room, result)
+                }
                 Audience::Private(player) => {
-                    if let Err(e) = self.send_private(player, &reply).await {
-                        tracing::warn!("private message to {} failed: {e}", player.user);
-                        self.hold(&reply).await;
-                        self.post(room, &anchor, &self.missed_notice(player), None)
-                            .await
-                    } else {
-                        Ok(())
-                    }
+                    self.deliver_private(player, &reply, game_room.clone(), 0)
+                        .await
                 }
             };
-            if let Err(e) = result {
-                tracing::warn!("reply in {} failed: {e}", room.room_id());
+            if let Some(key) = &reply.key {
+                self.games.settle_mail(key, attempt).await;
             }
         }
+    }
+
+    /// How a command's reply went, logged when it failed.
+    fn attempt_of(&self, room: &Room, result: Result<(), SendError>) -> Attempt {
+        match result {
+            Ok(()) => Attempt::Delivered,
+            Err(e) => {
+                tracing::warn!("reply in {} failed: {e}", room.room_id());
+                e.attempt(0)
+            }
+        }
+    }
+
+    /// Sends a private reply to its player's direct room. When that cannot be done (he left
+    /// it, he has none and cannot be invited) the reply is held for him, which is its
+    /// delivery: he gets it in his direct room or after his next command. His game's room
+    /// (`game_room`; never someone's private room) is then told so, mentioning him, once per
+    /// game until he has read what was held. A failure that may pass (the homeserver is
+    /// down) is tried again later instead.
+    async fn deliver_private(
+        &self,
+        player: &PlayerId,
+        reply: &Reply,
+        game_room: Option<(Room, Anchor)>,
+        attempts: u32,
+    ) -> Attempt {
+        let e = match self.send_private(player, reply).await {
+            Ok(()) => return Attempt::Delivered,
+            Err(e) => e,
+        };
+        tracing::warn!("private message to {} failed: {e}", player.user);
+        if let attempt @ Attempt::Later { .. } = e.attempt(attempts)
+            && !matches!(e, SendError::LeftDirectRoom(_))
+        {
+            return attempt;
+        }
+        if let Err(e) = self.games.hold_undelivered(reply).await {
+            tracing::error!("a private message could not be held for its player: {e}");
+            return Attempt::Later {
+                wait: bot_core::outbox::backoff(attempts),
+                handle: None,
+            };
+        }
+        let Some((room, anchor)) = game_room else {
+            return Attempt::Delivered;
+        };
+        let game = reply
+            .board
+            .as_ref()
+            .map_or_else(|| room.room_id().to_string(), |b| b.game.to_string());
+        let first = self
+            .told_unreachable
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert((player.user.clone(), game));
+        if first {
+            let mut notice = self.missed_notice(player);
+            notice.key = reply.key.clone();
+            if let Err(e) = self.post_as(&room, &anchor, &notice, None, ".held").await {
+                tracing::warn!(
+                    "the notice to {} in {} failed: {e}",
+                    player.user,
+                    room.room_id()
+                );
+            }
+        }
+        Attempt::Delivered
     }
 
     /// What the room is told, mentioning the player, when a private message to him failed:
@@ -214,6 +357,15 @@ impl MatrixBot {
         }
     }
 
+    /// Forgets that `player` was told, in his games' rooms, that his private messages are
+    /// held: he has read them, and the next failure is news again.
+    fn reachable_again(&self, player: &PlayerId) {
+        self.told_unreachable
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .retain(|(user, _)| *user != player.user);
+    }
+
     /// After a player's command, or once he opens a room with the bot, what was held for him
     /// (private messages that could not be delivered): sent to his direct room now, oldest
     /// first. Matrix has no message only one member of a room sees, so they go privately or
@@ -222,6 +374,9 @@ impl MatrixBot {
     /// held.
     pub(crate) async fn deliver_kept(&self, actor: &Actor) {
         let kept = self.games.take_undelivered(&actor.id).await;
+        if kept.is_empty() {
+            return;
+        }
         let mut unreachable = false;
         for reply in kept {
             if !unreachable {
@@ -240,6 +395,9 @@ impl MatrixBot {
             }
             // Held again as it was, in its order; the rest are not tried (they would fail).
             self.hold(&reply).await;
+        }
+        if !unreachable {
+            self.reachable_again(&actor.id);
         }
     }
 
@@ -350,7 +508,8 @@ impl MatrixBot {
     }
 
     /// Posts one reply: a board as an image with the text as caption, otherwise a notice.
-    /// `notify` adds someone to the mentions without naming them in the text.
+    /// `notify` adds someone to the mentions without naming them in the text. Sent under the
+    /// reply's key as transaction id (see [`transaction_id`]).
     async fn post(
         &self,
         room: &Room,
@@ -358,6 +517,20 @@ impl MatrixBot {
         reply: &Reply,
         notify: Option<&PlayerId>,
     ) -> Result<(), SendError> {
+        self.post_as(room, anchor, reply, notify, "").await
+    }
+
+    /// [`MatrixBot::post`], the transaction ids made from the reply's key and `suffix` (a
+    /// message said because of an entry, besides the entry itself).
+    async fn post_as(
+        &self,
+        room: &Room,
+        anchor: &Anchor,
+        reply: &Reply,
+        notify: Option<&PlayerId>,
+        suffix: &str,
+    ) -> Result<(), SendError> {
+        let key = reply.key.as_ref();
         let mut names = HashMap::new();
         for p in &reply.mentions {
             if let Ok(u) = UserId::parse(&p.user) {
@@ -383,10 +556,11 @@ impl MatrixBot {
         };
         let drawn = drawing.elapsed();
         let Some((game, picture)) = picture else {
-            return send_text(room, anchor, &message).await;
+            return send_text(room, anchor, &message, transaction_id(key, suffix)).await;
         };
         let sending = std::time::Instant::now();
-        self.send_image(room, anchor, &message, picture).await?;
+        self.send_image(room, anchor, &message, picture, transaction_id(key, suffix))
+            .await?;
         tracing::debug!(
             "board of game {game}: drawn in {:.1} ms, uploaded and sent in {:.1} ms",
             drawn.as_secs_f64() * 1e3,
@@ -408,7 +582,8 @@ impl MatrixBot {
                 mentions: Vec::new(),
                 reactions: message.reactions,
             };
-            send_text(room, anchor, &hint).await?;
+            let txn = transaction_id(key, &format!("{suffix}.ask"));
+            send_text(room, anchor, &hint, txn).await?;
         }
         Ok(())
     }
@@ -435,6 +610,7 @@ impl MatrixBot {
         anchor: &Anchor,
         message: &Message,
         picture: Picture,
+        txn: OwnedTransactionId,
     ) -> Result<(), SendError> {
         let Picture {
             png,
@@ -481,7 +657,12 @@ impl MatrixBot {
         let mut content = RoomMessageEventContent::new(MessageType::Image(image));
         content.mentions = Some(mentions(message));
         content.relates_to = anchor.relation();
-        room.send(content).await?;
+        // Only the send carries the transaction id: an upload repeated after a crash is one
+        // more file nobody links to.
+        room.send(content)
+            .with_transaction_id(txn)
+            .with_request_config(send_config())
+            .await?;
         Ok(())
     }
 }
@@ -551,7 +732,12 @@ pub(crate) fn caption(game: i64, view: &render::BoardView) -> String {
     caption
 }
 
-async fn send_text(room: &Room, anchor: &Anchor, message: &Message) -> Result<(), SendError> {
+async fn send_text(
+    room: &Room,
+    anchor: &Anchor,
+    message: &Message,
+    txn: OwnedTransactionId,
+) -> Result<(), SendError> {
     let mut content = RoomMessageEventContent::notice_html(&message.plain, &message.html);
     content.mentions = Some(mentions(message));
     content.relates_to = anchor.relation();
@@ -566,6 +752,9 @@ async fn send_text(room: &Room, anchor: &Anchor, message: &Message) -> Result<()
             .collect();
         object.insert(REACTIONS_KEY.into(), serde_json::Value::Object(map));
     }
-    room.send_raw("m.room.message", value).await?;
+    room.send_raw("m.room.message", value)
+        .with_transaction_id(&txn)
+        .with_request_config(send_config())
+        .await?;
     Ok(())
 }

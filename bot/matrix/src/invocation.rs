@@ -24,18 +24,23 @@ pub struct Invocation {
 impl Invocation {
     /// The command text of a message, or `None` when the message is not addressed to the bot.
     ///
-    /// `body` is the plain body; `html` the `org.matrix.custom.html` formatted body if any;
-    /// `direct` whether the room is a direct room with the bot.
-    pub fn command(&self, body: &str, html: Option<&str>, direct: bool) -> Option<String> {
-        let text = match html {
-            Some(h) => html_to_text(h),
-            None => strip_reply_fallback(body).to_string(),
-        };
+    /// The command is read from `body`, the plain text every client shows: the formatted
+    /// body may show something else entirely (a message showing "just chatting" whose plain
+    /// body resigned a game, text hidden in a `<script>`), and a command must be what the
+    /// players read. `html` (the `org.matrix.custom.html` formatted body, if any) only names
+    /// the users its mention pills stand for: where the body shows a pill's display name,
+    /// the command gets the user id. `private` whether the room is the sender's private
+    /// channel with the bot (by its members, see [`crate::privacy`]): no prefix needed there.
+    pub fn command(&self, body: &str, html: Option<&str>, private: bool) -> Option<String> {
+        let mut text = strip_reply_fallback(body).to_string();
+        if let Some(h) = html {
+            text = replace_pills(&text, &pills(h));
+        }
         let text = text.trim();
         let rest = self
             .strip_prefix(text)
             .or_else(|| self.strip_address(text))
-            .or_else(|| direct.then_some(text))?;
+            .or_else(|| private.then_some(text))?;
         let rest = rest.trim();
         if rest.is_empty() {
             // A bare prefix or mention: show help rather than staying silent.
@@ -94,6 +99,67 @@ impl Invocation {
             .collect::<Vec<_>>()
             .join(" ")
     }
+}
+
+/// The mention pills of a formatted body: (display text, user id), longest text first, the
+/// reply fallback's left out.
+fn pills(html: &str) -> Vec<(String, String)> {
+    let mut rest = html;
+    if let Some(start) = rest.find("<mx-reply>")
+        && let Some(end) = rest.find("</mx-reply>")
+        && end > start
+    {
+        rest = &rest[end + "</mx-reply>".len()..];
+    }
+    let mut out = Vec::new();
+    while let Some(lt) = rest.find("<a") {
+        rest = &rest[lt + 2..];
+        let Some(gt) = rest.find('>') else { break };
+        let tag = &rest[..gt];
+        rest = &rest[gt + 1..];
+        let Some(user) = pill_target(tag) else {
+            continue;
+        };
+        let Some(end) = rest.to_ascii_lowercase().find("</a>") else {
+            break;
+        };
+        let shown = html_to_text(&rest[..end]).trim().to_string();
+        rest = &rest[end + 4..];
+        if !shown.is_empty() {
+            out.push((shown, user));
+        }
+    }
+    out.sort_by_key(|(shown, _)| std::cmp::Reverse(shown.len()));
+    out
+}
+
+/// The body with each pill's display text, where it stands as whole words, replaced by its
+/// user id (`Alice` → `@alice:server`). Each occurrence is replaced once, left to right.
+fn replace_pills(body: &str, pills: &[(String, String)]) -> String {
+    if pills.is_empty() {
+        return body.to_string();
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    'outer: while i < body.len() {
+        let at_word_start = i == 0 || !body[..i].ends_with(char::is_alphanumeric);
+        if at_word_start {
+            for (shown, user) in pills {
+                if body[i..].starts_with(shown.as_str()) {
+                    let after = &body[i + shown.len()..];
+                    if !after.starts_with(char::is_alphanumeric) {
+                        out.push_str(user);
+                        i += shown.len();
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+        let c = body[i..].chars().next().unwrap_or(' ');
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
 }
 
 /// Removes a legacy reply fallback (`> <@a:b> quoted` lines and the blank line after them)
@@ -334,6 +400,51 @@ mod tests {
         );
     }
 
+    /// Issue 27: the command is what the players read, the plain body; the formatted body
+    /// can show something else, or hide text in markup clients never show.
+    #[test]
+    fn the_command_is_read_from_the_body_not_the_formatted_body() {
+        let i = inv();
+        assert_eq!(
+            i.command("just chatting", Some("!fb resign"), false),
+            None,
+            "a message showing `just chatting` is no command"
+        );
+        assert_eq!(
+            i.command(
+                "!fb board",
+                Some("just chatting<script>!fb resign</script>"),
+                false
+            )
+            .as_deref(),
+            Some("board")
+        );
+        assert_eq!(
+            i.command("hello", Some("<script>!fb resign</script>hello"), false),
+            None
+        );
+        // A pill's text in the formatted body decides nothing: only who it names.
+        assert_eq!(
+            i.command(
+                "!fb challenge Alice chess",
+                Some(r#"!fb resign <a href="https://matrix.to/#/@alice:other.org">Alice</a>"#),
+                false
+            )
+            .as_deref(),
+            Some("challenge @alice:other.org chess")
+        );
+        assert_eq!(
+            i.command(
+                "!fb challenge Alicia chess",
+                Some(r#"<a href="https://matrix.to/#/@alice:other.org">Alice</a>"#),
+                false
+            )
+            .as_deref(),
+            Some("challenge Alicia chess"),
+            "only whole words are a pill's text"
+        );
+    }
+
     #[test]
     fn reply_fallbacks_are_ignored() {
         let i = inv();
@@ -348,7 +459,7 @@ mod tests {
         );
         assert_eq!(
             i.command(
-                "x",
+                "> <@bob:x> !fb board\n\n!fb resign",
                 Some("<mx-reply><blockquote>!fb board</blockquote></mx-reply>!fb resign"),
                 false
             )

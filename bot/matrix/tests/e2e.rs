@@ -732,7 +732,7 @@ async fn secrets_are_refused_in_a_room_flagged_direct_that_someone_else_can_read
             alice.see_join(&trap, third).await;
         }
         bot_sees_direct(&running, &trap).await;
-        let (cmd, _) = alice.say(&trap, "setup RNBQKBNR").await;
+        let (cmd, _) = alice.say(&trap, "!fb setup RNBQKBNR").await;
         let refusal = alice.reply_to(&bot, &cmd).await;
         assert!(
             refusal.body().contains("are secret"),
@@ -805,8 +805,8 @@ async fn private_messages_leave_a_direct_room_that_someone_else_has_joined() {
         .await
         .unwrap();
     alice.see_join(&dm, carol.id().as_str()).await;
-    // A command typed there is no longer private either.
-    let (cmd, _) = alice.say(&dm, "games").await;
+    // A command typed there is no longer private either (so it needs the prefix, issue 27).
+    let (cmd, _) = alice.say(&dm, "!fb games").await;
     alice.reply_to(&bot, &cmd).await;
 
     // The next secret goes to a new encrypted room, not to the shared one.
