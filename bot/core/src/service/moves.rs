@@ -349,7 +349,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         from: Option<String>,
     ) -> Outcomes {
         let g = match self.pick_game(actor, place, game, false).await? {
-            Loaded::Glass(g) => return self.glass_moves(actor, &g),
+            Loaded::Glass(g) => return self.glass_moves(actor, &g, from.as_deref()),
             Loaded::Board(g) => g,
         };
         let geo = &g.position.variant().geometry;
