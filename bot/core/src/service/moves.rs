@@ -48,6 +48,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     ));
                 }
                 return user(match seat {
+                    // Out is out: not a turn to wait for (issue 27).
+                    Some(s) if g.position.is_out(Side(s)) => format!(
+                        "You are out of game {} ({} resigned or was taken out); the others play on. \
+                         Type `board` to watch.",
+                        g.record.id,
+                        Side(s).name(g.record.seats.len())
+                    ),
                     Some(_) => format!(
                         "It is not your turn in game {}; {} is to move.",
                         g.record.id,
