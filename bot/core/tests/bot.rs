@@ -919,3 +919,28 @@ async fn a_restart_resumes_the_bots_order_in_play() {
     assert_eq!(record.moves.len(), 4, "{:?}", record.moves);
     assert!(record.moves[3].starts_with("b "));
 }
+
+/// Issue 27: a four-player challenge naming the bot among people is refused when it is made
+/// (it used to be stored and wait forever for the bot), with what to type instead.
+#[tokio::test]
+async fn a_four_player_challenge_naming_the_bot_and_people_is_refused() {
+    let (svc, _announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(
+        &svc,
+        &alice,
+        "challenge @bob:example.org @carol:example.org @fairybot:example.org dcb-balanced-4p",
+    )
+    .await;
+    assert!(text.contains("cannot take a seat"), "{text}");
+    assert!(text.contains("play dcb-balanced-4p vs bot"), "{text}");
+    assert!(
+        svc.store()
+            .list_challenges(&Default::default())
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing stored"
+    );
+}
