@@ -944,3 +944,41 @@ async fn a_four_player_challenge_naming_the_bot_and_people_is_refused() {
         "nothing stored"
     );
 }
+
+/// Issue 27: `play … seat blue` sometimes posted the bot's first move before "Game N
+/// starts": the bot was woken while the command ran, before its replies were posted. The
+/// outbox keeps what was posted in order; the start must come first, every time (a search of
+/// one node is quick enough to win the race when it can be won).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_is_posted_before_the_bots_first_move() {
+    for round in 0..20 {
+        let (svc, mut announcements) = service(MemoryStore::new(), 1).await;
+        svc.start_bot().await.unwrap();
+        let alice = actor("alice");
+        let text = say(&svc, &alice, "play dcb-balanced-4p vs bot blue level 1").await;
+        assert!(text.contains("starts"), "{text}");
+        // Held, not reported delivered: it stays in the outbox to be read back in order.
+        tokio::time::timeout(Duration::from_secs(60), announcements.next_held())
+            .await
+            .expect("the bot answers within a minute")
+            .expect("the outbox is open");
+        let claim = bot_core::outbox::Claim {
+            owner: "test".into(),
+            until_ms: i64::MAX,
+        };
+        let posted: Vec<String> = svc
+            .store()
+            .claim_due(Platform::Matrix, &claim, i64::MAX - 1, 100)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| e.envelope.reply.text)
+            .collect();
+        let start = posted.iter().position(|t| t.contains("starts"));
+        let first_move = posted.iter().position(|t| t.contains(") plays "));
+        assert!(
+            start.is_some() && start < first_move,
+            "round {round}: {posted:#?}"
+        );
+    }
+}
