@@ -500,9 +500,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Err(Failure::Internal(error)) => {
                 let reference = self.references.next();
                 tracing::error!(reference, "{}", failure::chain(&error));
-                vec![Reply::actor(format!(
-                    "Sorry, something went wrong on my side (reference {reference}). Nothing was changed; please try again."
-                ))]
+                vec![Reply::actor(failure::apology(&error, &reference))]
             }
         }
     }
