@@ -982,3 +982,29 @@ async fn the_start_is_posted_before_the_bots_first_move() {
         );
     }
 }
+
+/// Issue 27: a resignation names both players with their sides ("white resigns. White wins.
+/// fairybot" read wrong when the console's player was called white and played Black).
+#[tokio::test]
+async fn a_resignation_names_the_loser_and_the_winner_with_their_sides() {
+    let (svc, _announcements) = service(MemoryStore::new(), 2_000).await;
+    let alice = actor("alice");
+    let id = game_from(
+        &svc,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    )
+    .await;
+    let r = svc.handle_text(&alice, &place(), "resign").await;
+    let text = r[0].render_text(|p| {
+        if p == &bot_id() {
+            "fairybot".into()
+        } else {
+            "alice".into()
+        }
+    });
+    assert_eq!(
+        text,
+        format!("Game {id}: alice (White) resigns. fairybot (Black) wins."),
+        "{r:?}"
+    );
+}
