@@ -66,6 +66,31 @@ fn local(name: &str) -> Actor {
     }
 }
 
+/// A player's name as the console prints it: no control characters (a name is not a
+/// terminal escape), no direction overrides (issue 27).
+fn shown(name: &str) -> String {
+    bot_core::quote::display_name(name).unwrap_or_else(|| "player".into())
+}
+
+/// Writes a file readable by its owner only (a player's private picture in the shared data
+/// directory), also when it existed before with wider permissions.
+async fn write_private(path: &Path, bytes: Vec<u8>) -> std::io::Result<()> {
+    let path = path.to_owned();
+    tokio::task::spawn_blocking(move || {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&path)?;
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        f.write_all(&bytes)
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
+
 /// Where one rendered reply goes.
 enum Route {
     /// Printed here.
@@ -315,7 +340,10 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     fn post(&self, user: &str, chunk: &str, out: &mut String) {
         if let Err(e) = self.mailboxes.deliver(user, chunk) {
             tracing::error!("{e:#}");
-            out.push_str(&format!("(could not pass a message on to {user}: {e:#})\n"));
+            out.push_str(&format!(
+                "(could not pass a message on to {}: {e:#})\n",
+                shown(user)
+            ));
         }
     }
 
@@ -323,9 +351,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     /// the picture file. A private picture is written under its player's name only.
     async fn render(&self, r: &Reply) -> String {
         let mut out = String::new();
-        let text = r.render_text(|p| p.user.clone());
+        let text = r.render_text(|p| shown(&p.user));
         match &r.audience {
-            Audience::Private(p) => out.push_str(&format!("[to {} only] {text}\n", p.user)),
+            Audience::Private(p) => out.push_str(&format!("[to {} only] {text}\n", shown(&p.user))),
             _ => out.push_str(&format!("{text}\n")),
         }
         let Some(b) = &r.board else {
@@ -347,7 +375,10 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 };
                 let path = self.boards_dir.join(name);
                 let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()
-                    && tokio::fs::write(&path, png).await.is_ok();
+                    && match &r.audience {
+                        Audience::Private(_) => write_private(&path, png).await.is_ok(),
+                        _ => tokio::fs::write(&path, png).await.is_ok(),
+                    };
                 if written {
                     out.push_str(&format!("(board picture: {})\n", path.display()));
                 }
@@ -377,7 +408,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     pub async fn run(mut self, stop: Shutdown) -> anyhow::Result<()> {
         let greeting = match &self.fixed {
             Some(name) => format!(
-                "fairybot console — you are {name}. Type `help`; challenge someone with `challenge @NAME VARIANT`.\n"
+                "fairybot console — you are {}. Type `help`; challenge someone with `challenge @NAME VARIANT`.\n",
+                shown(name)
             ),
             None => "fairybot console — two local players, white and black, share this keyboard.\n\
                      Start with `play chess` or `play toulousain` (`variants` lists them), then type moves \
@@ -401,7 +433,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let mut prompt = true;
         loop {
             if prompt {
-                let text = format!("{}> ", self.actor_for(None).await.name);
+                let text = format!("{}> ", shown(&self.actor_for(None).await.name));
                 stdout.write_all(text.as_bytes())?;
                 stdout.flush()?;
             }
@@ -762,6 +794,46 @@ mod tests {
         let out = green.line("resign").await;
         assert!(out.contains("green (Green) resigns and is out"), "{out}");
         assert!(blue.mail().contains("resigns and is out"));
+    }
+
+    /// Issue 27: a name with terminal escapes or right-to-left overrides (`--as
+    /// $'ev\e[2Jil'`) is printed, and mailed, without them; private pictures and mailboxes in
+    /// the shared data directory are readable by their owner only.
+    #[tokio::test]
+    async fn names_are_printable_and_private_files_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let store = MemoryStore::new();
+        for evil in ["ev\u{1b}[2Jil", "ev\u{202e}li"] {
+            let e = console(dir.path(), Some(evil), store.clone());
+            let bob = console(dir.path(), Some("bob"), store.clone());
+            e.mailboxes.join(evil).unwrap();
+            bob.mailboxes.join("bob").unwrap();
+            let out = e.line("challenge @bob chess").await;
+            assert!(out.contains("challenges"), "{out}");
+            let mail = bob.mail();
+            assert!(mail.contains("challenges"), "{mail}");
+            for text in [&out, &mail] {
+                assert!(
+                    !text.chars().any(|c| c == '\u{1b}' || c == '\u{202e}'),
+                    "{text:?}"
+                );
+            }
+            assert!(bob.line("decline").await.contains("declines"));
+        }
+        for f in std::fs::read_dir(dir.path().join("console")).unwrap() {
+            let f = f.unwrap().path();
+            assert_eq!(mode(&f), 0o600, "{}", f.display());
+        }
+        // A hot-seat Looking-Glass game writes each player's private world.
+        let c = console(dir.path(), None, MemoryStore::new());
+        c.line("play looking-glass").await;
+        c.line("setup 518").await;
+        c.line("setup 518").await;
+        let private = dir.path().join("boards/game-1-white.png");
+        assert!(private.exists());
+        assert_eq!(mode(&private), 0o600);
     }
 }
 

@@ -12,10 +12,9 @@ use std::io::BufRead;
 
 use tokio::sync::mpsc;
 
-/// The longest line the console accepts, in bytes. Every command fits many times over.
-pub const MAX_LINE: usize = 4096;
-/// How much of a refused line is quoted back.
-const QUOTED: usize = 32;
+/// The longest line the console accepts, in bytes: the core's limit on a command, so a line
+/// is refused by one limit in one message whoever refuses it (issue 27).
+pub const MAX_LINE: usize = bot_core::quote::MAX_COMMAND_BYTES;
 
 /// One line of input, or why it was refused.
 #[derive(Debug, PartialEq, Eq)]
@@ -31,7 +30,7 @@ pub enum Input {
     TooLong {
         /// Its length in bytes.
         bytes: usize,
-        /// Its beginning, as text.
+        /// Its beginning, as text (as much as the refusal quotes).
         prefix: String,
     },
 }
@@ -47,8 +46,11 @@ impl Input {
                 at + 1
             )),
             Input::TooLong { bytes, prefix } => Some(format!(
-                "That line is {bytes} bytes long, more than the {MAX_LINE} a command may have, \
-                 so it was ignored: {prefix:?}…\n"
+                "{}\n",
+                bot_core::quote::too_long(&bot_core::quote::Oversized {
+                    bytes: *bytes,
+                    head: prefix.clone(),
+                })
             )),
         }
     }
@@ -91,8 +93,7 @@ pub fn next_line(reader: &mut impl BufRead, cap: usize) -> std::io::Result<Optio
         total -= 1;
     }
     if total > cap {
-        let head = &kept[..kept.len().min(QUOTED)];
-        let prefix = String::from_utf8_lossy(head).into_owned();
+        let prefix = bot_core::quote::Oversized::of(&String::from_utf8_lossy(&kept)).head;
         return Ok(Some(Input::TooLong {
             bytes: total,
             prefix,
@@ -187,8 +188,23 @@ mod tests {
             panic!("{got:?}")
         };
         assert_eq!(*bytes, 1 << 20);
-        assert_eq!(prefix.len(), QUOTED);
+        assert_eq!(prefix.len(), bot_core::quote::QUOTE_CHARS + 1);
         assert!(got[0].refusal().unwrap().len() < 200);
         assert_eq!(got[1], Input::Line("ok".into()));
+    }
+
+    /// Issue 27: the console had two limits ("at most 500" from the core, "the 4096" from
+    /// here); there is one, and one message for it.
+    #[test]
+    fn the_console_and_the_core_state_one_limit_in_one_message() {
+        let line = "x".repeat(5000);
+        let got = all(format!("{line}\n").as_bytes(), MAX_LINE);
+        let core = bot_core::quote::too_long(&bot_core::quote::Oversized::of(&line));
+        assert_eq!(got[0].refusal().unwrap().trim_end(), core);
+        // A line between the two old limits is refused by the console in the same words.
+        let line = "y".repeat(600);
+        let got = all(format!("{line}\n").as_bytes(), MAX_LINE);
+        let core = bot_core::quote::too_long(&bot_core::quote::Oversized::of(&line));
+        assert_eq!(got[0].refusal().unwrap().trim_end(), core);
     }
 }

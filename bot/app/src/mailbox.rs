@@ -15,8 +15,23 @@
 use std::{
     fs::OpenOptions,
     io::{Read, Seek, SeekFrom, Write},
+    os::unix::fs::{OpenOptionsExt, PermissionsExt},
     path::{Path, PathBuf},
 };
+
+/// A player's mailbox and read mark are his alone: readable and writable by their owner only
+/// (issue 27), also a file created before with wider permissions.
+fn private(file: &std::fs::File) -> std::io::Result<()> {
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))
+}
+
+/// Mail as it is printed: no control characters but line ends, no direction overrides, so
+/// no line another console wrote can drive this terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .filter(|&c| c == '\n' || !rules::quote::is_hazard(c))
+        .collect()
+}
 
 /// The mailbox directory of a data directory.
 #[derive(Debug, Clone)]
@@ -50,12 +65,13 @@ impl Mailboxes {
     pub fn join(&self, user: &str) -> Result<(), MailboxError> {
         std::fs::create_dir_all(&self.dir).map_err(Self::failed(&self.dir))?;
         let path = self.path(user, "mailbox");
-        OpenOptions::new()
+        let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
             .map_err(Self::failed(&path))?;
-        Ok(())
+        private(&file).map_err(Self::failed(&path))
     }
 
     /// Everyone with a mailbox.
@@ -91,8 +107,10 @@ impl Mailboxes {
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
             .map_err(Self::failed(&path))?;
+        private(&file).map_err(Self::failed(&path))?;
         // One write of an O_APPEND file: records of two consoles never interleave.
         file.write_all(record.as_bytes())
             .and_then(|()| file.sync_data())
@@ -129,8 +147,18 @@ impl Mailboxes {
         };
         bytes.truncate(end + 1);
         let next = read + bytes.len() as u64;
-        std::fs::write(&mark, next.to_string()).map_err(Self::failed(&mark))?;
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&mark)
+            .and_then(|mut f| {
+                private(&f)?;
+                f.write_all(next.to_string().as_bytes())
+            })
+            .map_err(Self::failed(&mark))?;
+        Ok(printable(&String::from_utf8_lossy(&bytes)))
     }
 }
 

@@ -381,10 +381,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// The replies are in the outbox, claimed by this process, when they are returned: the
     /// adapter reports each one by its key ([`GameService::settle_mail`]).
     pub async fn handle_text(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
-        let mut replies = self.handle_text_unposted(actor, place, text).await;
-        self.post(&Telling::answer(actor, place), &mut replies)
-            .await;
-        replies
+        self.waking_after(async {
+            let mut replies = self.handle_text_unposted(actor, place, text).await;
+            self.post(&Telling::answer(actor, place), &mut replies)
+                .await;
+            replies
+        })
+        .await
     }
 
     async fn handle_text_unposted(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
@@ -427,10 +430,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Handles one command; its replies are posted as [`GameService::handle_text`]'s are.
     pub async fn handle(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
-        let mut replies = self.handle_unposted(actor, place, cmd).await;
-        self.post(&Telling::answer(actor, place), &mut replies)
-            .await;
-        replies
+        self.waking_after(async {
+            let mut replies = self.handle_unposted(actor, place, cmd).await;
+            self.post(&Telling::answer(actor, place), &mut replies)
+                .await;
+            replies
+        })
+        .await
     }
 
     async fn handle_unposted(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
@@ -494,9 +500,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Err(Failure::Internal(error)) => {
                 let reference = self.references.next();
                 tracing::error!(reference, "{}", failure::chain(&error));
-                vec![Reply::actor(format!(
-                    "Sorry, something went wrong on my side (reference {reference}). Nothing was changed; please try again."
-                ))]
+                vec![Reply::actor(failure::apology(&error, &reference))]
             }
         }
     }

@@ -919,3 +919,92 @@ async fn a_restart_resumes_the_bots_order_in_play() {
     assert_eq!(record.moves.len(), 4, "{:?}", record.moves);
     assert!(record.moves[3].starts_with("b "));
 }
+
+/// Issue 27: a four-player challenge naming the bot among people is refused when it is made
+/// (it used to be stored and wait forever for the bot), with what to type instead.
+#[tokio::test]
+async fn a_four_player_challenge_naming_the_bot_and_people_is_refused() {
+    let (svc, _announcements) = service(MemoryStore::new(), 2_000).await;
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(
+        &svc,
+        &alice,
+        "challenge @bob:example.org @carol:example.org @fairybot:example.org dcb-balanced-4p",
+    )
+    .await;
+    assert!(text.contains("cannot take a seat"), "{text}");
+    assert!(text.contains("play dcb-balanced-4p vs bot"), "{text}");
+    assert!(
+        svc.store()
+            .list_challenges(&Default::default())
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing stored"
+    );
+}
+
+/// Issue 27: `play … seat blue` sometimes posted the bot's first move before "Game N
+/// starts": the bot was woken while the command ran, before its replies were posted. The
+/// outbox keeps what was posted in order; the start must come first, every time (a search of
+/// one node is quick enough to win the race when it can be won).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_is_posted_before_the_bots_first_move() {
+    for round in 0..20 {
+        let (svc, mut announcements) = service(MemoryStore::new(), 1).await;
+        svc.start_bot().await.unwrap();
+        let alice = actor("alice");
+        let text = say(&svc, &alice, "play dcb-balanced-4p vs bot blue level 1").await;
+        assert!(text.contains("starts"), "{text}");
+        // Held, not reported delivered: it stays in the outbox to be read back in order.
+        tokio::time::timeout(Duration::from_secs(60), announcements.next_held())
+            .await
+            .expect("the bot answers within a minute")
+            .expect("the outbox is open");
+        let claim = bot_core::outbox::Claim {
+            owner: "test".into(),
+            until_ms: i64::MAX,
+        };
+        let posted: Vec<String> = svc
+            .store()
+            .claim_due(Platform::Matrix, &claim, i64::MAX - 1, 100)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|e| e.envelope.reply.text)
+            .collect();
+        let start = posted.iter().position(|t| t.contains("starts"));
+        let first_move = posted.iter().position(|t| t.contains(") plays "));
+        assert!(
+            start.is_some() && start < first_move,
+            "round {round}: {posted:#?}"
+        );
+    }
+}
+
+/// Issue 27: a resignation names both players with their sides ("white resigns. White wins.
+/// fairybot" read wrong when the console's player was called white and played Black).
+#[tokio::test]
+async fn a_resignation_names_the_loser_and_the_winner_with_their_sides() {
+    let (svc, _announcements) = service(MemoryStore::new(), 2_000).await;
+    let alice = actor("alice");
+    let id = game_from(
+        &svc,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    )
+    .await;
+    let r = svc.handle_text(&alice, &place(), "resign").await;
+    let text = r[0].render_text(|p| {
+        if p == &bot_id() {
+            "fairybot".into()
+        } else {
+            "alice".into()
+        }
+    });
+    assert_eq!(
+        text,
+        format!("Game {id}: alice (White) resigns. fairybot (Black) wins."),
+        "{r:?}"
+    );
+}

@@ -761,3 +761,67 @@ async fn no_secret_reaches_the_logs_at_trace_level() {
     }
     assert!(!logs.contains("R:a1a8"), "a refused order is in the logs");
 }
+
+/// Issue 27: a refused `setup` never confirms a back rank (it used to answer "Your back rank
+/// is …, only you know it" and then refuse), and says what to do instead.
+#[tokio::test]
+async fn a_refused_setup_confirms_nothing() {
+    let t = Table::new();
+    t.start("looking-glass").await;
+    t.dm(0, "setup 518").await;
+    // Chosen already: the second choice is refused, and not called his back rank.
+    let r = t.dm(0, "setup 0").await;
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert!(!r[0].text.contains("Your back rank is"), "{}", r[0].text);
+    assert!(!r[0].text.contains("BBQNNRKR"), "{}", r[0].text);
+    assert!(r[0].text.contains("RNBQKBNR"), "{}", r[0].text);
+    t.dm(1, "setup 518").await;
+    // Under way: refused, nothing confirmed, and told to give orders instead.
+    let r = t.dm(1, "setup 0").await;
+    assert_eq!(r.len(), 1, "{r:#?}");
+    assert!(!r[0].text.contains("Your back rank is"), "{}", r[0].text);
+    assert!(!r[0].text.contains("BBQNNRKR"), "{}", r[0].text);
+    assert!(r[0].text.contains("under way"), "{}", r[0].text);
+    assert!(r[0].text.contains("e7e5"), "{}", r[0].text);
+}
+
+/// Issue 27: `ask`'s "no" does not claim a move, and `moves SQUARE` lists that square's
+/// moves only, or says why there are none.
+#[tokio::test]
+async fn ask_says_no_truthfully_and_moves_filters_by_square() {
+    let t = Table::new();
+    t.start("looking-glass").await;
+    t.dm(0, "setup 518").await;
+    t.dm(1, "setup 518").await;
+    // At the start White has nothing on the Mirror world.
+    let r = t.dm(0, "ask").await;
+    assert_eq!(r.len(), 1);
+    assert!(r[0].text.contains("no"), "{}", r[0].text);
+    assert!(
+        !r[0].text.contains("you have a legal move"),
+        "{}",
+        r[0].text
+    );
+    assert!(r[0].text.contains("no legal move"), "{}", r[0].text);
+    let r = t.dm(0, "moves e2").await;
+    assert_eq!(r.len(), 1);
+    assert!(r[0].text.contains("e2e4"), "{}", r[0].text);
+    assert!(!r[0].text.contains("g1f3"), "{}", r[0].text);
+    assert!(
+        r[0].text.contains("2 legal moves from R:e2"),
+        "{}",
+        r[0].text
+    );
+    let r = t.dm(0, "moves e4").await;
+    assert!(
+        r[0].text.contains("no legal move from R:e4"),
+        "{}",
+        r[0].text
+    );
+    // A square of the world he cannot see: refused, with what to do instead.
+    let r = t.dm(0, "moves M:e2").await;
+    assert!(r[0].text.contains("cannot see"), "{}", r[0].text);
+    assert!(r[0].text.contains("ask"), "{}", r[0].text);
+    let r = t.dm(0, "moves z9").await;
+    assert!(r[0].text.contains("not a square"), "{}", r[0].text);
+}

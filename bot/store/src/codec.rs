@@ -11,9 +11,18 @@ use bot_core::{
 };
 use sqlx::{Row, any::AnyRow};
 
-/// A backend error, boxed for the port.
+/// A backend error, boxed for the port: [`StoreError::Unavailable`] when the database could
+/// not be reached (no connection in time, the pool closed, the connection refused or lost),
+/// so the player is told so (issue 27).
 pub(crate) fn backend(e: sqlx::Error) -> StoreError {
-    StoreError::Backend(Box::new(e))
+    match e {
+        sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::WorkerCrashed => StoreError::Unavailable(Box::new(e)),
+        e => StoreError::Backend(Box::new(e)),
+    }
 }
 
 fn corrupt(what: impl std::fmt::Display) -> StoreError {

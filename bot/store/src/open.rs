@@ -123,6 +123,9 @@ pub struct SqlStore {
 /// The first bytes of every SQLite 3 database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
+/// How long a request waits for a connection before the store reports itself unavailable.
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl SqlStore {
     /// Open (creating if needed) the SQLite database file at `path`, creating its directory,
     /// and migrate it. The file is put in WAL mode, and every write is synced to disk before
@@ -224,7 +227,9 @@ impl SqlStore {
                 .after_connect(|conn, _meta| Box::pin(async move { configure_sqlite(conn).await }));
         }
         let pool = options
-            .acquire_timeout(Duration::from_secs(30))
+            // A few seconds: a player waiting for an unreachable database is told so soon
+            // (issue 27); a connection free within this is the normal case by far.
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect(url)
             .await
             .map_err(connect_error)?;

@@ -55,6 +55,12 @@ pub const DRAW_MARGIN: i32 = 30;
 const DRAW_NODES: u64 = 200_000;
 const DRAW_TIME: std::time::Duration = std::time::Duration::from_millis(500);
 
+tokio::task_local! {
+    /// The games whose bot turn the running command asked for, woken once its replies are
+    /// posted ([`GameService::waking_after`]).
+    static WAKE_AFTER_POSTING: std::cell::RefCell<Vec<GameId>>;
+}
+
 /// Starts a turn task for a game (set by [`GameService::start_bot`], which has the service
 /// behind an `Arc`).
 struct Waker(Box<dyn Fn(GameId) + Send + Sync>);
@@ -257,6 +263,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// (unless one for that game is in flight, which then looks again when it ends).
     pub(super) fn wake_bot(&self, id: GameId) {
         let Some(bot) = &self.bot else { return };
+        // Inside a command the wake waits for its replies to be posted (issue 27).
+        if WAKE_AFTER_POSTING
+            .try_with(|w| w.borrow_mut().push(id))
+            .is_ok()
+        {
+            return;
+        }
         {
             let Ok(mut busy) = bot.busy.lock() else {
                 return;
@@ -276,6 +289,23 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
             }
         }
+    }
+
+    /// Runs a command (`handled`: its handling and the posting of its replies) with every
+    /// wake of the bot it asks for held until the end, so that what the bot then says is
+    /// posted after the command's own replies: "Game N starts" before the bot's first move
+    /// (issue 27).
+    pub(super) async fn waking_after<T>(&self, handled: impl Future<Output = T>) -> T {
+        let (out, woken) = WAKE_AFTER_POSTING
+            .scope(std::cell::RefCell::new(Vec::new()), async {
+                let out = handled.await;
+                (out, WAKE_AFTER_POSTING.with(|w| w.take()))
+            })
+            .await;
+        for id in woken {
+            self.wake_bot(id);
+        }
+        out
     }
 
     /// Wakes the bot if it plays in this game.
@@ -384,8 +414,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             )
         };
         let replies = self.game_starts(game.clone(), title).await?;
-        // Stored: the bot may think now (its move is announced after this reply is sent,
-        // or at worst just before; both are durable).
+        // Stored: the bot may think now; the wake waits until this reply is posted
+        // (`waking_after`), so its move is announced after it.
         self.wake_bot_for(&game);
         tracing::debug!(
             game = id.0,
@@ -912,6 +942,53 @@ mod tests {
             created_at: 0,
             updated_at: 0,
         }
+    }
+
+    /// Issue 27: the start of a game against the bot is posted before the bot is woken, so
+    /// its first move can never be announced before "Game N starts". The waker here records
+    /// how many replies were in the outbox when it was called.
+    #[tokio::test]
+    async fn the_bot_is_woken_after_the_commands_replies_are_posted() {
+        use std::{
+            future::Future,
+            sync::Arc,
+            task::{Context, Poll},
+        };
+        let store = crate::store::memory::MemoryStore::new();
+        let svc = Arc::new(
+            GameService::new(
+                store.clone(),
+                crate::SystemClock,
+                Arc::new(rules::Catalog::builtin()),
+            )
+            .with_bot(BotConfig::repeatable(1_000, 1))
+            .unwrap(),
+        );
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (log, s) = (seen.clone(), store.clone());
+        let waker = Waker(Box::new(move |_| {
+            let mut f = std::pin::pin!(s.backlog());
+            let Poll::Ready(Ok(b)) = f
+                .as_mut()
+                .poll(&mut Context::from_waker(std::task::Waker::noop()))
+            else {
+                panic!("the memory store answers at once")
+            };
+            log.lock().unwrap().push(b.waiting);
+        }));
+        assert!(svc.bot.as_ref().unwrap().waker.set(waker).is_ok());
+        let alice = crate::Actor {
+            id: PlayerId::new(Platform::Console, "alice"),
+            name: "alice".into(),
+        };
+        let place = Place::room(Platform::Console, "console");
+        let r = svc
+            .handle_text(&alice, &place, "play chess vs bot black level 1")
+            .await;
+        assert!(r[0].text.contains("starts"), "{r:?}");
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(seen.len(), 1, "woken once");
+        assert!(seen[0] >= 1, "woken before the start was posted");
     }
 
     #[test]

@@ -41,6 +41,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 .play_bot(actor, place, variant, None, colour, position, None)
                 .await;
         }
+        // The bot plays only against one person, holding every other seat: a challenge
+        // naming it among people would wait for it forever (issue 27).
+        if invited.len() > 1
+            && let Some(bot) = self.bot_user(place.platform)
+            && invited.contains(&bot)
+        {
+            return user(format!(
+                "The bot cannot take a seat in a game with other people: it plays one person, \
+                 holding every other seat. Type `play {vname} vs bot` to play it, or challenge \
+                 the people without naming the bot."
+            ));
+        }
         if let Some(refusal) = seat_count_error(&display, &vname, seats, invited.len()) {
             return user(refusal);
         }

@@ -116,6 +116,21 @@ pub(super) fn user<T>(text: impl Into<String>) -> Result<T, Failure> {
     Err(Failure::User(text.into()))
 }
 
+/// What the player is told of a fault with `reference`: that the game store is unavailable
+/// when it cannot be reached (issue 27), else the general apology. Nothing was changed
+/// either way.
+pub(super) fn apology(error: &ServiceError, reference: &str) -> String {
+    match error {
+        ServiceError::Store(StoreError::Unavailable(_)) => format!(
+            "The game store is unavailable right now, so I could not do that. Nothing was \
+             changed; please try again in a minute (reference {reference})."
+        ),
+        _ => format!(
+            "Sorry, something went wrong on my side (reference {reference}). Nothing was changed; please try again."
+        ),
+    }
+}
+
 /// References for faults: a random prefix per service and a counter; and the numbers of
 /// commands, which tie a command's log lines together.
 #[derive(Debug)]
@@ -170,6 +185,22 @@ mod tests {
         let seen: std::collections::HashSet<String> =
             (0..100).flat_map(|_| [a.next(), b.next()]).collect();
         assert_eq!(seen.len(), 200);
+    }
+
+    /// Issue 27: an unreachable store is said as such (within the store's few seconds of
+    /// waiting), with nothing changed; any other fault keeps the general apology.
+    #[test]
+    fn an_unreachable_store_is_said_plainly() {
+        let down = ServiceError::Store(StoreError::Unavailable("pool timed out".into()));
+        let text = apology(&down, "ab-1");
+        assert!(text.contains("game store is unavailable"), "{text}");
+        assert!(text.contains("Nothing was changed"), "{text}");
+        assert!(text.contains("try again"), "{text}");
+        assert!(!text.contains("something went wrong"), "{text}");
+        let other = ServiceError::Store(StoreError::Corrupt("x".into()));
+        assert!(
+            apology(&other, "ab-2").contains("something went wrong on my side (reference ab-2)")
+        );
     }
 
     #[test]

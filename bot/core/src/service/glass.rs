@@ -178,20 +178,27 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
             }
         };
-        let number = rank.number();
-        let letters = rank.letters().to_string();
-        self.glass_act(actor, g, move |game| game.choose(side, rank.clone()))
-            .await
-            .map(|mut replies| {
-                replies.insert(
-                    0,
-                    Reply::private(
-                        actor.id.clone(),
-                        format!("Your back rank is {letters} (Chess960 number {number}). Only you know it."),
-                    ),
-                );
-                replies
-            })
+        if g.game.phase() == Phase::Play {
+            // Refused before anything else: a refusal confirms nothing (issue 27).
+            return Ok(vec![Reply::private(
+                actor.id.clone(),
+                format!(
+                    "Game {}: the back ranks are chosen already and the game is under way, so I \
+                     changed nothing. Give orders instead, such as `{}` (`board` shows your world).",
+                    g.record.id,
+                    if side == Side::WHITE { "e2e4" } else { "e7e5" }
+                ),
+            )]);
+        }
+        let confirm = format!(
+            "Your back rank is {} (Chess960 number {}). Only you know it.",
+            rank.letters(),
+            rank.number()
+        );
+        self.glass_act(actor, g, Some(confirm), move |game| {
+            game.choose(side, rank.clone())
+        })
+        .await
     }
 
     /// An order (a move text) in a Looking-Glass game.
@@ -201,15 +208,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         };
         let side = Side(seat);
         let text = text.to_string();
-        self.glass_act(actor, g, move |game| game.order(side, &text))
+        self.glass_act(actor, g, None, move |game| game.order(side, &text))
             .await
     }
 
-    /// Applies one action, stores it (durable before any reply), and words the reports.
+    /// Applies one action, stores it (durable before any reply), and words the reports,
+    /// after `confirm` (a private line to the actor) when the action was stored: a refused
+    /// action confirms nothing.
     async fn glass_act(
         &self,
         actor: &Actor,
         mut g: GlassGame,
+        confirm: Option<String>,
         act: impl Fn(&mut Glass) -> Result<Report, Refusal>,
     ) -> Outcomes {
         let mut attempt = 0;
@@ -242,7 +252,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
             };
             match self.glass_store(&g, &game, &report, now_ms).await? {
-                Some(replies) => return Ok(replies),
+                Some(mut replies) => {
+                    if let Some(line) = confirm {
+                        replies.insert(0, Reply::private(actor.id.clone(), line));
+                    }
+                    return Ok(replies);
+                }
                 None if attempt < RACE_RETRIES => {
                     attempt += 1;
                     g = match self.load(g.record.id).await? {
@@ -542,45 +557,79 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         };
         let other_world = 1 - world_of(side);
         let yes = game.has_move_on(army, other_world);
+        let who = if army == side {
+            "you have".to_string()
+        } else {
+            format!("{}'s army has", army.name(2))
+        };
         Ok(vec![Reply::private(
             actor.id.clone(),
             format!(
-                "Game {}: {} — {} a legal move on the world you cannot see.",
+                "Game {}: {} — {who} {} legal move on the world you cannot see.",
                 g.record.id,
                 if yes { "yes" } else { "no" },
-                if army == side {
-                    "you have".to_string()
-                } else {
-                    format!("{}'s army has", army.name(2))
-                }
+                if yes { "a" } else { "no" },
             ),
         )])
     }
 
-    /// `moves`: the legal moves on the player's own world, privately.
-    pub(super) fn glass_moves(&self, actor: &Actor, g: &GlassGame) -> Outcomes {
+    /// `moves [SQUARE]`: the legal moves on the player's own world, privately; with a
+    /// square (of his world, `e2` or with its world's letter), that square's only.
+    pub(super) fn glass_moves(&self, actor: &Actor, g: &GlassGame, from: Option<&str>) -> Outcomes {
         let Some(seat) = g.record.seat_of(&actor.id) else {
             return user("The moves of a Looking-Glass game are secret to its players.");
         };
         let game = &g.game;
+        let id = g.record.id;
         let side = Side(seat);
         let army = if game.is_forced() && game.turn() == side {
             glass::other(side)
         } else {
             side
         };
-        let moves = game.moves_on(army, world_of(side));
+        let mine = world_of(side);
+        let mut moves = game.moves_on(army, mine);
+        let mut whence = "on your world".to_string();
+        if let Some(from) = from {
+            let letter = if mine == glass::REAL { "R" } else { "M" };
+            let name = match from.split_once(':') {
+                Some((w, sq)) => format!("{}:{}", w.to_ascii_uppercase(), sq.to_ascii_lowercase()),
+                None => format!("{letter}:{}", from.to_ascii_lowercase()),
+            };
+            let geo = &game.variant().geometry;
+            let Some(cell) = geo.parse(&name) else {
+                return Ok(vec![Reply::private(
+                    actor.id.clone(),
+                    format!(
+                        "Game {id}: {from} is not a square. Type `moves` for every move on your \
+                         world, or `moves e2` for one square's."
+                    ),
+                )]);
+            };
+            if game.world(cell) != mine {
+                return Ok(vec![Reply::private(
+                    actor.id.clone(),
+                    format!(
+                        "Game {id}: {name} is on the world you cannot see, so I cannot list its \
+                         moves. `moves` lists those on your world ({letter}:); `ask` tells you \
+                         whether you have a move on the other one."
+                    ),
+                )]);
+            }
+            let king = game.variant().kind_by_letter('K');
+            let is_king = game
+                .piece_at(cell)
+                .is_some_and(|p| p.side == army && Some(p.kind) == king);
+            moves.retain(|m| m.starts_with(&name) || (is_king && m.starts_with("O-O")));
+            whence = format!("from {name}");
+        }
         Ok(vec![Reply::private(
             actor.id.clone(),
             if moves.is_empty() {
-                format!(
-                    "Game {}: no legal move on your world (try `ask` for the other one).",
-                    g.record.id
-                )
+                format!("Game {id}: no legal move {whence} (try `ask` for the other world).")
             } else {
                 format!(
-                    "Game {}: {} legal move{} on your world: {}",
-                    g.record.id,
+                    "Game {id}: {} legal move{} {whence}: {}",
                     moves.len(),
                     if moves.len() == 1 { "" } else { "s" },
                     moves.join(" ")

@@ -39,10 +39,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let to_move = g.position.turn().0;
             let my_turn = g.record.seats.get(to_move as usize) == Some(&actor.id);
             if !my_turn {
-                if seat.is_some_and(|s| g.position.is_out(Side(s))) {
-                    // Out of a game of more than two: it will never be his turn again.
-                    return user(format!("You are out of game {}.", g.record.id));
-                }
                 if seat.is_some() && bot::bot_seats(&g.record).is_some_and(|b| b.plays(to_move)) {
                     // A turn lost (it should not be) is found again by asking.
                     self.wake_bot(g.record.id);
@@ -52,6 +48,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     ));
                 }
                 return user(match seat {
+                    // Out is out: not a turn to wait for (issue 27).
+                    Some(s) if g.position.is_out(Side(s)) => format!(
+                        "You are out of game {} ({} resigned or was taken out); the others play on. \
+                         Type `board` to watch.",
+                        g.record.id,
+                        Side(s).name(g.record.seats.len())
+                    ),
                     Some(_) => format!(
                         "It is not your turn in game {}; {} is to move.",
                         g.record.id,
@@ -353,7 +356,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         from: Option<String>,
     ) -> Outcomes {
         let g = match self.pick_game(actor, place, game, false).await? {
-            Loaded::Glass(g) => return self.glass_moves(actor, &g),
+            Loaded::Glass(g) => return self.glass_moves(actor, &g, from.as_deref()),
             Loaded::Board(g) => g,
         };
         let geo = &g.position.variant().geometry;

@@ -24,13 +24,19 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return self.resign_seat(board, seat).await;
         }
         // Two seats: the other one wins.
-        let update = GameUpdate::finished(GameResult::Win(1 - seat.min(1)), EndReason::Resignation);
+        let (lost, won) = (seat.min(1), 1 - seat.min(1));
+        let update = GameUpdate::finished(GameResult::Win(won), EndReason::Resignation);
         self.versioned(&g, &update).await?;
-        let text = format!(
-            "Game {}: {{0}} resigns. {} wins.",
-            g.record().id,
-            Side(1 - seat.min(1)).name(2)
-        );
+        // Each player named with his side, the winner too (issue 27: "white resigns. White
+        // wins. fairybot"). `ending` mentions the actor first and then the other seat, so
+        // the winner is `{1}`, unless one player held both seats.
+        let id = g.record().id;
+        let (lost_side, won_side) = (Side(lost).name(2), Side(won).name(2));
+        let text = if g.record().seats.get(usize::from(won)) != Some(&actor.id) {
+            format!("Game {id}: {{0}} ({lost_side}) resigns. {{1}} ({won_side}) wins.")
+        } else {
+            format!("Game {id}: {{0}} resigns for {lost_side}. {won_side} wins.")
+        };
         Ok(self.ending(&g, text, Some(&actor.id)).await)
     }
 

@@ -102,6 +102,10 @@ pub enum StoreError {
     /// write applied only when the failure happened during commit; otherwise it did not.
     #[error("storage backend failed: {0}")]
     Backend(#[source] BackendError),
+    /// The database cannot be reached (no connection within the store's wait, the
+    /// connection refused or lost before the request was made). Nothing was applied.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(#[source] BackendError),
 }
 
 /// Which games to list. The default lists every game; the fields narrow it down and combine
