@@ -165,6 +165,10 @@ pub struct Envelope {
     pub origin: Origin,
     /// What to say, to whom.
     pub reply: Reply,
+    /// Its place among the envelopes posted together (0 for the first): what was said at
+    /// once, a room's line and each player's private part, is shown together.
+    #[serde(default)]
+    pub part: u16,
 }
 
 impl Envelope {
@@ -231,6 +235,8 @@ pub struct Tell {
     /// Posted claimed by this process (a command's replies, which its adapter sends at
     /// once), or `None`: due at once for the platform's sender.
     pub claim: Option<Claim>,
+    /// When they were said (Unix milliseconds): the entries' `posted_ms`.
+    pub posted_ms: i64,
 }
 
 impl Tell {
@@ -399,7 +405,7 @@ impl Announcements {
         let first = self.pending.pop_front()?;
         let mut announcement = first.announcement();
         while let Some(e) = self.pending.front()
-            && e.posted_ms == first.posted_ms
+            && e.envelope.part > 0
             && e.envelope.place == first.envelope.place
         {
             announcement.replies.push(e.envelope.as_sent_later());
@@ -500,6 +506,7 @@ mod tests {
                 handle: None,
             },
             reply: Reply::actor("It is not your turn."),
+            part: 0,
         };
         let later = asked.as_sent_later();
         assert_eq!(later.audience, Audience::Private(alice));

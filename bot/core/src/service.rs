@@ -235,19 +235,22 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     pub(crate) fn tell(&self, telling: &Telling, replies: &mut [Reply]) -> Tell {
         let envelopes = replies
             .iter_mut()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, r)| {
                 let key = r.key.get_or_insert_with(|| self.mail.keys.next()).clone();
                 Envelope {
                     key,
                     place: telling.place.clone(),
                     origin: telling.origin.clone(),
                     reply: r.clone(),
+                    part: u16::try_from(i).unwrap_or(u16::MAX),
                 }
             })
             .collect();
         Tell {
             envelopes,
             claim: telling.claimed.then(|| self.claim()),
+            posted_ms: self.clock.now_ms(),
         }
     }
 

@@ -414,7 +414,7 @@ impl SqlStore {
                 .bind(one.key.as_str().to_owned())
                 .bind(one.platform().as_str())
                 .bind(outbox::encode(one)?)
-                .bind(at.saturating_mul(1000))
+                .bind(update.tell.posted_ms)
                 .bind(claim.map(|c| c.owner.clone()))
                 .bind(claim.map(|c| c.until_ms))
             }
@@ -474,7 +474,7 @@ impl SqlStore {
             &mut tx,
             &update.tell.envelopes,
             update.tell.claim.as_ref(),
-            at.saturating_mul(1000),
+            update.tell.posted_ms,
         )
         .await?;
         tx.commit().await

@@ -1938,6 +1938,7 @@ fn envelopes(keys: &Keys, place: &Place, texts: &[&str]) -> Vec<Envelope> {
                 handle: None,
             },
             reply: Reply::room(*t).mention(bob()),
+            part: 0,
         })
         .collect()
 }
@@ -2068,6 +2069,7 @@ pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(st
         tell: Tell {
             envelopes: envelopes(&keys, &room_a(), texts),
             claim: claimed.then(|| claim("p1", MS + 60_000)),
+            posted_ms: MS,
         },
         ..GameUpdate::active()
     };

@@ -173,7 +173,7 @@ impl Inner {
         self.post(
             &update.tell.envelopes,
             update.tell.claim.as_ref(),
-            at * 1000,
+            update.tell.posted_ms,
         );
         if let Some(rate) = rate
             && !self.rating_changes.contains_key(&id.0)
