@@ -1281,159 +1281,6 @@ async fn ephemeral_answer(fake: &FakeDiscord, ix: &InteractionRef) -> String {
     text
 }
 
-/// The reference quoted in a reply (`(Reference 3f9a06c2-17.)`).
-fn reference_of(text: &str) -> String {
-    let start = text.find("(Reference ").expect("a reference") + "(Reference ".len();
-    text[start..].trim_end_matches(".)").to_string()
-}
-
-/// A command whose answer Discord refuses (400 once) is told, ephemerally and in plain
-/// words, to check the game and try again, with a reference that is new for each error.
-#[tokio::test]
-async fn a_failed_command_gets_a_clear_ephemeral_reply_with_a_unique_reference() {
-    let bot = start().await;
-    let fake = &bot.fake;
-    let mut references = Vec::new();
-    for _ in 0..2 {
-        fake.fail_requests(
-            |method, route| method == "POST" && route.starts_with("interactions/"),
-            discord_fake::DiscordError::new(400, 50035, "Invalid Form Body"),
-            Some(1),
-        );
-        let ix = fake.slash("variants").send();
-        let text = ephemeral_answer(fake, &ix).await;
-        assert!(
-            text.contains("/variants") && text.contains("try again"),
-            "{text}"
-        );
-        references.push(reference_of(&text));
-    }
-    assert_ne!(
-        references[0], references[1],
-        "each error has its own reference"
-    );
-}
-
-/// Issue 18 item 2: a 5xx or a 429 (header or body form) on an answer, a followup, a channel
-/// post or a DM is tried again and the message arrives once; a server error that does not
-/// stop is answered with what to do, never with Discord's or serenity's text.
-#[tokio::test]
-async fn server_errors_and_rate_limits_are_retried_on_every_kind_of_send() {
-    use discord_fake::{DiscordError, RateLimit, RetryAfterIn};
-    // Patient enough for a 300 ms window: 50 + 100 + 200 + 200 + 200 ms.
-    let bot = start_bot(Registration::Guild(ids::GUILD), |b| {
-        b.with_retry(bot_discord::Retry {
-            attempts: 6,
-            first_delay: Duration::from_millis(50),
-            max_delay: Duration::from_millis(200),
-        })
-    })
-    .await;
-    let fake = &bot.fake;
-    // The interaction's answer: 500, then 502, then it goes through.
-    for e in [
-        DiscordError::internal_server_error(),
-        DiscordError::bad_gateway(),
-    ] {
-        fake.fail_requests(
-            |m, r| m == "POST" && r.starts_with("interactions/"),
-            e,
-            Some(1),
-        );
-    }
-    let ix = fake.slash("variants").send();
-    let m = message(fake, &ix).await;
-    assert!(m.content.contains("chess"), "{}", m.content);
-    let tries = fake.callbacks_for(ix.id).len();
-    assert_eq!(tries, 1, "failed tries are not callbacks");
-    // A DM and a followup, each rate-limited in one form: the test takes the window's only
-    // request itself just before, so the bot's is over the limit and must wait.
-    let http = fake.serenity_http();
-    for (form, route) in [
-        (RetryAfterIn::Body, "channels/"),
-        (RetryAfterIn::Header, "webhooks/"),
-    ] {
-        fake.clear_failures();
-        fake.rate_limit(
-            move |m, r| m == "POST" && r.starts_with(route),
-            RateLimit {
-                bucket: route.into(),
-                limit: 1,
-                window: Duration::from_millis(300),
-                form,
-                global: false,
-            },
-        );
-        let before = fake.requests().iter().filter(|q| q.status == 429).count();
-        if form == RetryAfterIn::Body {
-            let _ = http
-                .send_message(
-                    serenity::all::ChannelId::new(ids::GAMES),
-                    vec![],
-                    &serde_json::json!({"content": "taking the slot"}),
-                )
-                .await;
-            let ix = fake.slash("help").string("command", "dm").send();
-            message(fake, &ix).await;
-            let dm = fake.wait_dm(ids::ALICE, 1).await.unwrap();
-            assert!(dm.content.contains("secret hand"), "{}", dm.content);
-        } else {
-            fake.close_dms(ids::CAROL);
-            let _ = http
-                .create_followup_message(
-                    "no-such-token",
-                    &serde_json::json!({"content": "x"}),
-                    vec![],
-                )
-                .await;
-            let ix = fake.slash("help").string("command", "tell carol").send();
-            let msgs = messages(fake, &ix, 2).await;
-            assert_eq!(
-                msgs[1].mentioned_users(),
-                [ids::CAROL],
-                "the notice, a followup"
-            );
-        }
-        let after = fake.requests().iter().filter(|q| q.status == 429).count();
-        assert!(after > before, "{form:?}: the bot met the limit and waited");
-    }
-    fake.clear_failures();
-    // Discord failing for good on the answer: a public one goes to the channel as a plain
-    // message, one for the actor alone by DM.
-    start_game(fake).await;
-    fake.fail_requests(
-        |m, r| m == "POST" && r.starts_with("interactions/"),
-        DiscordError::service_unavailable(),
-        None,
-    );
-    let ix = fake.slash("board").send();
-    let posted = fake
-        .wait_message(|m| m.channel_id == ids::GENERAL && m.interaction_id().is_none())
-        .await
-        .unwrap();
-    assert!(
-        posted.attachment("board.png").is_some(),
-        "{}",
-        posted.content
-    );
-    assert!(fake.callbacks_for(ix.id).is_empty());
-    let dms = fake.dm_messages_to(ids::ALICE).len();
-    let ix = fake.slash("variants").send();
-    let dm = fake.wait_dm(ids::ALICE, dms + 1).await.unwrap();
-    assert!(dm.content.contains("chess"), "{}", dm.content);
-    assert!(fake.callbacks_for(ix.id).is_empty());
-    for m in fake.messages_in(ids::GENERAL) {
-        for raw in [
-            "Internal Server Error",
-            "[Serenity]",
-            "503",
-            "Service Unavailable",
-        ] {
-            assert!(!m.content.contains(raw), "{raw} shown: {}", m.content);
-        }
-    }
-}
-
 /// Options that do not fit the registered command (a client with an outdated command list)
 /// and commands the bot no longer has are answered, ephemerally, with what to do: reload
 /// Discord. Never silence, never the framework's text.
@@ -1791,7 +1638,7 @@ async fn looking_glass_with_closed_dms_and_a_resignation_from_a_dm() {
         .await
         .unwrap();
     assert!(
-        to_alice.content.contains("White wins"),
+        to_alice.content.contains("(White) wins"),
         "{}",
         to_alice.content
     );
@@ -1835,7 +1682,11 @@ async fn looking_glass_with_closed_dms_and_a_resignation_from_a_dm() {
         )
         .await
         .unwrap();
-    assert!(result.content.contains("Black wins"), "{}", result.content);
+    assert!(
+        result.content.contains("(Black) wins"),
+        "{}",
+        result.content
+    );
     let mut told = result.mentioned_users();
     told.sort_unstable();
     told.dedup(); // the rating line names both again
@@ -1844,7 +1695,7 @@ async fn looking_glass_with_closed_dms_and_a_resignation_from_a_dm() {
         fake.wait_until("the result by DM", Duration::from_secs(5), |r| {
             r.dm_messages_to(user)
                 .into_iter()
-                .find(|m| m.content.contains("resigns") && m.content.contains("Black wins"))
+                .find(|m| m.content.contains("resigns") && m.content.contains("(Black) wins"))
                 .cloned()
         })
         .await
