@@ -48,10 +48,15 @@ impl std::fmt::Debug for Rest {
     }
 }
 
+/// Until when every request to one API address waits (a global 429).
+type GlobalGate = Arc<Mutex<Option<Instant>>>;
+
+/// The clients and gates by API address.
+type Shared = Mutex<HashMap<String, (reqwest::Client, GlobalGate)>>;
+
 /// One client and one global gate per address (a bot has one token per address).
-fn shared(base: &str) -> (reqwest::Client, Arc<Mutex<Option<Instant>>>) {
-    static ALL: OnceLock<Mutex<HashMap<String, (reqwest::Client, Arc<Mutex<Option<Instant>>>)>>> =
-        OnceLock::new();
+fn shared(base: &str) -> (reqwest::Client, GlobalGate) {
+    static ALL: OnceLock<Shared> = OnceLock::new();
     let mut all = ALL
         .get_or_init(Mutex::default)
         .lock()
