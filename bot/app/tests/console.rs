@@ -554,6 +554,19 @@ fn playing_looking_glass_against_the_bot_at_the_console() {
     );
 }
 
+/// The console on `data`, with its input to write and its output to read (errors dropped).
+fn interactive(data: &Path) -> (Child, std::process::ChildStdin, Output) {
+    let mut child = fairybot(data)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let out = Output::of(&mut child);
+    (child, stdin, out)
+}
+
 /// SIGKILL at any moment after a move is typed (before it is read, while it is stored, between
 /// the commit and the print, after the print): after a restart the move is either not stored
 /// and never announced, or stored and announced, never lost. The announcement is stored with
@@ -568,14 +581,7 @@ fn kill_9_at_any_moment_after_a_move_loses_no_announcement() {
     for offset_ms in [0u64, 2, 5, 10, 20, 30, 50, 80, 120, 200, 300] {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
-        let mut child = fairybot(&data)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let mut out = Output::of(&mut child);
+        let (mut child, mut stdin, mut out) = interactive(&data);
         stdin.write_all(b"play chess\n").unwrap();
         assert!(
             out.wait_for("white> ", Duration::from_secs(20))
@@ -592,14 +598,7 @@ fn kill_9_at_any_moment_after_a_move_loses_no_announcement() {
         let first = out.text().matches("white plays e4").count();
 
         // The restart: what was owed is printed before anything is typed.
-        let mut child = fairybot(&data)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        let mut again = Output::of(&mut child);
+        let (mut child, mut stdin, mut again) = interactive(&data);
         assert!(
             again.wait_for("> ", Duration::from_secs(20)),
             "{}",

@@ -112,16 +112,17 @@ fn check_ending(
     };
     // The game's room is told the result, and every player is mentioned in a way every
     // platform shows (a placeholder for each mention).
+    let in_the_room = |r: &&Reply| {
+        r.audience == Audience::Room
+            && r.place
+                .as_ref()
+                .unwrap_or(t.place(actor_seat, at))
+                .same_room(&record.place)
+            && is_result(&r.text)
+    };
     let room = replies
         .iter()
-        .find(|r| {
-            r.audience == Audience::Room
-                && r.place
-                    .as_ref()
-                    .unwrap_or(t.place(actor_seat, at))
-                    .same_room(&record.place)
-                && is_result(&r.text)
-        })
+        .find(in_the_room)
         .unwrap_or_else(|| panic!("the game's room is not told the result of {context}"));
     for p in &record.seats {
         let i = room
@@ -143,17 +144,7 @@ fn check_ending(
     });
     assert!(reaches_actor, "the actor is not answered: {context}");
     // The room learns the result exactly once.
-    let in_room = replies
-        .iter()
-        .filter(|r| {
-            r.audience == Audience::Room
-                && r.place
-                    .as_ref()
-                    .unwrap_or(t.place(actor_seat, at))
-                    .same_room(&record.place)
-                && is_result(&r.text)
-        })
-        .count();
+    let in_room = replies.iter().filter(in_the_room).count();
     assert_eq!(in_room, 1, "the room is told {in_room} times: {context}");
     // Every player is told privately too, exactly once, in every game (his direct channel
     // may be all he reads; a Looking-Glass player gives his orders there).
