@@ -601,8 +601,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 return Ok(vec![Reply::private(
                     actor.id.clone(),
                     format!(
-                        "Game {id}: {from} is not a square. Type `moves` for every move on your \
-                         world, or `moves e2` for one square's."
+                        "Game {id}: {} is not a square. Type `moves` for every move on your \
+                         world, or `moves e2` for one square's.",
+                        rules::quote::quote(from)
                     ),
                 )]);
             };
