@@ -1,12 +1,14 @@
 //! The local console: play without any chat platform, on the same service and store.
 //!
-//! Two local players, `white` and `black`, share the keyboard (each command is given by the
-//! player whose turn it is), or `--as NAME` makes every command come from one player, so two
+//! Two local players, `alice` and `bob`, share the keyboard (each command is given by the
+//! player whose turn it is; their names are not colours, which would clash with the sides
+//! they play: `alice` takes White in `play chess` and plays the bot on the side she chooses),
+//! or `--as NAME` makes every command come from one player, so two
 //! terminals on one database can play each other. Boards are printed as text and written as
 //! PNG files.
 //!
 //! Privacy: the shared-keyboard console prints every reply, labelling private ones
-//! (`[to black only] ...`): both players sit at it. A named console prints only what its
+//! (`[to bob only] ...`): both players sit at it. A named console prints only what its
 //! player may see; what belongs to another player (his private lines and pictures, and the
 //! announcements of the shared `console` room) goes to that player's mailbox
 //! ([`crate::mailbox`]), which his console prints.
@@ -54,7 +56,8 @@ pub struct Console<S, C> {
     size: u32,
 }
 
-const LOCAL: [&str; 2] = ["white", "black"];
+/// The two local players of a two-player game at one keyboard; the first also plays the bot.
+const LOCAL: [&str; 2] = ["alice", "bob"];
 
 /// The local players of a four-player game at one keyboard, Red, Blue, Yellow and Green.
 const LOCAL_FOUR: [&str; 4] = ["red", "blue", "yellow", "green"];
@@ -250,18 +253,22 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             if sides == 4 {
                 return self.play_four(&game).await;
             }
-            let white = local(LOCAL[0]);
-            let black = local(LOCAL[1]);
+            let first = local(LOCAL[0]);
+            let second = local(LOCAL[1]);
             let challenged = self
                 .service
-                .handle_text(&white, &self.place, &format!("challenge @black {game}"))
+                .handle_text(
+                    &first,
+                    &self.place,
+                    &format!("challenge @{} {game}", LOCAL[1]),
+                )
                 .await;
             if !challenged.iter().any(|r| r.text.contains("challenges")) {
                 return challenged;
             }
             return self
                 .service
-                .handle_text(&black, &self.place, "accept")
+                .handle_text(&second, &self.place, "accept")
                 .await;
         }
         let parsed = bot_core::command::parse(text).ok();
@@ -411,7 +418,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 "fairybot console — you are {}. Type `help`; challenge someone with `challenge @NAME VARIANT`.\n",
                 shown(name)
             ),
-            None => "fairybot console — two local players, white and black, share this keyboard.\n\
+            None => "fairybot console — two local players, alice and bob, share this keyboard.\n\
                      Start with `play chess` or `play toulousain` (`variants` lists them), then type moves \
                      such as `e4` or `e2e4` (`play dcb-balanced-4p` seats four: red, blue, yellow, green). \
                      `help` lists every command; Ctrl-D or Ctrl-C quits.\n"
@@ -553,23 +560,54 @@ mod tests {
         assert!(out.contains("Game 1 starts"), "{out}");
         assert!(out.contains("against the bot at level 1"), "{out}");
         assert!(
-            out.contains("white (White) against fairybot (Black)"),
+            out.contains("alice (White) against fairybot (Black)"),
             "{out}"
         );
         for mv in ["e4", "Nf3"] {
             let out = c.line(mv).await;
-            assert!(out.contains(&format!("white plays {mv}")), "{out}");
+            assert!(out.contains(&format!("alice plays {mv}")), "{out}");
             let a = tokio::time::timeout(Duration::from_secs(60), announcements.next())
                 .await
                 .unwrap()
                 .unwrap();
             let out = c.announcement(&a).await;
             assert!(out.contains("fairybot plays"), "{out}");
-            assert!(out.contains("white to move"), "{out}");
+            assert!(out.contains("alice to move"), "{out}");
             assert!(out.contains("(board picture:"), "{out}");
         }
         assert!(c.line("board").await.contains("(board picture:"));
         assert!(c.line("takeback").await.contains("2 moves taken back"));
+    }
+
+    /// Issue 27: the console's players are not named by colours, the side against the bot is
+    /// the player's choice, and the result sentences read right: "fairybot (White) against
+    /// alice (Black)", "alice (Black) resigns. fairybot (White) wins."
+    #[tokio::test]
+    async fn names_are_not_colours_and_results_read_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let (service, _announcements) = service_with_bot().await;
+        let c = Console::new(service, None, dir.path(), render::Theme::light(), 320);
+        let out = c.line("play chess vs bot black level 1").await;
+        assert!(
+            out.contains("fairybot (White) against alice (Black)"),
+            "{out}"
+        );
+        let out = c.line("resign").await;
+        assert!(
+            out.contains("Game 1: alice (Black) resigns. fairybot (White) wins."),
+            "{out}"
+        );
+        assert!(!out.contains("wins. fairybot"), "{out}");
+        // Two players at one keyboard: alice and bob.
+        let c = console(dir.path(), None, MemoryStore::new());
+        let out = c.line("play chess").await;
+        assert!(out.contains("alice (White) against bob (Black)"), "{out}");
+        c.line("e4").await;
+        let out = c.line("resign").await;
+        assert!(
+            out.contains("Game 1: bob (Black) resigns. alice (White) wins."),
+            "{out}"
+        );
     }
 
     /// `play dcb-balanced-4p vs bot`: the keyboard plays Red, the bot's three seats answer
@@ -587,7 +625,7 @@ mod tests {
         );
         let out = c.line("play dcb-balanced-4p vs bot level 1").await;
         assert!(out.contains("Game 1 starts"), "{out}");
-        assert!(out.contains("white (Red)"), "{out}");
+        assert!(out.contains("alice (Red)"), "{out}");
         assert!(out.contains("fairybot (Blue)"), "{out}");
         for _ in 0..2 {
             let g = service
@@ -604,7 +642,7 @@ mod tests {
             }
             let mv = rules::notation::coord(&pos, pos.legal_moves()[0]);
             let out = c.line(&format!("move {mv}")).await;
-            assert!(out.contains("white (Red) plays"), "{out}");
+            assert!(out.contains("alice (Red) plays"), "{out}");
             for colour in ["Blue", "Yellow", "Green"] {
                 let a = tokio::time::timeout(Duration::from_secs(60), announcements.next())
                     .await
@@ -615,7 +653,7 @@ mod tests {
             }
         }
         let out = c.line("resign").await;
-        assert!(out.contains("white (Red) resigns and is out"), "{out}");
+        assert!(out.contains("alice (Red) resigns and is out"), "{out}");
         assert!(out.contains("the game ends"), "{out}");
 
         // While the bot's seat is to move (its turns not started here), a command typed at
@@ -633,11 +671,11 @@ mod tests {
         // `level` alone names the bot too, as in chat.
         c.line("play dcb-balanced-4p level 1").await;
         let out = c.line("resign").await;
-        assert!(out.contains("white (Red) resigns and is out"), "{out}");
+        assert!(out.contains("alice (Red) resigns and is out"), "{out}");
         let out = c.line("play dcb-balanced-4p vs bot second level 1").await;
-        assert!(out.contains("white (Blue)"), "{out}");
+        assert!(out.contains("alice (Blue)"), "{out}");
         let out = c.line("resign").await;
-        assert!(out.contains("white (Blue) resigns and is out"), "{out}");
+        assert!(out.contains("alice (Blue) resigns and is out"), "{out}");
     }
 
     /// `play` with a four-player variant seats red, blue, yellow and green at the one
@@ -694,7 +732,7 @@ mod tests {
         let c = console(dir.path(), None, MemoryStore::new());
         c.line("play toulousain").await;
         c.line("e4e6").await;
-        assert!(c.line("draw").await.contains("black offers a draw"));
+        assert!(c.line("draw").await.contains("bob offers a draw"));
         assert!(c.line("draw accept").await.contains("drawn by agreement"));
     }
 
@@ -704,27 +742,27 @@ mod tests {
         let c = console(dir.path(), None, MemoryStore::new());
         let out = c.line("play looking-glass").await;
         assert!(
-            out.contains("[to white only]") && out.contains("[to black only]"),
+            out.contains("[to alice only]") && out.contains("[to bob only]"),
             "{out}"
         );
         assert!(
             c.line("setup 518")
                 .await
-                .contains("[to white only] Your back rank")
+                .contains("[to alice only] Your back rank")
         );
         let out = c.line("setup random").await;
-        assert!(out.contains("[to black only] Your back rank"), "{out}");
+        assert!(out.contains("[to bob only] Your back rank"), "{out}");
         assert!(out.contains("the game begins"), "{out}");
         // Each player's world as text: White sees the Real world, the Mirror is veiled.
         assert!(out.contains("Mirror (M:) — unseen"), "{out}");
         let out = c.line("e2e4").await;
         assert!(out.contains("White has moved"), "{out}");
-        assert!(out.contains("[to black only]"), "{out}");
-        assert!(dir.path().join("boards/game-1-white.png").exists());
-        assert!(dir.path().join("boards/game-1-black.png").exists());
+        assert!(out.contains("[to bob only]"), "{out}");
+        assert!(dir.path().join("boards/game-1-alice.png").exists());
+        assert!(dir.path().join("boards/game-1-bob.png").exists());
         // Black is to move now: the hot seat passes to him.
         let out = c.line("ask").await;
-        assert!(out.starts_with("[to black only]"), "{out}");
+        assert!(out.starts_with("[to bob only]"), "{out}");
         let out = c.line("resign").await;
         assert!(out.contains("revealed"), "{out}");
         assert!(
@@ -831,7 +869,7 @@ mod tests {
         c.line("play looking-glass").await;
         c.line("setup 518").await;
         c.line("setup 518").await;
-        let private = dir.path().join("boards/game-1-white.png");
+        let private = dir.path().join("boards/game-1-alice.png");
         assert!(private.exists());
         assert_eq!(mode(&private), 0o600);
     }

@@ -162,8 +162,8 @@ play chess960 position 3 unrated
         out.contains("Clock 10+5 · White 10:00") || out.contains("Clock 10+5 · White 9:59"),
         "{out}"
     );
-    assert!(out.contains("white plays e4"), "{out}");
-    let after_e4 = &out[out.find("white plays e4").unwrap()..];
+    assert!(out.contains("alice plays e4"), "{out}");
+    let after_e4 = &out[out.find("alice plays e4").unwrap()..];
     assert!(after_e4.contains("Clock 10+5 · White 10:0"), "{out}");
     assert!(out.contains("Game 2 starts"), "{out}");
     assert!(out.contains("Clock 1+0 · Red "), "{out}");
@@ -183,7 +183,7 @@ fn a_console_game_is_rated_and_its_leaderboard_survives_a_restart() {
     let (status, out, err, _) = run_with(&data, b"play chess\nf3\ne5\ng4\nQh4#\n");
     assert!(status.success(), "{status}: {err}\n{out}");
     assert!(
-        out.contains("Ratings: white 1338 (-162), black 1662 (+162)."),
+        out.contains("Ratings: alice 1338 (-162), bob 1662 (+162)."),
         "{out}"
     );
     // A new process on the same database: the ratings are stored, not remembered.
@@ -193,8 +193,8 @@ fn a_console_game_is_rated_and_its_leaderboard_survives_a_restart() {
         out.contains("Leaderboard of Chess on the console. You are #2 (1338?)."),
         "{out}"
     );
-    assert!(out.contains("#1  black    1662?      1  1/0/0"), "{out}");
-    assert!(out.contains("#2  white    1338?      1  0/0/1"), "{out}");
+    assert!(out.contains("#1  bob      1662?      1  1/0/0"), "{out}");
+    assert!(out.contains("#2  alice    1338?      1  0/0/1"), "{out}");
     assert!(
         out.contains("has never played with me on the console"),
         "{out}"
@@ -215,7 +215,7 @@ fn a_megabyte_line_is_refused_quickly_with_a_short_quote() {
         "{}",
         &out[..out.len().min(2000)]
     );
-    assert!(out.contains("white plays e4"), "the console went on: {out}");
+    assert!(out.contains("alice plays e4"), "the console went on: {out}");
     // The refusal quotes a prefix, not the line.
     assert!(out.len() < 20_000, "{} bytes of output", out.len());
     assert!(took < Duration::from_secs(10), "took {took:?}");
@@ -238,7 +238,7 @@ async fn sigterm_in_the_middle_of_a_move_answers_it_then_exits_0() {
     let mut out = Output::of(&mut child);
     stdin.write_all(b"play chess\n").unwrap();
     assert!(
-        out.wait_for("white> ", Duration::from_secs(20)),
+        out.wait_for("alice> ", Duration::from_secs(20)),
         "{}",
         out.text()
     );
@@ -267,7 +267,7 @@ async fn sigterm_in_the_middle_of_a_move_answers_it_then_exits_0() {
     let status = wait_exit(&mut child, Duration::from_secs(10)).expect("it exits");
     out.rest(Duration::from_millis(200));
     let text = out.text();
-    assert!(text.contains("white plays e4"), "{text}");
+    assert!(text.contains("alice plays e4"), "{text}");
     assert!(status.success(), "{status}: {text}");
     drop(lock);
     // The move is stored, and it was answered: a new process shows it.
@@ -289,7 +289,7 @@ fn ctrl_c_at_an_idle_console_quits_at_once() {
     let _stdin = child.stdin.take().unwrap();
     let mut out = Output::of(&mut child);
     assert!(
-        out.wait_for("white> ", Duration::from_secs(20)),
+        out.wait_for("alice> ", Duration::from_secs(20)),
         "{}",
         out.text()
     );
@@ -317,7 +317,7 @@ fn sigterm_at_an_idle_console_quits_at_once_too() {
         .unwrap();
     let _stdin = child.stdin.take().unwrap();
     let mut out = Output::of(&mut child);
-    assert!(out.wait_for("white> ", Duration::from_secs(20)));
+    assert!(out.wait_for("alice> ", Duration::from_secs(20)));
     signal(&child, "TERM");
     let status = wait_exit(&mut child, Duration::from_secs(3)).expect("exits");
     assert!(status.success(), "{status}");
@@ -474,7 +474,7 @@ fn playing_the_bot_prints_its_moves_as_they_come() {
         .spawn()
         .unwrap();
     let mut out = Output::of(&mut child);
-    assert!(out.wait_for("white> ", Duration::from_secs(20)));
+    assert!(out.wait_for("alice> ", Duration::from_secs(20)));
     let mut input = child.stdin.take().unwrap();
     input
         .write_all(b"play chess vs bot white level 1\n")
@@ -490,7 +490,7 @@ fn playing_the_bot_prints_its_moves_as_they_come() {
         "{}",
         out.text()
     );
-    assert!(out.wait_for("white to move", Duration::from_secs(5)));
+    assert!(out.wait_for("alice to move", Duration::from_secs(5)));
     input.write_all(b"play chess level 9\n").unwrap();
     assert!(
         out.wait_for("`9` is not a level: choose 1", Duration::from_secs(10)),
@@ -519,7 +519,7 @@ fn playing_looking_glass_against_the_bot_at_the_console() {
         .spawn()
         .unwrap();
     let mut out = Output::of(&mut child);
-    assert!(out.wait_for("white> ", Duration::from_secs(20)));
+    assert!(out.wait_for("alice> ", Duration::from_secs(20)));
     let mut input = child.stdin.take().unwrap();
     input
         .write_all(b"play looking-glass vs bot white level 1\n")
@@ -584,7 +584,7 @@ fn kill_9_at_any_moment_after_a_move_loses_no_announcement() {
         let (mut child, mut stdin, mut out) = interactive(&data);
         stdin.write_all(b"play chess\n").unwrap();
         assert!(
-            out.wait_for("white> ", Duration::from_secs(20))
+            out.wait_for("alice> ", Duration::from_secs(20))
                 && out.wait_for("Game 1 starts", Duration::from_secs(5)),
             "{}",
             out.text()
@@ -595,7 +595,7 @@ fn kill_9_at_any_moment_after_a_move_loses_no_announcement() {
         signal(&child, "KILL");
         wait_exit(&mut child, Duration::from_secs(10)).expect("killed");
         out.rest(Duration::from_millis(100));
-        let first = out.text().matches("white plays e4").count();
+        let first = out.text().matches("alice plays e4").count();
 
         // The restart: what was owed is printed before anything is typed.
         let (mut child, mut stdin, mut again) = interactive(&data);
@@ -605,13 +605,13 @@ fn kill_9_at_any_moment_after_a_move_loses_no_announcement() {
             again.text()
         );
         // Time for the console's sender to print what it took back.
-        again.wait_for("white plays e4", Duration::from_secs(3));
+        again.wait_for("alice plays e4", Duration::from_secs(3));
         stdin.write_all(b"history\n").unwrap();
         drop(stdin);
         wait_exit(&mut child, Duration::from_secs(20)).expect("it exits at the end of input");
         again.rest(Duration::from_millis(100));
         let text = again.text();
-        let second = text.matches("white plays e4").count();
+        let second = text.matches("alice plays e4").count();
         let stored = text.contains("1. e4");
         if stored {
             stored_runs += 1;
