@@ -77,17 +77,17 @@ async fn many_games_list_the_waiting_ones_first_and_count_the_rest() {
     assert_eq!(games.len(), 10, "{text}");
     // Bob's seven games come first, the newest first.
     assert!(
-        games[..7]
-            .iter()
-            .all(|l| l.contains("bob:example.org to move")),
+        games[..7].iter().all(|l| l.contains(", bob to move")),
         "{text}"
     );
     assert!(
-        games[7..]
-            .iter()
-            .all(|l| l.contains("alice:example.org to move")),
+        games[7..].iter().all(|l| l.contains(", alice to move")),
         "{text}"
     );
+    // Players by the names they chose, never by raw platform ids (a Discord listing showed
+    // snowflakes): the listing notifies nobody and reads like the announcements.
+    assert!(games.iter().all(|l| l.contains("alice vs bob")), "{text}");
+    assert!(!text.contains("example.org"), "{text}");
     let ids: Vec<u64> = games
         .iter()
         .map(|l| l[3..].split(' ').next().unwrap().parse().unwrap())
@@ -111,6 +111,6 @@ async fn many_games_list_the_waiting_ones_first_and_count_the_rest() {
         "{text}"
     );
     let first = text.lines().nth(2).unwrap();
-    assert!(first.contains("alice:example.org to move"), "{text}");
+    assert!(first.contains(", alice to move"), "{text}");
     assert!(text.contains("… and 4 more of yours elsewhere"), "{text}");
 }

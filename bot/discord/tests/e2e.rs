@@ -442,6 +442,25 @@ async fn full_game_to_fools_mate() {
     );
 }
 
+/// `/games` names the players as the announcements do, never by their snowflakes (issue 27:
+/// a listing showed raw user ids), and mentions nobody.
+#[tokio::test]
+async fn games_lists_players_by_name() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    play(fake, ids::ALICE, "e4").await;
+    let ix = fake.slash("games").by(ids::ALICE).send();
+    let listing = message(fake, &ix).await;
+    let text = &listing.content;
+    assert!(text.contains("alice vs bob"), "{text}");
+    assert!(text.contains("bob to move"), "{text}");
+    for id in [ids::ALICE, ids::BOB] {
+        assert!(!text.contains(&id.to_string()), "{text}");
+    }
+    assert!(listing.mentioned_users().is_empty(), "{text}");
+}
+
 /// The description of a message's one embed.
 fn embed_description(m: &SentMessage) -> String {
     assert_eq!(m.embeds.len(), 1, "{m:?}");

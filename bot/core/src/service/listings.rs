@@ -33,19 +33,24 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     pub(super) async fn seat_names(&self, g: &GameRecord) -> Vec<String> {
         let mut names = Vec::new();
         for p in &g.seats {
-            if let Some(name) = self.memo.name(p) {
-                names.push(name);
-                continue;
-            }
-            names.push(match self.store.get_player(p).await {
-                Ok(r) => {
-                    self.memo.keep_name(p, &r.display_name);
-                    r.display_name
-                }
-                Err(_) => p.user.clone(),
-            });
+            names.push(self.player_name(p).await);
         }
         names
+    }
+
+    /// The name a player chose (remembered, else read from the store), or his platform id
+    /// when the store does not know him: what listings show, without notifying anyone.
+    pub(super) async fn player_name(&self, p: &PlayerId) -> String {
+        if let Some(name) = self.memo.name(p) {
+            return name;
+        }
+        match self.store.get_player(p).await {
+            Ok(r) => {
+                self.memo.keep_name(p, &r.display_name);
+                r.display_name
+            }
+            Err(_) => p.user.clone(),
+        }
     }
 
     /// The seat whose turn it is in an active game, from its engine (a Looking-Glass game
@@ -81,14 +86,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         } else {
             "Games here:\n"
         });
-        push_listed(
-            &mut s,
-            self.game_lines(actor, here.iter()),
-            "here",
-            BOARD_HINT,
-        );
+        let here_lines = self.game_lines(actor, here.iter()).await;
+        push_listed(&mut s, here_lines, "here", BOARD_HINT);
         let elsewhere = mine.iter().filter(|g| !here.iter().any(|h| h.id == g.id));
-        let elsewhere = self.game_lines(actor, elsewhere);
+        let elsewhere = self.game_lines(actor, elsewhere).await;
         if !elsewhere.is_empty() {
             s.push_str("Your games elsewhere:\n");
             push_listed(&mut s, elsewhere, "of yours elsewhere", BOARD_HINT);
@@ -97,21 +98,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             s.push_str("Open challenges here:\n");
             let mut challenges: Vec<_> = challenges.iter().collect();
             challenges.sort_by_key(|c| std::cmp::Reverse(c.id));
-            let newest_first = challenges.into_iter().map(|c| {
-                format!(
-                    "{} {} by {}{}",
-                    c.id,
-                    c.variant,
-                    c.challenger.user,
-                    c.challenged
-                        .as_ref()
-                        .map(|p| format!(" to {}", p.user))
-                        .unwrap_or_default()
-                )
-            });
+            let mut newest_first = Vec::new();
+            for c in challenges {
+                let by = self.player_name(&c.challenger).await;
+                let to = match &c.challenged {
+                    Some(p) => format!(" to {}", self.player_name(p).await),
+                    None => String::new(),
+                };
+                newest_first.push(format!("{} {} by {by}{to}", c.id, c.variant));
+            }
             push_listed(
                 &mut s,
-                newest_first.collect(),
+                newest_first,
                 "open here",
                 "`accept ID` takes any of them by its number",
             );
@@ -121,38 +119,39 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// One line per game: those that wait for `actor` first, then the newest. (Replaying a
     /// record to find whose turn it is is the costly part: once per game.)
-    fn game_lines<'g>(
+    async fn game_lines<'g>(
         &self,
         actor: &Actor,
         games: impl Iterator<Item = &'g GameRecord>,
     ) -> Vec<String> {
-        let mut lines: Vec<(bool, std::cmp::Reverse<GameId>, String)> = games
-            .map(|g| {
-                let to_move = self.seat_to_move(g);
-                let waits = to_move.and_then(|seat| g.seats.get(seat)) == Some(&actor.id);
-                (!waits, std::cmp::Reverse(g.id), self.game_line(g, to_move))
-            })
-            .collect();
+        let mut lines: Vec<(bool, std::cmp::Reverse<GameId>, String)> = Vec::new();
+        for g in games {
+            let to_move = self.seat_to_move(g);
+            let waits = to_move.and_then(|seat| g.seats.get(seat)) == Some(&actor.id);
+            let names = self.seat_names(g).await;
+            lines.push((
+                !waits,
+                std::cmp::Reverse(g.id),
+                self.game_line(g, &names, to_move),
+            ));
+        }
         lines.sort();
         lines.into_iter().map(|(_, _, text)| text).collect()
     }
 
-    /// A game as `games` lists it: number, variant, players, ply, whose turn, his clock.
-    fn game_line(&self, g: &GameRecord, to_move: Option<usize>) -> String {
+    /// A game as `games` lists it: number, variant, players by the names they chose (never
+    /// a raw platform id, never a mention: a listing notifies nobody), ply, whose turn, his
+    /// clock.
+    fn game_line(&self, g: &GameRecord, names: &[String], to_move: Option<usize>) -> String {
         let turn = to_move
-            .and_then(|seat| g.seats.get(seat))
-            .map(|p| format!(", {} to move", p.user))
+            .and_then(|seat| names.get(seat))
+            .map(|name| format!(", {name} to move"))
             .unwrap_or_default();
         let clock = to_move
             .and_then(|seat| self.clock_line(g, seat))
             .map(|c| format!(" — {c}"))
             .unwrap_or_default();
-        let players = g
-            .seats
-            .iter()
-            .map(|p| p.user.as_str())
-            .collect::<Vec<_>>()
-            .join(" vs ");
+        let players = names.join(" vs ");
         format!(
             "#{} {} — {players} (ply {}{turn}){clock}",
             g.id,
