@@ -2,7 +2,7 @@
 //! each theme, movement diagrams and the piece sheet.
 //!
 //! ```sh
-//! cargo run --release -p render --example gallery            # into docs/gallery/
+//! cargo run --release -p render --example gallery            # into docs/src/gallery/
 //! cargo run --release -p render --example gallery -- out/    # somewhere else
 //! cargo run --release -p render --example gallery -- out/ --svg   # also write the SVGs
 //! ```
@@ -16,7 +16,7 @@ use render::{Army, BoardView, Encoding, Renderer, Rotation, Theme};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let mut args = std::env::args().skip(1);
-    let dir = PathBuf::from(args.next().unwrap_or_else(|| "docs/gallery".into()));
+    let dir = PathBuf::from(args.next().unwrap_or_else(|| "docs/src/gallery".into()));
     let write_svg = std::env::args().any(|a| a == "--svg");
     fs::create_dir_all(&dir)?;
     // The gallery is committed: spend the time on the smaller encoding.
