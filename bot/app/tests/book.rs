@@ -148,7 +148,11 @@ fn every_page_is_in_the_summary_and_every_summary_entry_exists() {
         .map(|t| normalise(&src.join(t)))
         .collect();
     for page in &listed {
-        assert!(page.exists(), "SUMMARY.md lists {}, which is missing", page.display());
+        assert!(
+            page.exists(),
+            "SUMMARY.md lists {}, which is missing",
+            page.display()
+        );
     }
     let unlisted: Vec<_> = markdown_files(&src)
         .into_iter()

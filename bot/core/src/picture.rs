@@ -512,6 +512,82 @@ pub fn png(
     Ok(renderer.png(&board_view(picture, catalog)?, theme, size)?)
 }
 
+/// A movement diagram of one piece: White's (or Red's) piece of `kind` alone on the variant's
+/// own board (holes, seams and joins as in play), standing on the cell nearest the centre of
+/// the first board from which it reaches the most cells, every cell it reaches on the empty
+/// board marked, quiet moves and captures apart where they differ. Powers that are not
+/// movement (freeze, kill, push, flip) are described in words beside the diagram, not drawn.
+pub fn piece_diagram(v: &Arc<Variant>, kind: rules::Kind) -> BoardView {
+    let g = &v.geometry;
+    let shape = g.shape();
+    let side = rules::Side(0);
+    let (cx, cy) = (
+        (shape.width as f32 - 1.0) / 2.0,
+        (shape.height as f32 - 1.0) / 2.0,
+    );
+    let centrality = |c: Cell| {
+        let i = g.info(c);
+        let d = (i.file as f32 - cx).abs() + (i.rank as f32 - cy).abs();
+        (d * 2.0) as u32
+    };
+    let from = g
+        .cells()
+        .filter(|&c| g.info(c).board == 0)
+        .min_by_key(|&c| {
+            let reach = v.empty_board_reach(kind, side, c).len() as u32;
+            (u32::MAX - reach, centrality(c), c.index())
+        })
+        .expect("a board has cells");
+    let pos = Position::start(v);
+    let mut view = view(&pos, None, None, &[]);
+    view.pieces.clear();
+    view.last_move = None;
+    view.check.clear();
+    view.side_to_move = None;
+    view.move_number = None;
+    view.players.clear();
+    let pt = v.piece(kind);
+    view.put(
+        square(v, from),
+        Piece {
+            glyph: glyph(&pt.glyph, pt.letter),
+            army: army_of(side, v.sides),
+        },
+    );
+    let mut kinds = Vec::new();
+    for r in v.empty_board_reach(kind, side, from) {
+        let kind = match (r.moves, r.captures && !r.hop) {
+            (true, true) => render::TargetKind::MoveOrCapture,
+            (true, false) => render::TargetKind::Quiet,
+            (false, true) => render::TargetKind::Capture,
+            (false, false) => continue,
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+        view.targets.push(render::Target {
+            square: square(v, r.cell),
+            kind,
+        });
+    }
+    kinds.sort_by_key(|k| *k as u8);
+    view.legend = kinds
+        .into_iter()
+        .map(|kind| render::LegendEntry {
+            kind,
+            text: match kind {
+                render::TargetKind::MoveOrCapture => "moves or captures",
+                render::TargetKind::Quiet => "moves only",
+                render::TargetKind::Capture => "captures only",
+                render::TargetKind::Power => "power",
+            }
+            .to_string(),
+        })
+        .collect();
+    view.title = Some(format!("{} ({})", pt.name, pt.letter));
+    view
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
