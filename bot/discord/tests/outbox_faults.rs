@@ -8,7 +8,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use bot_core::{GameService, SystemClock, store::memory::MemoryStore};
+use bot_core::{
+    GameService, SystemClock,
+    store::{GameStore, memory::MemoryStore},
+};
 use bot_discord::{Bot, Registration};
 use discord_fake::{
     DiscordError, FakeDiscord, RateLimit, RetryAfterIn, SentMessage, callback_type, ids,
@@ -24,6 +27,8 @@ const QUICK: bot_discord::Retry = bot_discord::Retry {
 
 struct Running {
     fake: FakeDiscord,
+    /// The bot's store: its outbox says when nothing more can be sent.
+    store: MemoryStore,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -40,8 +45,9 @@ impl Drop for Running {
 async fn start(handle_life: Duration) -> Running {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
+    let store = MemoryStore::new();
     let service = Arc::new(GameService::new(
-        MemoryStore::new(),
+        store.clone(),
         SystemClock,
         catalog.clone(),
     ));
@@ -65,6 +71,7 @@ async fn start(handle_life: Duration) -> Running {
     fake.wait_global_commands().await.unwrap();
     Running {
         fake,
+        store,
         tasks: vec![sender, client],
     }
 }
@@ -115,16 +122,24 @@ fn announcements(fake: &FakeDiscord) -> Vec<SentMessage> {
 }
 
 /// Waits until the move's announcement is there, and checks it stays there exactly once
-/// (one more second for a duplicate to show), with nothing left "thinking…" and no error
+/// (until the outbox has nothing waiting, so no duplicate can follow), with nothing left
+/// "thinking…" and no error
 /// shown in its place.
-async fn told_once(fake: &FakeDiscord, within: Duration) -> SentMessage {
+async fn told_once(bot: &Running, within: Duration) -> SentMessage {
+    let fake = &bot.fake;
     fake.wait_until("the move's announcement", within, |r| {
         let thinking = r.messages().iter().any(|m| !m.deleted && m.is_loading());
         (!announced(r).is_empty() && !thinking).then_some(())
     })
     .await
     .unwrap_or_else(|e| panic!("{e}\nthinking: {:?}", fake.thinking()));
-    tokio::time::sleep(Duration::from_secs(1)).await;
+    // No sleep for a duplicate to show: once the outbox has nothing waiting (every entry
+    // delivered or given up), the sender has nothing left to send.
+    let deadline = Instant::now() + within;
+    while bot.store.backlog().await.unwrap().waiting > 0 {
+        assert!(Instant::now() < deadline, "the outbox never emptied");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let a = announcements(fake);
     assert_eq!(a.len(), 1, "exactly once: {a:#?}");
     assert!(fake.thinking().is_empty(), "{:?}", fake.thinking());
@@ -160,7 +175,7 @@ async fn a_deferral_recorded_but_answered_500_counts_as_deferred() {
     start_game(fake).await;
     fake.fail_after_doing(callbacks, DiscordError::internal_server_error(), Some(1));
     e4(fake);
-    let m = told_once(fake, Duration::from_secs(10)).await;
+    let m = told_once(&bot, Duration::from_secs(10)).await;
     assert!(m.attachment("board.png").is_some());
     // The retry met "already acknowledged", and was taken for the deferral it is.
     let refused = fake.inspect(|r| {
@@ -185,7 +200,7 @@ async fn a_refused_followup_is_answered_by_the_sender_for_every_4xx() {
         start_game(fake).await;
         fake.fail_requests(followups, e.clone(), None);
         e4(fake);
-        let m = told_once(fake, Duration::from_secs(10)).await;
+        let m = told_once(&bot, Duration::from_secs(10)).await;
         assert!(!m.is_ephemeral(), "{}: {}", e.status, m.content);
     }
 }
@@ -202,7 +217,7 @@ async fn a_4xx_on_every_answer_goes_to_the_channel_and_leaves_no_thinking() {
         None,
     );
     e4(fake);
-    let m = told_once(fake, Duration::from_secs(10)).await;
+    let m = told_once(&bot, Duration::from_secs(10)).await;
     assert_eq!(m.channel_id, ids::GENERAL);
     assert!(m.nonce().is_some(), "posted with its outbox key as nonce");
 }
@@ -214,7 +229,7 @@ async fn a_503_that_does_not_stop_is_delivered_by_the_sender_in_place_of_thinkin
     start_game(fake).await;
     fake.fail_requests(followups, DiscordError::service_unavailable(), None);
     e4(fake);
-    let m = told_once(fake, Duration::from_secs(10)).await;
+    let m = told_once(&bot, Duration::from_secs(10)).await;
     // The deferred original became the announcement.
     assert!(!m.is_ephemeral());
 }
@@ -233,7 +248,7 @@ async fn past_the_token_a_503_on_the_interaction_goes_to_the_channel_once_by_non
         Some(1),
     );
     e4(fake);
-    let m = told_once(fake, Duration::from_secs(10)).await;
+    let m = told_once(&bot, Duration::from_secs(10)).await;
     assert_eq!(m.channel_id, ids::GENERAL);
     assert_eq!(
         fake.inspect(|r| r.nonce_repeats()),
@@ -270,7 +285,7 @@ async fn rate_limited(form: RetryAfterIn, global: bool, window: Duration) {
     .await
     .unwrap();
     e4(fake);
-    told_once(fake, window + Duration::from_secs(12)).await;
+    told_once(&bot, window + Duration::from_secs(12)).await;
     let told_at = fake.inspect(|r| {
         r.requests()
             .iter()
@@ -279,7 +294,7 @@ async fn rate_limited(form: RetryAfterIn, global: bool, window: Duration) {
     assert!(told_at.is_some());
     // The announcement was sent no earlier than the window's end (it opened after
     // `opened`), and not much later.
-    let waited = opened.elapsed() - Duration::from_secs(1); // told_once's extra second
+    let waited = opened.elapsed();
     assert!(waited >= window, "{form:?}: waited {waited:?} < {window:?}");
     assert!(
         waited < window + Duration::from_secs(3) + Duration::from_secs(2),
