@@ -168,6 +168,8 @@ pub struct DiscordConfig {
     pub token: Option<String>,
     /// Register commands in this guild only (instant, for testing); default: globally.
     pub guild: Option<u64>,
+    /// The application's id, for `fairybot invite-url`; default: read from the token.
+    pub application_id: Option<u64>,
     /// Play every challenge made in a server channel in a thread of its own.
     #[serde(default)]
     pub thread_per_game: bool,
@@ -183,6 +185,7 @@ impl std::fmt::Debug for DiscordConfig {
         f.debug_struct("DiscordConfig")
             .field("token", &redacted(&self.token))
             .field("guild", &self.guild)
+            .field("application_id", &self.application_id)
             .field("thread_per_game", &self.thread_per_game)
             .field("board_size", &self.board_size)
             .field("api_url", &self.api_url)
@@ -479,6 +482,17 @@ impl Config {
             .data_dir
             .clone()
             .unwrap_or_else(|| PathBuf::from("data"))
+    }
+
+    /// The Discord application's id: configured, or read from the bot token.
+    pub fn discord_application(&self) -> Result<u64, crate::admin::InviteError> {
+        if let Some(id) = self.discord.application_id {
+            return Ok(id);
+        }
+        match self.discord.token.as_deref() {
+            Some(token) => crate::admin::application_id(token),
+            None => Err(crate::admin::InviteError::NoApplication),
+        }
     }
 
     /// The Discord adapter's settings, when a token is configured: boards in the configured

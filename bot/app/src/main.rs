@@ -1,9 +1,11 @@
 //! The fairybot binary: configuration, wiring, and the frontends.
 //!
-//! `fairybot [--config PATH] [--data DIR] [--as NAME]`
+//! `fairybot [--config PATH] [--data DIR] [--as NAME]`, `fairybot invite-url`,
+//! `fairybot backup FILE`
 //!
 //! With no chat platform configured it starts the local console on the embedded SQLite store.
 
+mod admin;
 mod config;
 mod console;
 mod input;
@@ -17,15 +19,25 @@ use bot_core::{GameService, SystemClock};
 use bot_store::SqlStore;
 use shutdown::Shutdown;
 
-const USAGE: &str = "usage: fairybot [--config PATH] [--data DIR] [--as NAME]
+const USAGE: &str = "usage: fairybot [--config PATH] [--data DIR] [--as NAME] [COMMAND]
   --config PATH  configuration file (default: fairybot.toml if present; see config.example.toml)
   --data DIR     data directory for the SQLite store and board pictures (default: data)
-  --as NAME      console: play as NAME (default: two local players, white and black)";
+  --as NAME      console: play as NAME (default: two local players, alice and bob)
+commands (without one: run the bot, or the console when no platform is configured):
+  invite-url     print the link that adds the configured Discord bot to a server
+  backup FILE    write a consistent copy of the SQLite store to FILE, while the bot runs";
 
 struct Args {
     config: Option<PathBuf>,
     data: Option<PathBuf>,
     as_player: Option<String>,
+    command: Option<Admin>,
+}
+
+/// A command for the people who run the bot, instead of running it.
+enum Admin {
+    InviteUrl,
+    Backup(PathBuf),
 }
 
 fn args() -> anyhow::Result<Args> {
@@ -33,6 +45,7 @@ fn args() -> anyhow::Result<Args> {
         config: None,
         data: None,
         as_player: None,
+        command: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -44,6 +57,13 @@ fn args() -> anyhow::Result<Args> {
             "--config" => a.config = Some(value("--config")?.into()),
             "--data" => a.data = Some(value("--data")?.into()),
             "--as" => a.as_player = Some(value("--as")?),
+            "invite-url" if a.command.is_none() => a.command = Some(Admin::InviteUrl),
+            "backup" if a.command.is_none() => {
+                let file = it
+                    .next()
+                    .with_context(|| format!("backup needs the file to write\n{USAGE}"))?;
+                a.command = Some(Admin::Backup(file.into()));
+            }
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -88,6 +108,10 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
         .init();
     // Every value is checked before anything is opened or connected.
     let settings = config.validate()?;
+    if let Some(Admin::InviteUrl) = args.command {
+        print!("{}", admin::invite_text(config.discord_application()?));
+        return Ok(());
+    }
     let data_dir = config.data_dir();
     let store = match &config.store.url {
         Some(url) => SqlStore::connect(url)
@@ -97,6 +121,17 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             .await
             .context("cannot open the store")?,
     };
+    if let Some(Admin::Backup(file)) = &args.command {
+        let bytes = store.backup_to(file).await?;
+        println!(
+            "wrote {} ({bytes} bytes): a consistent copy of the store; to restore it, stop \
+             the bot and put it in place of {}",
+            file.display(),
+            data_dir.join("fairybot.db").display()
+        );
+        store.close().await;
+        return Ok(());
+    }
     let catalog = Arc::new(rules::Catalog::builtin());
     let bot = bot_core::opponent::BotConfig {
         threads: settings.engine_threads,

@@ -212,9 +212,9 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
     assert!(board.body().contains("Game 1"), "{}", board.body());
 
     // Nothing was answered twice, and the chatter not at all.
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let replies: Vec<&str> = alice
-        .drain()
+        .settle(&room, &bot)
+        .await
         .iter()
         .filter(|s| s.sender() == bot)
         .filter_map(Seen::in_reply_to)
@@ -273,9 +273,9 @@ async fn private_boards_arrive_in_an_encrypted_direct_room_readable_by_their_rec
     assert!(dm.latest_encryption_state().await.unwrap().is_encrypted());
     assert!(dm.is_direct().await.unwrap(), "marked as a direct room");
     // Bob saw nothing of it.
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
-        !bob.drain()
+        !bob.settle(&room, &bot)
+            .await
             .iter()
             .any(|s| s.body().contains("Your private view"))
     );
@@ -362,7 +362,6 @@ async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_
             .await;
     }
     let g4 = say(&mut alice, "!fb g4", &mut sent).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
 
     // Up again: the same device (no new login), both moves answered, in order.
     let running = setup.start().await;
@@ -390,9 +389,8 @@ async fn commands_sent_while_the_bot_is_down_are_answered_once_in_order_after_a_
     // A second restart with nothing new answers nothing.
     running.stop().await;
     let running = setup.start().await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
     let room_id = room.clone();
-    let history = alice.drain();
+    let history = alice.settle(&room, &bot).await;
     for cmd in &sent {
         let answers = history
             .iter()
@@ -725,11 +723,13 @@ async fn secrets_are_refused_in_a_room_flagged_direct_that_someone_else_can_read
     // Alice makes rooms flagged direct, unencrypted, with the bot and a third person (joined,
     // or only invited), and types her back rank there without prefix: refused, not used.
     let carol_id = carol.id().to_string();
+    let mut carols_room = None;
     for third in [carol_id.as_str(), lurker.as_str()] {
         let trap = alice.create_direct_room(&[&bot, third], false).await;
         alice.see_join(&trap, &bot).await;
         if third == carol_id {
             alice.see_join(&trap, third).await;
+            carols_room = Some(trap.clone());
         }
         bot_sees_direct(&running, &trap).await;
         let (cmd, _) = alice.say(&trap, "!fb setup RNBQKBNR").await;
@@ -767,9 +767,10 @@ async fn secrets_are_refused_in_a_room_flagged_direct_that_someone_else_can_read
         .await;
 
     // Carol read nothing of the bot's but the refusal: no back rank, no picture.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let carols_room = carols_room.expect("carol joined a room");
     for s in carol
-        .drain()
+        .settle(&carols_room, &bot)
+        .await
         .iter()
         .filter(|s| s.sender() == bot && s.event["type"] == "m.room.message")
     {
@@ -825,9 +826,12 @@ async fn private_messages_leave_a_direct_room_that_someone_else_has_joined() {
             .is_encrypted()
     );
 
-    tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
-        !carol.drain().iter().any(|s| s.body().contains("SECRET")),
+        !carol
+            .settle(&dm, &bot)
+            .await
+            .iter()
+            .any(|s| s.body().contains("SECRET")),
         "carol read a secret"
     );
     running.stop().await;
@@ -861,9 +865,8 @@ async fn what_was_held_goes_to_an_encrypted_room_the_player_opens_unflagged() {
     let mark = held.alice.mark();
     let plain = held.alice.create_room(&[bot.as_str()], false).await;
     held.alice.see_join(&plain, bot.as_str()).await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(
-        !held.alice.drain()[mark..]
+        !held.alice.settle(&plain, &bot).await[mark..]
             .iter()
             .any(|s| s.body().contains("SECRET")),
         "a secret in an unencrypted room"
@@ -899,8 +902,9 @@ impl Held {
             .await
             .room;
         alice.client.get_room(&dm).unwrap().leave().await.unwrap();
-        // Her leave reaches the bot by its sync (she sees nothing of that room any more).
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        // Her leave reaches the bot by its sync (she sees nothing of that room any more): a
+        // command answered after it proves the bot's client has read that sync.
+        alice.settle(&room, &bot).await;
 
         let (cmd, _) = alice.say(&room, &whisper).await;
         assert_missed_notice(&alice.reply_to(&bot, &cmd).await);
@@ -1259,11 +1263,11 @@ async fn a_stop_during_a_command_lets_it_finish_and_answer_then_stops() {
     let (e5, _) = t.bob.say(&t.room, "!fb e5").await;
     let reply = t.bob.reply_to(&bot, &e5).await;
     assert!(reply.body().contains("e5"), "{}", reply.body());
-    tokio::time::sleep(Duration::from_secs(2)).await;
     let room = t.room.clone();
     let answers = t
         .alice
-        .drain()
+        .settle(&room, &bot)
+        .await
         .iter()
         .filter(|s| s.room == room && s.sender() == bot && s.in_reply_to() == Some(e4.as_str()))
         .count();

@@ -14,6 +14,7 @@
 //! PostgreSQL the server's own settings govern
 //! (`synchronous_commit=on` by default gives the same guarantee).
 
+mod backup;
 mod codec;
 mod durable;
 mod open;
@@ -22,5 +23,6 @@ mod ratings;
 mod redact;
 mod store;
 
+pub use backup::BackupError;
 pub use open::{Backend, OpenError, SqlStore};
 pub use redact::{DbError, REDACTED, redact_url};

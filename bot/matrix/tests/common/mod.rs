@@ -246,6 +246,23 @@ impl Player {
         .await
     }
 
+    /// Everything the bot had to say before a sentinel: says a command in `room` (a room
+    /// with the bot) and waits for its answer, then returns everything received so far. The
+    /// bot handles a room's events in order and a sync response carries every event before
+    /// its position, so whatever the bot said before answering the sentinel, here or in any
+    /// other room, has arrived: a check that something did *not* happen needs no sleep.
+    /// The sentinel and its answer are left out of what is returned.
+    pub async fn settle(&mut self, room: &RoomId, bot: &str) -> Vec<Seen> {
+        let (sentinel, _) = self.say(room, "!fb variants").await;
+        self.reply_to(bot, &sentinel).await;
+        let sentinel = sentinel.to_string();
+        self.drain()
+            .iter()
+            .filter(|s| s.id().as_str() != sentinel && s.in_reply_to() != Some(sentinel.as_str()))
+            .cloned()
+            .collect()
+    }
+
     /// Everything received so far (draining what is queued).
     pub fn drain(&mut self) -> &[Seen] {
         while let Ok(s) = self.events.try_recv() {
