@@ -345,3 +345,190 @@ async fn the_challenge_reply_is_an_interaction_answer_as_before() {
     let cb = bot.fake.wait_callback(&ix).await.unwrap();
     assert_eq!(cb.kind, callback_type::CHANNEL_MESSAGE_WITH_SOURCE);
 }
+
+/// Waits until the outbox has nothing waiting: every entry delivered or given up, so nothing
+/// more can be sent. (A check that something was sent once needs this, not a sleep.)
+async fn quiet(bot: &Running) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while bot.store.backlog().await.unwrap().waiting > 0 {
+        assert!(Instant::now() < deadline, "the outbox never emptied");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Sends a command (built by `ix`) and waits until its answer is finished (not "thinking…").
+async fn answered(fake: &FakeDiscord, ix: discord_fake::InteractionRef) -> SentMessage {
+    fake.wait_until("the answer", Duration::from_secs(10), |r| {
+        r.messages()
+            .iter()
+            .find(|m| m.interaction_id() == Some(ix.id) && !m.is_loading() && !m.deleted)
+            .cloned()
+    })
+    .await
+    .unwrap()
+}
+
+/// `/resign` by `who`, in the channel or his DM (naming game 1), confirmed with the button.
+async fn resign(fake: &FakeDiscord, who: u64, in_dm: bool) {
+    let mut b = fake.slash("resign").by(who);
+    if in_dm {
+        b = b.in_dm().integer("game", 1);
+    }
+    let ask = answered(fake, b.send()).await;
+    let confirm = ask
+        .custom_ids()
+        .into_iter()
+        .find(|c| c.starts_with("fb:resign:confirm:"))
+        .unwrap_or_else(|| panic!("no confirmation: {}", ask.content));
+    answered(fake, fake.click(ask.id, &confirm).by(who).send()).await;
+}
+
+/// A move by `who`, in the channel or (Looking-Glass orders) in his DM.
+async fn play(fake: &FakeDiscord, who: u64, mv: &str, in_dm: bool) {
+    let mut b = fake.slash("move").string("move", mv).by(who);
+    if in_dm {
+        b = b.in_dm();
+    }
+    answered(fake, b.send()).await;
+}
+
+/// A result, as every ending words it.
+fn is_result(text: &str) -> bool {
+    ["wins", "beats", "drawn", "aborted", "resigns", "Draw"]
+        .iter()
+        .any(|w| text.contains(w))
+}
+
+/// Issue 27's ending property on Discord, with the outbox's sender delivering: whatever ends
+/// the game (checkmate, resignation in the channel or a DM, agreement, abort; in
+/// Looking-Glass the King captured, three strikes, a resignation by DM), the channel shows
+/// the result once and each player finds it once among his DMs.
+#[tokio::test]
+async fn every_ending_reaches_the_channel_once_and_each_player_by_dm_once() {
+    for (variant, ending) in [
+        ("chess", "checkmate"),
+        ("chess", "resign in the channel"),
+        ("chess", "resign by DM"),
+        ("chess", "agreement"),
+        ("chess", "abort"),
+        ("looking-glass", "king captured"),
+        ("looking-glass", "strikes"),
+        ("looking-glass", "resign by DM"),
+    ] {
+        let bot = start(Duration::from_secs(600)).await;
+        let fake = &bot.fake;
+        let glass = variant == "looking-glass";
+        let challenge = answered(
+            fake,
+            fake.slash("challenge")
+                .user("opponent", ids::BOB)
+                .string("variant", variant)
+                .integer("colour", 0)
+                .send(),
+        )
+        .await;
+        let accept = challenge
+            .custom_ids()
+            .into_iter()
+            .find(|c| c.starts_with("fb:ch:accept:"))
+            .unwrap();
+        answered(fake, fake.click(challenge.id, &accept).by(ids::BOB).send()).await;
+        if glass {
+            for who in [ids::ALICE, ids::BOB] {
+                answered(
+                    fake,
+                    fake.slash("setup")
+                        .string("choice", "518")
+                        .by(who)
+                        .in_dm()
+                        .send(),
+                )
+                .await;
+            }
+        }
+        match ending {
+            "checkmate" => {
+                for (who, mv) in [
+                    (ids::ALICE, "f3"),
+                    (ids::BOB, "e5"),
+                    (ids::ALICE, "g4"),
+                    (ids::BOB, "Qh4#"),
+                ] {
+                    play(fake, who, mv, false).await;
+                }
+            }
+            "resign in the channel" => {
+                play(fake, ids::ALICE, "e4", false).await;
+                resign(fake, ids::BOB, false).await;
+            }
+            "resign by DM" => {
+                play(fake, ids::ALICE, "e2e4", glass).await;
+                resign(fake, ids::BOB, true).await;
+            }
+            "agreement" => {
+                let offer = answered(fake, fake.slash("draw").by(ids::ALICE).send()).await;
+                let accept = offer
+                    .custom_ids()
+                    .into_iter()
+                    .find(|c| c.starts_with("fb:draw:accept:"))
+                    .unwrap();
+                answered(fake, fake.click(offer.id, &accept).by(ids::BOB).send()).await;
+            }
+            "abort" => {
+                answered(fake, fake.slash("abort").by(ids::BOB).send()).await;
+            }
+            "king captured" => {
+                // White's Queen reaches the Mirror and takes the King there, blind.
+                for (who, mv) in [
+                    (ids::ALICE, "e2e3"),
+                    (ids::BOB, "f7f6"),
+                    (ids::ALICE, "d1h5"),
+                    (ids::BOB, "a7a6"),
+                    (ids::ALICE, "M:h5e8"),
+                ] {
+                    play(fake, who, mv, true).await;
+                }
+            }
+            "strikes" => {
+                // Three orders White's Rook cannot carry out on the world it cannot see.
+                for _ in 0..3 {
+                    play(fake, ids::ALICE, "M:a1a5", true).await;
+                }
+            }
+            other => unreachable!("{other}"),
+        }
+        quiet(&bot).await;
+        let context = format!("{variant}, {ending}");
+        let in_channel: Vec<String> = fake
+            .messages_in(ids::GENERAL)
+            .into_iter()
+            .filter(|m| !m.deleted && !m.is_ephemeral() && is_result(&m.content))
+            .map(|m| m.content)
+            .collect();
+        let all: Vec<(u64, bool, String)> = fake.inspect(|r| {
+            r.messages()
+                .iter()
+                .map(|m| (m.channel_id, m.is_ephemeral(), m.content.clone()))
+                .collect()
+        });
+        assert_eq!(
+            in_channel.len(),
+            1,
+            "{context}: the channel: {in_channel:#?} {all:#?}"
+        );
+        for who in [ids::ALICE, ids::BOB] {
+            let dms: Vec<String> = fake
+                .dm_messages_to(who)
+                .into_iter()
+                .filter(|m| !m.deleted && is_result(&m.content))
+                .map(|m| m.content)
+                .collect();
+            assert_eq!(dms.len(), 1, "{context}: the DMs of {who}: {dms:#?}");
+        }
+        assert!(
+            fake.thinking().is_empty(),
+            "{context}: {:?}",
+            fake.thinking()
+        );
+    }
+}

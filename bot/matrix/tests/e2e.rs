@@ -212,9 +212,8 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
     assert!(board.body().contains("Game 1"), "{}", board.body());
 
     // Nothing was answered twice, and the chatter not at all.
-    let replies: Vec<&str> = alice
-        .settle(&room, &bot)
-        .await
+    let seen = alice.settle(&room, &bot).await;
+    let replies: Vec<&str> = seen
         .iter()
         .filter(|s| s.sender() == bot)
         .filter_map(Seen::in_reply_to)
