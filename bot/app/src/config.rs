@@ -3,8 +3,8 @@
 //!
 //! This module is the only reader of the environment: [`ENV_VARS`] are read once, by
 //! [`Config::load`], and each bad value is an error at start-up naming the variable. Secrets
-//! (tokens, passwords, the passphrase, a database URL's password) are never printed: the
-//! `Debug` of every section shows `<redacted>` in their place.
+//! (tokens, passwords, the passphrase) are [`Secret`]s, which `Debug` shows as `<redacted>`,
+//! and a database URL's password is cut out of its `Debug` too.
 
 use std::{
     ops::RangeInclusive,
@@ -12,6 +12,7 @@ use std::{
 };
 
 use anyhow::bail;
+use bot_core::secret::Secret;
 use serde::Deserialize;
 
 /// At most 60 characters of a configured value, for an error message.
@@ -43,14 +44,6 @@ pub const ENV_VARS: &[&str] = &[
     "MATRIX_STORE_PASSPHRASE",
     "RUST_LOG",
 ];
-
-/// What a secret is shown as.
-const REDACTED: &str = bot_store::REDACTED;
-
-/// `Some("<redacted>")` for a secret that is set, so `Debug` says whether it is.
-fn redacted(secret: &Option<String>) -> Option<&'static str> {
-    secret.as_ref().map(|_| REDACTED)
-}
 
 /// The checked settings the frontends use directly.
 #[derive(Debug, Clone)]
@@ -161,11 +154,11 @@ pub struct RenderConfig {
 }
 
 /// Discord.
-#[derive(Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct DiscordConfig {
     /// The bot token (prefer the `DISCORD_TOKEN` environment variable).
-    pub token: Option<String>,
+    pub token: Option<Secret>,
     /// Register commands in this guild only (instant, for testing); default: globally.
     pub guild: Option<u64>,
     /// The application's id, for `fairybot invite-url`; default: read from the token.
@@ -180,21 +173,8 @@ pub struct DiscordConfig {
     pub api_url: Option<String>,
 }
 
-impl std::fmt::Debug for DiscordConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DiscordConfig")
-            .field("token", &redacted(&self.token))
-            .field("guild", &self.guild)
-            .field("application_id", &self.application_id)
-            .field("thread_per_game", &self.thread_per_game)
-            .field("board_size", &self.board_size)
-            .field("api_url", &self.api_url)
-            .finish()
-    }
-}
-
 /// Matrix.
-#[derive(Clone, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
 pub struct MatrixConfig {
     /// The homeserver URL (or `MATRIX_HOMESERVER`).
@@ -202,32 +182,17 @@ pub struct MatrixConfig {
     /// The bot's user id (or `MATRIX_USER`).
     pub user: Option<String>,
     /// The password (prefer `MATRIX_PASSWORD`).
-    pub password: Option<String>,
+    pub password: Option<Secret>,
     /// An access token instead of a password (prefer `MATRIX_ACCESS_TOKEN`).
-    pub access_token: Option<String>,
+    pub access_token: Option<Secret>,
     /// The command prefix, default `!fb`.
     pub prefix: Option<String>,
     /// Where the session, encryption keys and ledger are kept; default `<data_dir>/matrix`.
     pub state_dir: Option<PathBuf>,
     /// Encrypts the Matrix store with this passphrase (prefer `MATRIX_STORE_PASSPHRASE`).
-    pub store_passphrase: Option<String>,
+    pub store_passphrase: Option<Secret>,
     /// Board picture size on Matrix; default: `[render] size`.
     pub board_size: Option<u32>,
-}
-
-impl std::fmt::Debug for MatrixConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MatrixConfig")
-            .field("homeserver", &self.homeserver)
-            .field("user", &self.user)
-            .field("password", &redacted(&self.password))
-            .field("access_token", &redacted(&self.access_token))
-            .field("prefix", &self.prefix)
-            .field("state_dir", &self.state_dir)
-            .field("store_passphrase", &redacted(&self.store_passphrase))
-            .field("board_size", &self.board_size)
-            .finish()
-    }
 }
 
 impl Config {
@@ -286,7 +251,7 @@ impl Config {
             self.store.data_dir = Some(v.into());
         }
         if let Some(v) = get("DISCORD_TOKEN") {
-            self.discord.token = Some(v);
+            self.discord.token = Some(v.into());
         }
         if let Some(v) = get("DISCORD_GUILD_ID") {
             self.discord.guild = Some(v.trim().parse().map_err(|_| {
@@ -322,13 +287,13 @@ impl Config {
             self.matrix.user = Some(v);
         }
         if let Some(v) = get("MATRIX_STORE_PASSPHRASE") {
-            self.matrix.store_passphrase = Some(v);
+            self.matrix.store_passphrase = Some(v.into());
         }
         if let Some(v) = get("MATRIX_PASSWORD") {
-            self.matrix.password = Some(v);
+            self.matrix.password = Some(v.into());
         }
         if let Some(v) = get("MATRIX_ACCESS_TOKEN") {
-            self.matrix.access_token = Some(v);
+            self.matrix.access_token = Some(v.into());
         }
         Ok(())
     }
@@ -406,7 +371,11 @@ impl Config {
             );
         }
         if let Some(t) = &self.discord.token
-            && t.trim().trim_start_matches("Bot ").trim().is_empty()
+            && t.expose()
+                .trim()
+                .trim_start_matches("Bot ")
+                .trim()
+                .is_empty()
         {
             bail!("[discord] token (or DISCORD_TOKEN) is empty: paste the bot's token");
         }
@@ -424,12 +393,13 @@ impl Config {
                 );
             }
         }
+        let access_token = self.matrix.access_token.as_ref().map(Secret::expose);
         for (key, value) in [
-            ("[matrix] homeserver", &self.matrix.homeserver),
-            ("[matrix] user", &self.matrix.user),
-            ("[matrix] access_token", &self.matrix.access_token),
+            ("[matrix] homeserver", self.matrix.homeserver.as_ref()),
+            ("[matrix] user", self.matrix.user.as_ref()),
+            ("[matrix] access_token", access_token),
         ] {
-            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            if value.is_some_and(|v| v.trim().is_empty()) {
                 bail!("{key} is empty: set it or leave the key out");
             }
         }
@@ -489,8 +459,8 @@ impl Config {
         if let Some(id) = self.discord.application_id {
             return Ok(id);
         }
-        match self.discord.token.as_deref() {
-            Some(token) => crate::admin::application_id(token),
+        match &self.discord.token {
+            Some(token) => crate::admin::application_id(token.expose()),
             None => Err(crate::admin::InviteError::NoApplication),
         }
     }
@@ -498,9 +468,9 @@ impl Config {
     /// The Discord adapter's settings, when a token is configured: boards in the configured
     /// theme, at `[discord] board_size` or else the settings' size.
     pub fn discord_adapter(&self, settings: &Settings) -> Option<bot_discord::DiscordConfig> {
-        let token = self.discord.token.as_deref()?.trim();
+        let token = self.discord.token.as_ref()?.expose().trim();
         Some(bot_discord::DiscordConfig {
-            token: token.trim_start_matches("Bot ").to_string(),
+            token: token.trim_start_matches("Bot ").into(),
             registration: match self.discord.guild {
                 Some(g) => bot_discord::Registration::Guild(g),
                 None => bot_discord::Registration::Global,
@@ -552,7 +522,7 @@ impl Config {
             )
         })?;
         let login = match (&m.access_token, &m.user, &m.password) {
-            (Some(token), _, _) => bot_matrix::Login::AccessToken(token.trim().to_string()),
+            (Some(token), _, _) => bot_matrix::Login::AccessToken(token.expose().trim().into()),
             (None, Some(user), Some(password)) => bot_matrix::Login::Password {
                 user: user.trim().to_string(),
                 password: password.clone(),
@@ -657,7 +627,7 @@ mod tests {
         let d = c
             .discord_adapter(&settings)
             .expect("a token configures Discord");
-        assert_eq!(d.token, "t0k");
+        assert_eq!(d.token.expose(), "t0k");
         assert_eq!(d.registration, bot_discord::Registration::Guild(42));
         assert!(d.thread_per_game);
         assert_eq!(d.board_size, 512);
@@ -848,7 +818,7 @@ mod tests {
         // The adapters' own configurations.
         let settings = c.validate().unwrap();
         let d = c.discord_adapter(&settings).unwrap();
-        assert_eq!(d.token, "disc0rd-t0ken-s3cret");
+        assert_eq!(d.token.expose(), "disc0rd-t0ken-s3cret");
         assert_no_secret(&format!("{d:?}"));
         let mut m = c.matrix_adapter(640).unwrap().unwrap();
         assert_no_secret(&format!("{m:?}"));
@@ -993,7 +963,10 @@ mod tests {
         std::fs::write(&path, "[discord]\nguild = 7\ntoken = \"file\"\n").unwrap();
         let c = Config::load_with(Some(&path), env(&[("DISCORD_GUILD_ID", "8")])).unwrap();
         assert_eq!(c.discord.guild, Some(8));
-        assert_eq!(c.discord.token.as_deref(), Some("file"));
+        assert_eq!(
+            c.discord.token.as_ref().map(|t| t.expose().as_str()),
+            Some("file")
+        );
         // The log filter comes from RUST_LOG, checked; a typo is refused, not ignored.
         let c = Config::load_with(None, env(&[("RUST_LOG", "debug,bot_matrix=trace")])).unwrap();
         assert_eq!(c.log_filter(), "debug,bot_matrix=trace");

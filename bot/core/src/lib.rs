@@ -19,6 +19,7 @@ pub mod rating;
 pub mod reply;
 pub mod scheduler;
 pub mod seating;
+pub mod secret;
 pub mod service;
 pub mod store;
 pub mod suggest;

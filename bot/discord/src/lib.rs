@@ -68,10 +68,11 @@ pub enum Registration {
 
 /// The adapter's settings. The application reads them from its configuration file and the
 /// environment (this crate reads no environment variable).
-#[derive(Clone)]
+/// Its `Debug` shows no token: the token is a [`Secret`](bot_core::secret::Secret).
+#[derive(Clone, Debug)]
 pub struct DiscordConfig {
     /// The bot token (without the `Bot ` prefix).
-    pub token: String,
+    pub token: bot_core::secret::Secret,
     /// Where to register the slash commands.
     pub registration: Registration,
     /// Width of board pictures in pixels.
@@ -82,20 +83,6 @@ pub struct DiscordConfig {
     pub theme: render::Theme,
     /// Discord's REST API address, when not `https://discord.com` (a test stand-in, a proxy).
     pub api_url: Option<String>,
-}
-
-/// The token is never printed.
-impl std::fmt::Debug for DiscordConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DiscordConfig")
-            .field("token", &"<redacted>")
-            .field("registration", &self.registration)
-            .field("board_size", &self.board_size)
-            .field("thread_per_game", &self.thread_per_game)
-            .field("theme", &self.theme.name)
-            .field("api_url", &self.api_url)
-            .finish()
-    }
 }
 
 /// The bot's shared state (poise's user data). A clone shares everything (the game service,
@@ -253,7 +240,7 @@ pub async fn client(
 /// set it is off and the address is expected to keep Discord's limits itself, as an API proxy
 /// does (and a test stand-in need not).
 pub fn http(config: &DiscordConfig) -> serenity::Http {
-    let builder = serenity::HttpBuilder::new(&config.token);
+    let builder = serenity::HttpBuilder::new(config.token.expose());
     match &config.api_url {
         Some(url) => builder.proxy(url.as_str()).ratelimiter_disabled(true),
         None => builder,

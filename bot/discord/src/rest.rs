@@ -38,7 +38,7 @@ pub(crate) enum Body {
 pub(crate) struct Rest {
     client: reqwest::Client,
     base: String,
-    token: String,
+    token: bot_core::secret::Secret,
     gate: Arc<Mutex<Option<Instant>>>,
 }
 
@@ -92,7 +92,7 @@ impl Rest {
         Rest {
             client,
             base,
-            token: http.token().to_owned(),
+            token: http.token().to_owned().into(),
             gate,
         }
     }
@@ -124,7 +124,7 @@ impl Rest {
         let mut req = self
             .client
             .request(method, url)
-            .header(reqwest::header::AUTHORIZATION, &self.token)
+            .header(reqwest::header::AUTHORIZATION, self.token.expose())
             .header(
                 reqwest::header::USER_AGENT,
                 "DiscordBot (https://github.com/serenity-rs/serenity, 0.12) fairybot",

@@ -2,42 +2,27 @@
 
 use std::path::PathBuf;
 
+use bot_core::secret::Secret;
+
 use crate::MatrixError;
 
-/// How the bot logs in.
-#[derive(Clone, PartialEq, Eq)]
+/// How the bot logs in. Its `Debug` shows no secret.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Login {
     /// A user id (or localpart) and password: the bot logs in once and keeps its device.
     Password {
         /// `@fairybot:example.org` or `fairybot`.
         user: String,
         /// The password.
-        password: String,
+        password: Secret,
     },
     /// An access token of an existing device (for example from Element's settings).
-    AccessToken(String),
+    AccessToken(Secret),
 }
-
-impl std::fmt::Debug for Login {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never print secrets.
-        match self {
-            Login::Password { user, .. } => f
-                .debug_struct("Password")
-                .field("user", user)
-                .field("password", &REDACTED)
-                .finish(),
-            Login::AccessToken(_) => f.debug_tuple("AccessToken").field(&REDACTED).finish(),
-        }
-    }
-}
-
-/// What a secret is shown as.
-const REDACTED: &str = "<redacted>";
 
 /// Everything the Matrix adapter needs to run. Its `Debug` shows no secret (the password,
-/// the access token and the store passphrase are `<redacted>`).
-#[derive(Clone)]
+/// the access token and the store passphrase are [`Secret`]s).
+#[derive(Clone, Debug)]
 pub struct MatrixConfig {
     /// The homeserver's client-server API URL (`https://matrix.example.org`).
     pub homeserver: String,
@@ -48,28 +33,11 @@ pub struct MatrixConfig {
     /// Where the session, matrix-sdk's store (rooms, encryption keys) and the ledger live.
     pub state_dir: PathBuf,
     /// Encrypts matrix-sdk's store with this passphrase, if given.
-    pub store_passphrase: Option<String>,
+    pub store_passphrase: Option<Secret>,
     /// Board picture width in pixels.
     pub board_size: u32,
     /// The name of the bot's device, shown in users' device lists.
     pub device_name: String,
-}
-
-impl std::fmt::Debug for MatrixConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MatrixConfig")
-            .field("homeserver", &self.homeserver)
-            .field("login", &self.login)
-            .field("prefix", &self.prefix)
-            .field("state_dir", &self.state_dir)
-            .field(
-                "store_passphrase",
-                &self.store_passphrase.as_ref().map(|_| REDACTED),
-            )
-            .field("board_size", &self.board_size)
-            .field("device_name", &self.device_name)
-            .finish()
-    }
 }
 
 impl MatrixConfig {
@@ -91,14 +59,16 @@ impl MatrixConfig {
             )));
         }
         match &login {
-            Login::Password { user, password } if user.trim().is_empty() || password.is_empty() => {
+            Login::Password { user, password }
+                if user.trim().is_empty() || password.expose().is_empty() =>
+            {
                 return Err(MatrixError::Config(
                     "a Matrix password login needs both the user (@bot:example.org) and the \
                      password (MATRIX_PASSWORD)"
                         .into(),
                 ));
             }
-            Login::AccessToken(t) if t.trim().is_empty() => {
+            Login::AccessToken(t) if t.expose().trim().is_empty() => {
                 return Err(MatrixError::Config("MATRIX_ACCESS_TOKEN is empty".into()));
             }
             _ => {}
@@ -149,12 +119,12 @@ mod tests {
         assert_eq!(c.with_prefix("?chess").unwrap().prefix, "?chess");
         let empty = Login::Password {
             user: "@bot:x".into(),
-            password: String::new(),
+            password: String::new().into(),
         };
         assert!(MatrixConfig::new("https://x", empty, "s").is_err());
         assert_eq!(
             format!("{pw:?}"),
-            "Password { user: \"@bot:x\", password: \"<redacted>\" }"
+            "Password { user: \"@bot:x\", password: <redacted> }"
         );
     }
 

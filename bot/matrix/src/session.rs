@@ -85,18 +85,18 @@ pub async fn connect(config: &MatrixConfig) -> Result<Client, MatrixError> {
                     drop(client);
                     set_aside_store(config, &s.device_id)?;
                     let client = build(config).await?;
-                    login(&client, config, user, password, None).await?;
+                    login(&client, config, user, password.expose(), None).await?;
                     Ok(client)
                 }
                 Err(e) => Err(MatrixError::Connect(e.to_string())),
             }
         }
         (Login::Password { user, password }, None) => {
-            login(&client, config, user, password, None).await?;
+            login(&client, config, user, password.expose(), None).await?;
             Ok(client)
         }
         (Login::AccessToken(token), saved) => {
-            let (user_id, device_id) = whoami(config, token).await?;
+            let (user_id, device_id) = whoami(config, token.expose()).await?;
             if let Some(s) = saved
                 && (s.user_id != user_id || s.device_id != device_id)
             {
@@ -113,7 +113,7 @@ pub async fn connect(config: &MatrixConfig) -> Result<Client, MatrixError> {
                 homeserver: config.homeserver.clone(),
                 user_id,
                 device_id,
-                access_token: token.clone(),
+                access_token: token.expose().clone(),
             };
             restore(&client, &s, config).await?;
             write_saved(&path, &s)?;
@@ -127,7 +127,10 @@ async fn build(config: &MatrixConfig) -> Result<Client, MatrixError> {
         .homeserver_url(&config.homeserver)
         .sqlite_store(
             config.state_dir.join("sdk"),
-            config.store_passphrase.as_deref(),
+            config
+                .store_passphrase
+                .as_ref()
+                .map(|p| p.expose().as_str()),
         )
         .build()
         .await

@@ -629,7 +629,7 @@ async fn the_bot_logs_in_by_access_token_and_again_after_its_session_is_signed_o
     let token = setup.access_token().await;
     let by_token = start_bot(
         &hs,
-        Login::AccessToken(token.clone()),
+        Login::AccessToken(token.clone().into()),
         &setup.state,
         &setup.db,
     )
@@ -642,7 +642,13 @@ async fn the_bot_logs_in_by_access_token_and_again_after_its_session_is_signed_o
     plays_encrypted(&by_token, &mut alice, &room).await;
     by_token.stop().await;
     // Restarted with the same token: the same device, still encrypting.
-    let again = start_bot(&hs, Login::AccessToken(token), &setup.state, &setup.db).await;
+    let again = start_bot(
+        &hs,
+        Login::AccessToken(token.into()),
+        &setup.state,
+        &setup.db,
+    )
+    .await;
     assert_eq!(again.bot.client().device_id().unwrap(), device);
     plays_encrypted(&again, &mut alice, &room).await;
     again.stop().await;
@@ -653,7 +659,7 @@ async fn the_bot_logs_in_by_access_token_and_again_after_its_session_is_signed_o
     let state = setup.state.with_file_name("matrix-password");
     let login = || Login::Password {
         user: setup.user.clone(),
-        password: setup.password.clone(),
+        password: setup.password.clone().into(),
     };
     let running = start_bot(&hs, login(), &state, &setup.db).await;
     plays_encrypted(&running, &mut alice, &room).await;
@@ -1226,7 +1232,7 @@ async fn a_stop_during_a_command_lets_it_finish_and_answer_then_stops() {
         &setup.hs,
         Login::Password {
             user: setup.user.clone(),
-            password: setup.password.clone(),
+            password: setup.password.clone().into(),
         },
         &setup.state,
     )

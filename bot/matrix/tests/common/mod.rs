@@ -576,7 +576,7 @@ impl BotSetup {
     pub async fn start(&self) -> RunningBot {
         let login = Login::Password {
             user: self.user.clone(),
-            password: self.password.clone(),
+            password: self.password.clone().into(),
         };
         start_bot(&self.hs, login, &self.state, &self.db).await
     }
