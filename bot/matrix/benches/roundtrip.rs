@@ -51,7 +51,7 @@ fn main() {
     let setup = players.block_on(BotSetup::new(&hs));
     let login = Login::Password {
         user: setup.user.clone(),
-        password: setup.password.clone(),
+        password: setup.password.clone().into(),
     };
     let size = MatrixConfig::new(&hs, login.clone(), &setup.state)
         .unwrap()
