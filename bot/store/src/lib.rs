@@ -15,6 +15,8 @@
 //! (`synchronous_commit=on` by default gives the same guarantee).
 
 mod codec;
+#[macro_use]
+mod delivery;
 mod durable;
 mod open;
 mod outbox;

@@ -2,10 +2,12 @@
 
 use std::{
     path::{Path, PathBuf},
+    sync::Arc,
     time::Duration,
 };
 
 use crate::{
+    delivery::Reports,
     durable::{LogSync, WriteGate},
     redact::{DbError, redact_url},
 };
@@ -118,6 +120,8 @@ pub struct SqlStore {
     /// SQLite's writers of this process, one at a time, and their group commit (see
     /// [`crate::durable`]). Unused for PostgreSQL, whose row locks queue writers themselves.
     pub(crate) write_gate: WriteGate,
+    /// Delivery reports waiting for the next write (SQLite only, see [`crate::delivery`]).
+    pub(crate) deliveries: Arc<Reports>,
 }
 
 /// The first bytes of every SQLite 3 database file.
@@ -243,6 +247,7 @@ impl SqlStore {
             pool,
             backend,
             write_gate,
+            deliveries: Arc::default(),
         })
     }
 
@@ -262,6 +267,21 @@ impl SqlStore {
         }
     }
 
+    /// For tests of the delivery reports (see `crate::delivery`): the same store, whose
+    /// queued reports are written on their own only after `after` (other writes and reads of
+    /// the outbox still carry them at once), and how many wait.
+    #[doc(hidden)]
+    pub fn with_delivery_flush_after(mut self, after: Duration) -> Self {
+        self.deliveries = Arc::new(Reports::new(after));
+        self
+    }
+
+    /// See [`SqlStore::with_delivery_flush_after`].
+    #[doc(hidden)]
+    pub fn delivery_reports_queued(&self) -> usize {
+        self.deliveries.len()
+    }
+
     /// The underlying pool, for administration and tests (schema checks, pragmas). The game
     /// service should only use the [`GameStore`](bot_core::store::GameStore) methods.
     pub fn pool(&self) -> &AnyPool {
@@ -271,6 +291,11 @@ impl SqlStore {
     /// Close every connection, waiting for them to finish. Not needed for durability (every
     /// acknowledged write is already committed), but it checkpoints the WAL cleanly.
     pub async fn close(&self) {
+        // The delivery reports still queued are written first (lost, their entries would only
+        // be sent again, with their keys, when this process starts again).
+        if let Err(e) = self.flush_deliveries().await {
+            tracing::warn!("outbox: delivery reports not written before closing: {e}");
+        }
         self.pool.close().await;
     }
 }

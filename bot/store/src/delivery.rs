@@ -1,0 +1,199 @@
+//! Delivery reports carried on the next write (SQLite).
+//!
+//! After every reply the adapter reports it delivered ([`GameStore::settle`] with
+//! [`Settled::Delivered`]). Written at once, that report is a second write after the move's, and
+//! SQLite has one writer at a time: at eight busy tables the reports took a third of the write
+//! gate's turns and cost a third of the moves per second (issue 27's benchmark). The report need
+//! not be on disk when it returns (the port says so: lost, an entry is only sent again with its
+//! key, which the platforms recognise), so it need not be written at once either.
+//!
+//! Here a report is queued in memory and written with the next write that takes the gate:
+//!
+//! - the next move of any table takes every queued report into its own transaction (one more
+//!   statement in the same round trip, see `APPEND_MOVE_SQLITE`), so under load the reports
+//!   cost no write turn of their own;
+//! - when no move comes, a flush armed by the first queued report writes the queue after
+//!   [`FLUSH_AFTER`] in one statement, off the command path;
+//! - every reading of the outbox's state through the port (a sender's claim, the backlog,
+//!   another settlement, a release) flushes first, so what the port shows is as if the report
+//!   had been written when it was made.
+//!
+//! A batch taken for a write that then fails, or is abandoned, goes back to the queue (see
+//! [`Batch`]). A crash loses at most the queue, whose entries are still claimed by this
+//! process: the process starting again releases its claims and sends them again, with their
+//! keys, exactly as a report lost in a power cut always was. The window is [`FLUSH_AFTER`],
+//! far inside a claim's lease (minutes), so no other process takes an entry whose report waits.
+//!
+//! [`GameStore::settle`]: bot_core::store::GameStore::settle
+//! [`Settled::Delivered`]: bot_core::outbox::Settled::Delivered
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex, MutexGuard},
+    time::Duration,
+};
+
+use bot_core::outbox::Key;
+
+/// How long a queued report waits for a move to carry it before it is written on its own: long
+/// against a move's write (under a millisecond), short against a claim's lease (two minutes).
+pub(crate) const FLUSH_AFTER: Duration = Duration::from_millis(20);
+
+/// The queued reports of one store (shared by its clones): each key with the time it was
+/// reported delivered.
+#[derive(Debug)]
+pub(crate) struct Reports {
+    queued: Mutex<BTreeMap<Key, i64>>,
+    /// How long a flush armed by a report waits ([`FLUSH_AFTER`]; tests lengthen it to see
+    /// what carries the reports).
+    pub(crate) flush_after: Duration,
+}
+
+impl Default for Reports {
+    fn default() -> Self {
+        Reports::new(FLUSH_AFTER)
+    }
+}
+
+impl Reports {
+    pub(crate) fn new(flush_after: Duration) -> Self {
+        Reports {
+            queued: Mutex::default(),
+            flush_after,
+        }
+    }
+
+    fn queue_lock(&self) -> MutexGuard<'_, BTreeMap<Key, i64>> {
+        // A panic while the lock is held cannot leave the map half-changed (each change is one
+        // call), so a poisoned lock's data is still good.
+        self.queued.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues a report. Returns whether the queue was empty, so the caller arms a flush (the
+    /// reports queued after it ride on that flush or on a move before it). A key reported twice
+    /// keeps its first time.
+    pub(crate) fn queue(&self, key: Key, at_ms: i64) -> bool {
+        let mut queued = self.queue_lock();
+        let was_empty = queued.is_empty();
+        queued.entry(key).or_insert(at_ms);
+        was_empty
+    }
+
+    /// Takes every queued report, for a write that is about to run (call it inside the write
+    /// turn, so the batch holds everything reported while the write waited for its turn).
+    pub(crate) fn take(self: &Arc<Self>) -> Batch {
+        let taken = std::mem::take(&mut *self.queue_lock());
+        Batch {
+            reports: taken,
+            home: Arc::clone(self),
+        }
+    }
+
+    /// Whether no report waits.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queue_lock().is_empty()
+    }
+
+    /// How many reports wait.
+    pub(crate) fn len(&self) -> usize {
+        self.queue_lock().len()
+    }
+}
+
+/// Reports taken for one write. Unless [`Batch::written`] is called (the write committed), they
+/// go back to the queue when the batch is dropped: a failed or abandoned write loses none.
+#[derive(Debug)]
+pub(crate) struct Batch {
+    reports: BTreeMap<Key, i64>,
+    home: Arc<Reports>,
+}
+
+impl Batch {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.reports.is_empty()
+    }
+
+    /// The batch as the SQL statements take it: a JSON object from each key to its time, read
+    /// with `json_each` (one bind, whatever the batch's size, so the statement stays cached).
+    pub(crate) fn json(&self) -> String {
+        let object: serde_json::Map<String, serde_json::Value> = self
+            .reports
+            .iter()
+            .map(|(key, at)| (key.as_str().to_owned(), serde_json::Value::from(*at)))
+            .collect();
+        serde_json::Value::Object(object).to_string()
+    }
+
+    /// The write that carried the batch committed: nothing goes back.
+    pub(crate) fn written(mut self) {
+        self.reports.clear();
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        if self.reports.is_empty() {
+            return;
+        }
+        let mut queued = self.home.queue_lock();
+        for (key, at) in std::mem::take(&mut self.reports) {
+            queued.entry(key).or_insert(at);
+        }
+    }
+}
+
+/// Marks a batch (see [`Batch::json`]) bound at placeholder `$p` delivered: each waiting entry
+/// among its keys, at its own time. Entries already settled are left alone, as by a report
+/// written at once. A macro, so that a move's statement list can bind the batch at its own
+/// placeholder (`crate::store`'s `APPEND_MOVE_SQLITE`).
+macro_rules! mark_delivered {
+    ($p:literal) => {
+        concat!(
+            "UPDATE outbox SET state = 'delivered', settled_ms = (SELECT r.value FROM json_each(",
+            $p,
+            ") AS r WHERE r.key = outbox.entry_key), claim_owner = NULL, claim_until_ms = NULL \
+             WHERE entry_key IN (SELECT r.key FROM json_each(",
+            $p,
+            ") AS r) AND state = 'waiting'"
+        )
+    };
+}
+
+/// [`mark_delivered!`] on its own, for a flush.
+pub(crate) const MARK_DELIVERED: &str = mark_delivered!("$1");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bot_core::outbox::Keys;
+
+    #[test]
+    fn a_batch_not_written_goes_back_to_the_queue() {
+        let reports = Arc::new(Reports::default());
+        let keys = Keys::new(9);
+        let (a, b) = (keys.next(), keys.next());
+        assert!(reports.queue(a.clone(), 5), "the first report arms a flush");
+        assert!(!reports.queue(b.clone(), 6), "later ones ride on it");
+        let batch = reports.take();
+        assert_eq!(reports.len(), 0);
+        assert!(!batch.is_empty());
+        drop(batch);
+        assert_eq!(reports.len(), 2, "a failed write loses no report");
+        reports.take().written();
+        assert_eq!(reports.len(), 0, "a committed one is gone");
+        assert!(reports.take().is_empty());
+    }
+
+    #[test]
+    fn a_report_made_twice_keeps_its_first_time_and_the_json_names_each_key_once() {
+        let reports = Arc::new(Reports::default());
+        let keys = Keys::new(10);
+        let a = keys.next();
+        reports.queue(a.clone(), 5);
+        reports.queue(a.clone(), 9);
+        let batch = reports.take();
+        let json: serde_json::Value = serde_json::from_str(&batch.json()).unwrap();
+        assert_eq!(json, serde_json::json!({ a.as_str(): 5 }));
+        batch.written();
+    }
+}
