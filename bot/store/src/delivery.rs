@@ -12,11 +12,16 @@
 //! - the next move of any table takes every queued report into its own transaction (one more
 //!   statement in the same round trip, see `APPEND_MOVE_SQLITE`), so under load the reports
 //!   cost no write turn of their own;
-//! - when no move comes, a flush armed by the first queued report writes the queue after
-//!   [`FLUSH_AFTER`] in one statement, off the command path;
+//! - when no move comes, one flush task (started by a report when none watches the queue)
+//!   writes the queue in one statement once its oldest report has waited [`FLUSH_AFTER`],
+//!   off the command path;
 //! - every reading of the outbox's state through the port (a sender's claim, the backlog,
 //!   another settlement, a release) flushes first, so what the port shows is as if the report
 //!   had been written when it was made.
+//!
+//! A report's key is checked when it is made (an unknown key is refused, as the port says):
+//! by the [`Posted`] keys, those this store itself stored and has not seen settled (a
+//! command's replies, almost always), else by a read, which takes no write turn either.
 //!
 //! A batch taken for a write that then fails, or is abandoned, goes back to the queue (see
 //! [`Batch`]). A crash loses at most the queue, whose entries are still claimed by this
@@ -28,9 +33,9 @@
 //! [`Settled::Delivered`]: bot_core::outbox::Settled::Delivered
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, HashSet},
     sync::{Arc, Mutex, MutexGuard},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use bot_core::outbox::Key;
@@ -39,14 +44,35 @@ use bot_core::outbox::Key;
 /// against a move's write (under a millisecond), short against a claim's lease (two minutes).
 pub(crate) const FLUSH_AFTER: Duration = Duration::from_millis(20);
 
-/// The queued reports of one store (shared by its clones): each key with the time it was
-/// reported delivered.
+/// The queued reports of one store (shared by its clones).
 #[derive(Debug)]
 pub(crate) struct Reports {
-    queued: Mutex<BTreeMap<Key, i64>>,
-    /// How long a flush armed by a report waits ([`FLUSH_AFTER`]; tests lengthen it to see
-    /// what carries the reports).
+    queued: Mutex<Queue>,
+    /// How long a report may wait for a move before a flush writes it ([`FLUSH_AFTER`]; tests
+    /// lengthen it to see what carries the reports).
     pub(crate) flush_after: Duration,
+}
+
+/// The reports themselves, and the flush's state.
+#[derive(Debug, Default)]
+struct Queue {
+    /// Each key with the time it was reported delivered (Unix milliseconds).
+    reports: BTreeMap<Key, i64>,
+    /// Since when the oldest queued report waits.
+    since: Option<Instant>,
+    /// Whether a flush task is watching the queue: one at a time, however many reports.
+    armed: bool,
+}
+
+/// What the flush task is to do next (see [`Reports::next_flush`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Flush {
+    /// Nothing waits: the task ends (the next report arms a new one).
+    Done,
+    /// Look again after this long: the oldest report is younger than the delay.
+    Wait(Duration),
+    /// Write the queue now.
+    Now,
 }
 
 impl Default for Reports {
@@ -63,40 +89,62 @@ impl Reports {
         }
     }
 
-    fn queue_lock(&self) -> MutexGuard<'_, BTreeMap<Key, i64>> {
-        // A panic while the lock is held cannot leave the map half-changed (each change is one
-        // call), so a poisoned lock's data is still good.
+    fn queue_lock(&self) -> MutexGuard<'_, Queue> {
+        // A panic while the lock is held cannot leave the queue half-changed (each change is
+        // one call), so a poisoned lock's data is still good.
         self.queued.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues a report. Returns whether the queue was empty, so the caller arms a flush (the
-    /// reports queued after it ride on that flush or on a move before it). A key reported twice
-    /// keeps its first time.
+    /// Queues a report. Returns whether the caller must start a flush task (none is watching
+    /// the queue). A key reported twice keeps its first time.
     pub(crate) fn queue(&self, key: Key, at_ms: i64) -> bool {
-        let mut queued = self.queue_lock();
-        let was_empty = queued.is_empty();
-        queued.entry(key).or_insert(at_ms);
-        was_empty
+        let mut q = self.queue_lock();
+        q.reports.entry(key).or_insert(at_ms);
+        q.since.get_or_insert_with(Instant::now);
+        !std::mem::replace(&mut q.armed, true)
+    }
+
+    /// For the flush task: write now, wait, or end (then the queue is disarmed, so the next
+    /// report starts a new task). Under load every move carries the queue before a report is
+    /// [`Reports::flush_after`] old, and the task only wakes to look.
+    pub(crate) fn next_flush(&self) -> Flush {
+        let mut q = self.queue_lock();
+        match q.since {
+            None => {
+                q.armed = false;
+                Flush::Done
+            }
+            Some(since) => match self.flush_after.checked_sub(since.elapsed()) {
+                Some(left) if !left.is_zero() => Flush::Wait(left),
+                _ => Flush::Now,
+            },
+        }
+    }
+
+    /// The flush task ends without emptying the queue (the store is closed).
+    pub(crate) fn disarm(&self) {
+        self.queue_lock().armed = false;
     }
 
     /// Takes every queued report, for a write that is about to run (call it inside the write
     /// turn, so the batch holds everything reported while the write waited for its turn).
     pub(crate) fn take(self: &Arc<Self>) -> Batch {
-        let taken = std::mem::take(&mut *self.queue_lock());
+        let mut q = self.queue_lock();
+        q.since = None;
         Batch {
-            reports: taken,
+            reports: std::mem::take(&mut q.reports),
             home: Arc::clone(self),
         }
     }
 
     /// Whether no report waits.
     pub(crate) fn is_empty(&self) -> bool {
-        self.queue_lock().is_empty()
+        self.queue_lock().reports.is_empty()
     }
 
     /// How many reports wait.
     pub(crate) fn len(&self) -> usize {
-        self.queue_lock().len()
+        self.queue_lock().reports.len()
     }
 }
 
@@ -135,10 +183,48 @@ impl Drop for Batch {
         if self.reports.is_empty() {
             return;
         }
-        let mut queued = self.home.queue_lock();
+        let mut q = self.home.queue_lock();
         for (key, at) in std::mem::take(&mut self.reports) {
-            queued.entry(key).or_insert(at);
+            q.reports.entry(key).or_insert(at);
         }
+        // They wait again from now: the flush task, if one watches, writes them in time.
+        q.since.get_or_insert_with(Instant::now);
+    }
+}
+
+/// The keys of the entries this store has posted (committed) and not yet seen settled: a
+/// report for one of them needs no read to know its entry exists. Entries settled elsewhere
+/// (by another process's sender) would stay here, so past [`Posted::MAX`] keys the set starts
+/// again empty, and the keys it forgot are checked by a read. An entry is removed from the
+/// table only seven days after it was settled, so a key found here names an entry.
+#[derive(Debug, Default)]
+pub(crate) struct Posted {
+    keys: Mutex<HashSet<Key>>,
+}
+
+impl Posted {
+    /// More keys than a process has replies in flight by far.
+    const MAX: usize = 10_000;
+
+    fn lock(&self) -> MutexGuard<'_, HashSet<Key>> {
+        self.keys.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Entries with these keys were committed.
+    pub(crate) fn add<'k>(&self, keys: impl IntoIterator<Item = &'k Key>) {
+        let mut set = self.lock();
+        for key in keys {
+            if set.len() >= Self::MAX {
+                set.clear();
+            }
+            set.insert(key.clone());
+        }
+    }
+
+    /// Whether `key` was posted here and not settled since; it is forgotten either way (the
+    /// caller is settling it).
+    pub(crate) fn take(&self, key: &Key) -> bool {
+        self.lock().remove(key)
     }
 }
 
@@ -172,7 +258,10 @@ mod tests {
         let reports = Arc::new(Reports::default());
         let keys = Keys::new(9);
         let (a, b) = (keys.next(), keys.next());
-        assert!(reports.queue(a.clone(), 5), "the first report arms a flush");
+        assert!(
+            reports.queue(a.clone(), 5),
+            "the first report starts a flush task"
+        );
         assert!(!reports.queue(b.clone(), 6), "later ones ride on it");
         let batch = reports.take();
         assert_eq!(reports.len(), 0);
@@ -182,6 +271,50 @@ mod tests {
         reports.take().written();
         assert_eq!(reports.len(), 0, "a committed one is gone");
         assert!(reports.take().is_empty());
+    }
+
+    #[test]
+    fn one_flush_task_waits_for_the_oldest_report_and_ends_on_an_empty_queue() {
+        let reports = Arc::new(Reports::new(Duration::from_secs(3600)));
+        let keys = Keys::new(12);
+        assert_eq!(reports.next_flush(), Flush::Done);
+        assert!(reports.queue(keys.next(), 1));
+        assert!(matches!(reports.next_flush(), Flush::Wait(d) if d > Duration::from_secs(3000)));
+        reports.take().written();
+        assert!(
+            !reports.queue(keys.next(), 2),
+            "still armed: the task is watching"
+        );
+        reports.take().written();
+        assert_eq!(
+            reports.next_flush(),
+            Flush::Done,
+            "emptied by a move: the task ends"
+        );
+        assert!(
+            reports.queue(keys.next(), 3),
+            "and the next report starts a new one"
+        );
+        let soon = Arc::new(Reports::new(Duration::ZERO));
+        soon.queue(keys.next(), 4);
+        assert_eq!(soon.next_flush(), Flush::Now);
+    }
+
+    #[test]
+    fn posted_keys_are_known_once_and_the_set_stays_bounded() {
+        let posted = Posted::default();
+        let keys = Keys::new(11);
+        let a = keys.next();
+        posted.add([&a]);
+        assert!(posted.take(&a));
+        assert!(
+            !posted.take(&a),
+            "settled: a second report is checked by a read"
+        );
+        let many: Vec<Key> = (0..=Posted::MAX).map(|_| keys.next()).collect();
+        posted.add(&many);
+        assert!(posted.lock().len() <= Posted::MAX);
+        assert!(posted.take(many.last().unwrap()));
     }
 
     #[test]

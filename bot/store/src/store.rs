@@ -295,22 +295,41 @@ impl SqlStore {
         written.map(|_| ()).map_err(backend)
     }
 
-    /// Arms a flush of the delivery reports after [`crate::delivery::FLUSH_AFTER`], for when
-    /// no move comes to carry them; one that fails is tried again later, until the store is
-    /// closed.
+    /// Remembers the keys of envelopes just committed (SQLite), so that their delivery reports
+    /// need no read (see [`crate::delivery::Posted`]).
+    fn note_posted(&self, envelopes: &[Envelope]) {
+        if self.backend == Backend::Sqlite {
+            self.posted.add(envelopes.iter().map(|e| &e.key));
+        }
+    }
+
+    /// Starts the flush task of the delivery reports (see [`crate::delivery`]), for when no
+    /// move comes to carry them: it writes the queue once its oldest report has waited
+    /// [`crate::delivery::FLUSH_AFTER`], and ends when the queue is empty. A failed flush is
+    /// tried again later, until the store is closed.
     fn flush_deliveries_soon(&self) {
+        use crate::delivery::Flush;
         let store = self.clone();
         tokio::spawn(async move {
-            let mut wait = store.deliveries.flush_after;
+            let mut failures = 0u32;
             loop {
-                tokio::time::sleep(wait).await;
-                match store.flush_deliveries().await {
-                    Ok(()) => return,
-                    Err(_) if store.pool.is_closed() => return,
-                    Err(e) => {
-                        tracing::warn!("outbox: delivery reports not written yet: {e}");
-                        wait = (wait * 2).min(std::time::Duration::from_secs(5));
-                    }
+                match store.deliveries.next_flush() {
+                    Flush::Done => return,
+                    Flush::Wait(left) => tokio::time::sleep(left).await,
+                    Flush::Now => match store.flush_deliveries().await {
+                        Ok(()) => failures = 0,
+                        Err(_) if store.pool.is_closed() => {
+                            store.deliveries.disarm();
+                            return;
+                        }
+                        Err(e) => {
+                            tracing::warn!("outbox: delivery reports not written yet: {e}");
+                            failures = failures.saturating_add(1);
+                            let pause =
+                                store.deliveries.flush_after * 2u32.saturating_pow(failures);
+                            tokio::time::sleep(pause.min(std::time::Duration::from_secs(5))).await;
+                        }
+                    },
                 }
             }
         });
@@ -492,10 +511,15 @@ impl SqlStore {
         }
         conn.give_back();
         turn.end().await?;
-        rows.map_err(backend)?
+        let version = rows
+            .map_err(backend)?
             .first()
             .map(|row| get(row, "version"))
-            .transpose()
+            .transpose()?;
+        if version.is_some() {
+            self.note_posted(&update.tell.envelopes);
+        }
+        Ok(version)
     }
 
     /// Begins a versioned game write: a write transaction in which the game's `UPDATE` is
@@ -536,7 +560,9 @@ impl SqlStore {
             update.tell.posted_ms,
         )
         .await?;
-        tx.commit().await
+        tx.commit().await?;
+        self.note_posted(&update.tell.envelopes);
+        Ok(())
     }
 
     /// Insert a game and its seats inside `conn`'s transaction.
@@ -1354,7 +1380,9 @@ impl GameStore for SqlStore {
         }
         let mut tx = self.begin_write().await?;
         let posted = outbox::post(&mut tx, envelopes, claim, now_ms).await;
-        tx.finish(posted).await
+        tx.finish(posted).await?;
+        self.note_posted(envelopes);
+        Ok(())
     }
 
     async fn claim_due(
@@ -1373,7 +1401,11 @@ impl GameStore for SqlStore {
         }
         let mut tx = self.begin_write().await?;
         let taken = outbox::claim_due(&mut tx, self.backend, platform, claim, now_ms, limit).await;
-        tx.finish(taken).await
+        let taken = tx.finish(taken).await?;
+        if self.backend == Backend::Sqlite {
+            self.posted.add(taken.iter().map(|e| &e.envelope.key));
+        }
+        Ok(taken)
     }
 
     async fn settle(&self, key: &Key, settled: &Settled, now_ms: i64) -> Result<()> {
@@ -1383,14 +1415,16 @@ impl GameStore for SqlStore {
                 // which carries it (see `crate::delivery`); only its key is checked now, by a
                 // read, which takes no write turn.
                 Backend::Sqlite => {
-                    let known: Option<i64> =
-                        sqlx::query_scalar("SELECT seq FROM outbox WHERE entry_key = $1")
-                            .bind(key.as_str())
-                            .fetch_optional(&self.pool)
-                            .await
-                            .map_err(backend)?;
-                    if known.is_none() {
-                        return Err(StoreError::Invalid(format!("no outbox entry {key}")));
+                    if !self.posted.take(key) {
+                        let known: Option<i64> =
+                            sqlx::query_scalar("SELECT seq FROM outbox WHERE entry_key = $1")
+                                .bind(key.as_str())
+                                .fetch_optional(&self.pool)
+                                .await
+                                .map_err(backend)?;
+                        if known.is_none() {
+                            return Err(StoreError::Invalid(format!("no outbox entry {key}")));
+                        }
                     }
                     if self.deliveries.queue(key.clone(), now_ms) {
                         self.flush_deliveries_soon();
@@ -1405,6 +1439,7 @@ impl GameStore for SqlStore {
             };
         }
         self.flush_deliveries().await?;
+        self.posted.take(key);
         let mut tx = self.begin_write().await?;
         let done = outbox::settle(&mut tx, key, settled, now_ms).await;
         tx.finish(done).await
