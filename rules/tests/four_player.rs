@@ -337,6 +337,28 @@ fn a_player_with_no_move_passes() {
 }
 
 #[test]
+fn an_en_passant_right_survives_a_pass() {
+    // Reading 13 (a pass is a turn, not a move: rulebook 4.6 "a player with no legal move
+    // who is not in check passes", 4.3 "e.p. at once ... on the very next move of the game
+    // only"). Red's Pawn steps el-en past em. Blue's King on hm cannot move (gm and gn are
+    // covered by Red's Rook on gp, gm and hn by Red's Knight on fo; hl and gl are holes) and is
+    // not in check: Blue passes. The next *move* of the game is Yellow's, and his Pawn on dn
+    // may still take en passant on em.
+    let mut p = pos(
+        "dcb-balanced-4p",
+        "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/6rR1/5rN2/3yP4/7bK/**2rP1**/**rK3** r - - 0 1",
+    );
+    play(&mut p, "el-en");
+    assert_eq!(p.turn(), BLUE);
+    assert_eq!(all_moves(&p), set(&["pass"]));
+    play(&mut p, "pass");
+    assert_eq!(p.turn(), YELLOW);
+    let ep = notation::parse_move(&p, "dn-em").unwrap();
+    assert_eq!(ep.kind, MoveKind::EnPassant);
+    assert!(p.legal_moves().contains(&ep));
+}
+
+#[test]
 fn a_pawn_that_has_moved_never_double_steps_again() {
     // Issue 28, defect 1. Rulebook 4.3: the double step is an optional *initial* step, so
     // only from the Pawn's own start cells. Green's Pawn came from bn to cn (one step along
