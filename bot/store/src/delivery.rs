@@ -41,8 +41,9 @@ use std::{
 use bot_core::outbox::Key;
 
 /// How long a queued report waits for a move to carry it before it is written on its own: long
-/// against a move's write (under a millisecond), short against a claim's lease (two minutes).
-pub(crate) const FLUSH_AFTER: Duration = Duration::from_millis(20);
+/// against the time between two writes of a busy store (milliseconds, tens under load: a flush
+/// then would only add a turn at the gate), short against a claim's lease (two minutes).
+pub(crate) const FLUSH_AFTER: Duration = Duration::from_millis(100);
 
 /// The queued reports of one store (shared by its clones).
 #[derive(Debug)]

@@ -466,6 +466,11 @@ impl SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<Option<i64>> {
+        // Everything that can be made before the turn is: the gate is held only for SQLite.
+        let body = match update.tell.envelopes.as_slice() {
+            [one] => Some(outbox::encode(one)?),
+            _ => None,
+        };
         let turn = self.write_turn().await;
         let mut conn = ClosedUnlessReturned(Some(self.pool.acquire().await.map_err(backend)?));
         let query = match update.tell.envelopes.as_slice() {
@@ -482,7 +487,7 @@ impl SqlStore {
                 .bind(mv)
                 .bind(one.key.as_str().to_owned())
                 .bind(one.platform().as_str())
-                .bind(outbox::encode(one)?)
+                .bind(body)
                 .bind(update.tell.posted_ms)
                 .bind(claim.map(|c| c.owner.clone()))
                 .bind(claim.map(|c| c.until_ms))
