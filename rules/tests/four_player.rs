@@ -237,6 +237,43 @@ fn checkmates_after_a_move_are_judged_all_at_once() {
 }
 
 #[test]
+fn en_passant_counts_as_an_escape_only_for_the_next_mover() {
+    // Reading 10 of docs/src/rules/four-player-readings.md (rulebook 4.3: a double-stepped
+    // Pawn "may be taken e.p. at once", "at once" = on the very next move of the game; 4.6:
+    // after a move, each other player "now in check with no legal move is checkmated").
+    // Red's Pawn on el steps two to en, past em, and checks Yellow's King on fo (a Red Pawn
+    // on en attacks do and fo). Yellow's King cannot move: eo, ep and en (the Pawn, which it
+    // would take onto the e-file) are covered by Green's Rook on eq, gn, go and gp by Green's
+    // Rook on gm, fn and fp hold Yellow's own Pawns. A Pawn check cannot be blocked, and no
+    // Yellow piece can take en, except en passant: the Pawns on dn and fn, which advance down
+    // on the lower board, may take it on em.
+    let board = |blue: &str, out: &str| {
+        format!(
+            "**4**/**4**/{blue}/8/8/7gK/**4**/**4**/**4**/**2gR1**/5yP2/5yK2/3yP1yP2/6gR1/**2rP1**/**rK3** r - - 0 1{out}"
+        )
+    };
+
+    // Blue is out: Yellow makes the next move, the right is his, and he is not mated.
+    let mut p = pos("dcb-balanced-4p", &board("8", " out:b"));
+    play(&mut p, "el-en");
+    assert!(p.eliminated_by_last_move().is_empty());
+    assert_eq!(p.turn(), YELLOW);
+    assert!(p.is_check());
+    assert_eq!(all_moves(&p), set(&["dn-em", "fn-em"]));
+    for m in p.legal_moves() {
+        assert_eq!(m.kind, MoveKind::EnPassant);
+    }
+
+    // Blue plays: the next move is Blue's, by Yellow's turn the right has lapsed, so Yellow,
+    // in check with no other way out, is checkmated by Red's move at once.
+    let mut p = pos("dcb-balanced-4p", &board("7bK", ""));
+    play(&mut p, "el-en");
+    assert_eq!(p.eliminated_by_last_move(), vec![YELLOW]);
+    assert!(p.is_out(YELLOW));
+    assert_eq!(p.turn(), BLUE);
+}
+
+#[test]
 fn the_last_checkmate_wins_and_a_resignation_takes_a_player_out() {
     let mut p = pos(
         "dcb-balanced-4p",
@@ -297,6 +334,28 @@ fn a_player_with_no_move_passes() {
     assert_eq!(p.outcome(), None);
     p.undo().unwrap();
     assert_eq!(p.turn(), BLUE);
+}
+
+#[test]
+fn an_en_passant_right_survives_a_pass() {
+    // Reading 13 (a pass is a turn, not a move: rulebook 4.6 "a player with no legal move
+    // who is not in check passes", 4.3 "e.p. at once ... on the very next move of the game
+    // only"). Red's Pawn steps el-en past em. Blue's King on hm cannot move (gm and gn are
+    // covered by Red's Rook on gp, gm and hn by Red's Knight on fo; hl and gl are holes) and is
+    // not in check: Blue passes. The next *move* of the game is Yellow's, and his Pawn on dn
+    // may still take en passant on em.
+    let mut p = pos(
+        "dcb-balanced-4p",
+        "**2gK1**/**4**/8/8/8/8/**4**/**4**/**3yK**/**4**/6rR1/5rN2/3yP4/7bK/**2rP1**/**rK3** r - - 0 1",
+    );
+    play(&mut p, "el-en");
+    assert_eq!(p.turn(), BLUE);
+    assert_eq!(all_moves(&p), set(&["pass"]));
+    play(&mut p, "pass");
+    assert_eq!(p.turn(), YELLOW);
+    let ep = notation::parse_move(&p, "dn-em").unwrap();
+    assert_eq!(ep.kind, MoveKind::EnPassant);
+    assert!(p.legal_moves().contains(&ep));
 }
 
 #[test]

@@ -21,7 +21,9 @@
 //!
 //! Since the outbox (issue 27) a move's reply is stored with the move and reported delivered
 //! after the picture is made, as an adapter does once the platform took it: both are inside
-//! the timed path.
+//! the timed path. On SQLite the report is queued and written by the next move's transaction
+//! (`bot/store/src/delivery.rs`). `scripts/bench-alternate` runs two builds of this bench
+//! alternately to compare them (docs/src/measurements.md).
 //!
 //! Run: `cargo bench -p bot-store --bench service` (`-- busy` for the bot lines only). The
 //! database lives under cargo's target tmp dir, on the same disk as the build, never on a

@@ -16,6 +16,8 @@
 
 mod backup;
 mod codec;
+#[macro_use]
+mod delivery;
 mod durable;
 mod open;
 mod outbox;

@@ -2,10 +2,12 @@
 
 use std::{
     path::{Path, PathBuf},
+    sync::Arc,
     time::Duration,
 };
 
 use crate::{
+    delivery::{Posted, Reports},
     durable::{LogSync, WriteGate},
     redact::{DbError, redact_url},
 };
@@ -118,6 +120,10 @@ pub struct SqlStore {
     /// SQLite's writers of this process, one at a time, and their group commit (see
     /// [`crate::durable`]). Unused for PostgreSQL, whose row locks queue writers themselves.
     pub(crate) write_gate: WriteGate,
+    /// Delivery reports waiting for the next write (SQLite only, see [`crate::delivery`]).
+    pub(crate) deliveries: Arc<Reports>,
+    /// Keys of entries posted here and not seen settled (SQLite only, see [`crate::delivery`]).
+    pub(crate) posted: Arc<Posted>,
 }
 
 /// The first bytes of every SQLite 3 database file.
@@ -243,6 +249,8 @@ impl SqlStore {
             pool,
             backend,
             write_gate,
+            deliveries: Arc::default(),
+            posted: Arc::default(),
         })
     }
 
@@ -262,6 +270,21 @@ impl SqlStore {
         }
     }
 
+    /// For tests of the delivery reports (see `crate::delivery`): the same store, whose
+    /// queued reports are written on their own only after `after` (other writes and reads of
+    /// the outbox still carry them at once), and how many wait.
+    #[doc(hidden)]
+    pub fn with_delivery_flush_after(mut self, after: Duration) -> Self {
+        self.deliveries = Arc::new(Reports::new(after));
+        self
+    }
+
+    /// See [`SqlStore::with_delivery_flush_after`].
+    #[doc(hidden)]
+    pub fn delivery_reports_queued(&self) -> usize {
+        self.deliveries.len()
+    }
+
     /// The underlying pool, for administration and tests (schema checks, pragmas). The game
     /// service should only use the [`GameStore`](bot_core::store::GameStore) methods.
     pub fn pool(&self) -> &AnyPool {
@@ -271,9 +294,17 @@ impl SqlStore {
     /// Close every connection, waiting for them to finish. Not needed for durability (every
     /// acknowledged write is already committed), but it checkpoints the WAL cleanly.
     pub async fn close(&self) {
+        // The delivery reports still queued are written first (lost, their entries would only
+        // be sent again, with their keys, when this process starts again).
+        if let Err(e) = self.flush_deliveries().await {
+            tracing::warn!("outbox: delivery reports not written before closing: {e}");
+        }
         self.pool.close().await;
     }
 }
+
+/// Log pages between automatic checkpoints (see `configure_sqlite`).
+pub(crate) const WAL_AUTOCHECKPOINT_PAGES: u32 = 4_000;
 
 /// Per-connection SQLite settings. `synchronous=NORMAL`: in WAL mode SQLite then syncs only
 /// around checkpoints, and the store syncs the log after each write's turn, so that concurrent
@@ -285,6 +316,17 @@ async fn configure_sqlite(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
     sqlx::query("PRAGMA foreign_keys = ON")
         .execute(&mut *conn)
         .await?;
+    // A checkpoint (copying the log into the database, two fsyncs) runs inside the commit
+    // that makes the log pass this many pages, while that writer holds the write gate. Since
+    // the outbox, a move's commit writes about 8 pages to the log instead of 2-3 (the entry,
+    // its two indexes, the key sequence), so SQLite's default of 1,000 pages checkpointed
+    // three times as often; 4,000 keeps about the old rhythm (issue 27's benchmark), for a
+    // log of up to 16 MB between checkpoints.
+    sqlx::query(AssertSqlSafe(format!(
+        "PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}"
+    )))
+    .execute(&mut *conn)
+    .await?;
     // Write transactions start with BEGIN IMMEDIATE, which waits up to 5 s for another
     // connection's write lock instead of failing at once; writes take milliseconds, so
     // waiting longer would mean something is stuck.

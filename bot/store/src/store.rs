@@ -76,20 +76,23 @@ macro_rules! update_game {
 
 /// A move that does not finish the game, on SQLite, as one round trip to the connection's
 /// thread while this process's write turn is held: the versioned update, then the move
-/// (`$12`) only if the update matched (`changes()`), in one transaction. PostgreSQL cannot take
-/// several statements with binds at once and runs them one by one.
+/// (`$12`) only if the update matched (`changes()`), then the delivery reports queued so far
+/// (`$13`, whether or not the move applied; see [`crate::delivery`]), in one transaction.
+/// PostgreSQL cannot take several statements with binds at once and runs them one by one.
 const APPEND_MOVE_SQLITE: &str = concat!(
     "BEGIN IMMEDIATE; ",
     update_game!(),
     "; INSERT INTO moves (game_id, ply, mv, created_at) \
      SELECT $7, (SELECT COALESCE(MAX(ply) + 1, 0) FROM moves WHERE game_id = $7), $12, $6 \
-     WHERE changes() = 1; \
-     COMMIT"
+     WHERE changes() = 1; ",
+    mark_delivered!("$13"),
+    "; COMMIT"
 );
 
 /// [`APPEND_MOVE_SQLITE`] with the move's announcement posted in the same round trip (`$13`
 /// key, `$14` platform, `$15` body, `$16` posted, `$17` claim owner, `$18` claim end), only if
-/// the move was (`changes()` of the move's insert): the command path of almost every move.
+/// the move was (`changes()` of the move's insert), and the queued delivery reports as `$19`:
+/// the command path of almost every move.
 const APPEND_MOVE_TOLD_SQLITE: &str = concat!(
     "BEGIN IMMEDIATE; ",
     update_game!(),
@@ -97,8 +100,9 @@ const APPEND_MOVE_TOLD_SQLITE: &str = concat!(
      SELECT $7, (SELECT COALESCE(MAX(ply) + 1, 0) FROM moves WHERE game_id = $7), $12, $6 \
      WHERE changes() = 1; \
      INSERT INTO outbox (entry_key, platform, body, posted_ms, claim_owner, claim_until_ms) \
-     SELECT $13, $14, $15, $16, $17, $18 WHERE changes() = 1; \
-     COMMIT"
+     SELECT $13, $14, $15, $16, $17, $18 WHERE changes() = 1; ",
+    mark_delivered!("$19"),
+    "; COMMIT"
 );
 
 /// Binds [`update_game!`]'s eleven values.
@@ -266,6 +270,71 @@ impl std::ops::DerefMut for WriteTx {
 }
 
 impl SqlStore {
+    /// Writes the queued delivery reports now, in one statement (see [`crate::delivery`]): a
+    /// turn at the write gate that waits for no fsync, like the report it stands for. Nothing
+    /// to do on PostgreSQL, whose reports are written at once, nor when none is queued.
+    pub(crate) async fn flush_deliveries(&self) -> Result<()> {
+        if self.backend != Backend::Sqlite || self.deliveries.is_empty() {
+            return Ok(());
+        }
+        let turn = self.write_gate.turn_unsynced().await;
+        let reports = self.deliveries.take();
+        if reports.is_empty() {
+            // A move carried them while this waited for its turn.
+            return turn.end().await;
+        }
+        let written = sqlx::query(crate::delivery::MARK_DELIVERED)
+            .bind(reports.json())
+            .execute(&self.pool)
+            .await;
+        // A failed write puts them back (with the batch), for the next move or flush.
+        if written.is_ok() {
+            reports.written();
+        }
+        turn.end().await?;
+        written.map(|_| ()).map_err(backend)
+    }
+
+    /// Remembers the keys of envelopes just committed (SQLite), so that their delivery reports
+    /// need no read (see [`crate::delivery::Posted`]).
+    fn note_posted(&self, envelopes: &[Envelope]) {
+        if self.backend == Backend::Sqlite {
+            self.posted.add(envelopes.iter().map(|e| &e.key));
+        }
+    }
+
+    /// Starts the flush task of the delivery reports (see [`crate::delivery`]), for when no
+    /// move comes to carry them: it writes the queue once its oldest report has waited
+    /// [`crate::delivery::FLUSH_AFTER`], and ends when the queue is empty. A failed flush is
+    /// tried again later, until the store is closed.
+    fn flush_deliveries_soon(&self) {
+        use crate::delivery::Flush;
+        let store = self.clone();
+        tokio::spawn(async move {
+            let mut failures = 0u32;
+            loop {
+                match store.deliveries.next_flush() {
+                    Flush::Done => return,
+                    Flush::Wait(left) => tokio::time::sleep(left).await,
+                    Flush::Now => match store.flush_deliveries().await {
+                        Ok(()) => failures = 0,
+                        Err(_) if store.pool.is_closed() => {
+                            store.deliveries.disarm();
+                            return;
+                        }
+                        Err(e) => {
+                            tracing::warn!("outbox: delivery reports not written yet: {e}");
+                            failures = failures.saturating_add(1);
+                            let pause =
+                                store.deliveries.flush_after * 2u32.saturating_pow(failures);
+                            tokio::time::sleep(pause.min(std::time::Duration::from_secs(5))).await;
+                        }
+                    },
+                }
+            }
+        });
+    }
+
     /// Wait for this process's turn to write (SQLite only; see `SqlStore::write_gate`). A
     /// write outside a transaction (one statement) ends the turn itself, after the statement.
     async fn write_turn(&self) -> WriteTurn {
@@ -397,6 +466,11 @@ impl SqlStore {
         update: &GameUpdate,
         at: i64,
     ) -> Result<Option<i64>> {
+        // Everything that can be made before the turn is: the gate is held only for SQLite.
+        let body = match update.tell.envelopes.as_slice() {
+            [one] => Some(outbox::encode(one)?),
+            _ => None,
+        };
         let turn = self.write_turn().await;
         let mut conn = ClosedUnlessReturned(Some(self.pool.acquire().await.map_err(backend)?));
         let query = match update.tell.envelopes.as_slice() {
@@ -413,7 +487,7 @@ impl SqlStore {
                 .bind(mv)
                 .bind(one.key.as_str().to_owned())
                 .bind(one.platform().as_str())
-                .bind(outbox::encode(one)?)
+                .bind(body)
                 .bind(update.tell.posted_ms)
                 .bind(claim.map(|c| c.owner.clone()))
                 .bind(claim.map(|c| c.until_ms))
@@ -424,19 +498,33 @@ impl SqlStore {
                 ));
             }
         };
-        let rows = query.fetch_all(&mut **conn.get()).await;
+        // Taken in the turn: every report made while this move waited for it rides along.
+        let reports = self.deliveries.take();
+        let rows = query
+            .bind(reports.json())
+            .fetch_all(&mut **conn.get())
+            .await;
         if rows.is_err() {
+            // The reports go back to the queue with the batch.
+            drop(reports);
             sqlx::query("ROLLBACK")
                 .execute(&mut **conn.get())
                 .await
                 .map_err(backend)?;
+        } else {
+            reports.written();
         }
         conn.give_back();
         turn.end().await?;
-        rows.map_err(backend)?
+        let version = rows
+            .map_err(backend)?
             .first()
             .map(|row| get(row, "version"))
-            .transpose()
+            .transpose()?;
+        if version.is_some() {
+            self.note_posted(&update.tell.envelopes);
+        }
+        Ok(version)
     }
 
     /// Begins a versioned game write: a write transaction in which the game's `UPDATE` is
@@ -477,7 +565,9 @@ impl SqlStore {
             update.tell.posted_ms,
         )
         .await?;
-        tx.commit().await
+        tx.commit().await?;
+        self.note_posted(&update.tell.envelopes);
+        Ok(())
     }
 
     /// Insert a game and its seats inside `conn`'s transaction.
@@ -1295,7 +1385,9 @@ impl GameStore for SqlStore {
         }
         let mut tx = self.begin_write().await?;
         let posted = outbox::post(&mut tx, envelopes, claim, now_ms).await;
-        tx.finish(posted).await
+        tx.finish(posted).await?;
+        self.note_posted(envelopes);
+        Ok(())
     }
 
     async fn claim_due(
@@ -1305,6 +1397,7 @@ impl GameStore for SqlStore {
         now_ms: i64,
         limit: u32,
     ) -> Result<Vec<Entry>> {
+        self.flush_deliveries().await?;
         {
             let mut conn = self.pool.acquire().await.map_err(backend)?;
             if !outbox::any_due(&mut conn, platform, now_ms).await? {
@@ -1313,36 +1406,59 @@ impl GameStore for SqlStore {
         }
         let mut tx = self.begin_write().await?;
         let taken = outbox::claim_due(&mut tx, self.backend, platform, claim, now_ms, limit).await;
-        tx.finish(taken).await
+        let taken = tx.finish(taken).await?;
+        if self.backend == Backend::Sqlite {
+            self.posted.add(taken.iter().map(|e| &e.envelope.key));
+        }
+        Ok(taken)
     }
 
     async fn settle(&self, key: &Key, settled: &Settled, now_ms: i64) -> Result<()> {
         if *settled == Settled::Delivered {
-            // The command path's report after every reply: one statement, and no fsync
-            // awaited. Lost in a power cut, it costs a repetition the platform recognises
-            // (the entry is sent again with its key); the next durable write, or SQLite's
-            // checkpoint, puts it on disk anyway.
-            let turn = match self.backend {
-                Backend::Sqlite => self.write_gate.turn_unsynced().await,
-                Backend::Postgres => WriteTurn::none(),
+            return match self.backend {
+                // The command path's report after every reply: queued for the next write,
+                // which carries it (see `crate::delivery`); only its key is checked now, by a
+                // read, which takes no write turn.
+                Backend::Sqlite => {
+                    if !self.posted.take(key) {
+                        let known: Option<i64> =
+                            sqlx::query_scalar("SELECT seq FROM outbox WHERE entry_key = $1")
+                                .bind(key.as_str())
+                                .fetch_optional(&self.pool)
+                                .await
+                                .map_err(backend)?;
+                        if known.is_none() {
+                            return Err(StoreError::Invalid(format!("no outbox entry {key}")));
+                        }
+                    }
+                    if self.deliveries.queue(key.clone(), now_ms) {
+                        self.flush_deliveries_soon();
+                    }
+                    Ok(())
+                }
+                // One statement, its own transaction; PostgreSQL's row lock is the only wait.
+                Backend::Postgres => {
+                    let mut conn = self.pool.acquire().await.map_err(backend)?;
+                    outbox::mark_delivered(&mut conn, key, now_ms).await
+                }
             };
-            let mut conn = self.pool.acquire().await.map_err(backend)?;
-            let done = outbox::mark_delivered(&mut conn, key, now_ms).await;
-            turn.end().await?;
-            return done;
         }
+        self.flush_deliveries().await?;
+        self.posted.take(key);
         let mut tx = self.begin_write().await?;
         let done = outbox::settle(&mut tx, key, settled, now_ms).await;
         tx.finish(done).await
     }
 
     async fn release_claims(&self, owner: &str, now_ms: i64) -> Result<u64> {
+        self.flush_deliveries().await?;
         let mut tx = self.begin_write().await?;
         let released = outbox::release_claims(&mut tx, owner, now_ms).await;
         tx.finish(released).await
     }
 
     async fn backlog(&self) -> Result<Backlog> {
+        self.flush_deliveries().await?;
         let mut conn = self.pool.acquire().await.map_err(backend)?;
         outbox::backlog(&mut conn).await
     }

@@ -56,6 +56,12 @@ async fn file_store_uses_wal_group_commit_and_a_busy_timeout_on_every_connection
             .await
             .unwrap();
         assert_eq!(fk, 1);
+        let pages: i64 = sqlx::query_scalar("PRAGMA wal_autocheckpoint")
+            .fetch_one(&mut **conn)
+            .await
+            .unwrap();
+        // A move's commit logs about 8 pages since the outbox: checkpoint less often.
+        assert_eq!(pages, 4000);
     }
 }
 
