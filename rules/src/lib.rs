@@ -25,6 +25,7 @@ mod explain;
 pub mod fen;
 pub mod geometry;
 pub mod glass;
+pub mod ini;
 pub mod mutate;
 pub mod notation;
 pub mod orientation;
