@@ -35,6 +35,7 @@ pub mod quote;
 pub mod spec;
 mod tables;
 mod types;
+pub mod validate;
 mod variant;
 mod zobrist;
 

@@ -896,7 +896,7 @@ pub(super) fn convert(
     root.insert("display_name".into(), name.into());
     root.insert(
         "source".into(),
-        format!("a Fairy-Stockfish variants.ini section, [{name}], imported by fairybot").into(),
+        format!("section {name} of a Fairy-Stockfish variants.ini, imported by fairybot").into(),
     );
     root.insert(
         "description".into(),
