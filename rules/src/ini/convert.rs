@@ -262,7 +262,7 @@ fn kind_set(d: &Draft, e: &Entry) -> Result<Vec<String>, IniError> {
                 line(e.line),
                 &e.key,
                 format!(
-                    "`{l}` is not a piece of this variant (so far: {}); define the piece before this line",
+                    "`{l}` is not a piece of this variant (its pieces: {})",
                     d.pieces.iter().map(|p| p.letter.to_string()).collect::<Vec<_>>().join(" ")
                 ),
             )
@@ -708,8 +708,25 @@ pub(super) fn convert(
         fifty: true,
         repetitions: 3,
     };
-    for e in entries {
-        apply(&mut d, e)?;
+    // Fairy-Stockfish reads a variant's pieces before its other keys, whatever their order in
+    // the file (so `promotionPieceTypes` may name a piece defined below it); a built-in
+    // parent's keys come first, as a finished variant.
+    let is_piece_key = |k: &str| {
+        k.starts_with("customPiece")
+            || k == "king"
+            || NAMED.iter().any(|n| n.0 == k)
+            || REFUSED_PIECES.iter().any(|n| n.0 == k)
+    };
+    for group in [
+        entries.iter().filter(|e| e.line == 0).collect::<Vec<_>>(),
+        entries.iter().filter(|e| e.line > 0).collect(),
+    ] {
+        for e in group.iter().filter(|e| is_piece_key(&e.key)) {
+            apply(&mut d, e)?;
+        }
+        for e in group.iter().filter(|e| !is_piece_key(&e.key)) {
+            apply(&mut d, e)?;
+        }
     }
     let (files, ranks) = (d.files.0, d.ranks.0);
     let mut lines: Vec<(String, usize)> = Vec::new();
