@@ -79,7 +79,7 @@ pub enum Exceeded {
 }
 
 /// Perft that gives up: after visiting more than `max_nodes` positions, or once `deadline`
-/// has passed (checked every few thousand positions). For checking a stranger's variant, whose
+/// has passed (checked every 64 positions). For checking a stranger's variant, whose
 /// move counts nobody knows, without letting it take the bot's time.
 ///
 /// # Examples
@@ -124,7 +124,7 @@ fn within(
     if *visited > max_nodes {
         return Err(Exceeded::Nodes(max_nodes));
     }
-    if visited.is_multiple_of(1024) && std::time::Instant::now() > deadline {
+    if visited.is_multiple_of(64) && std::time::Instant::now() > deadline {
         return Err(Exceeded::Time);
     }
     let (buf, rest) = bufs.split_first_mut().expect("one buffer per ply");

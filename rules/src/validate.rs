@@ -140,11 +140,11 @@ pub fn validate(
         Format::Toml => text.to_string(),
     };
     let mut catalog = Catalog::builtin();
+    let builtin = catalog.names();
     let name = catalog
         .add("your variant", &toml)
         .map_err(|e| Refusal(format!("{}: {}", e.key, e.problem)))?;
-    let builtin = Catalog::builtin();
-    if builtin.names().contains(&name) || builtin_names.contains(&name) {
+    if builtin.contains(&name) || builtin_names.contains(&name) {
         return Err(Refusal(format!(
             "`{name}` is the name of a built-in variant; choose another name (for example `{name}-mine`)"
         )));

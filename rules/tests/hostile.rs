@@ -130,10 +130,16 @@ fn errors_teach_with_line_key_and_suggestion() {
 
 #[test]
 fn a_good_definition_passes_with_its_perft() {
+    // Acceptance is what this test checks, not time: a loaded test machine may take longer
+    // than the 100 ms the bot allows (benches/validate.rs measures that).
+    let relaxed = Limits {
+        time: Duration::from_secs(10),
+        ..Limits::default()
+    };
     let ok = validate(
         "[knightriders:chess]\nknight = -\ncustomPiece1 = n:NN\n",
         Format::Ini,
-        &Limits::default(),
+        &relaxed,
         &[],
     )
     .unwrap();
@@ -141,7 +147,7 @@ fn a_good_definition_passes_with_its_perft() {
     assert_eq!(ok.perft.len(), 3);
     // The stored text is self-contained and reads back to the same variant.
     assert!(!ok.toml.contains("extends"));
-    let again = validate(&ok.toml, Format::Toml, &Limits::default(), &[]).unwrap();
+    let again = validate(&ok.toml, Format::Toml, &relaxed, &[]).unwrap();
     assert_eq!(again.perft, ok.perft);
     assert_eq!(Format::guess(Some("x.ini"), ""), Format::Ini);
     assert_eq!(Format::guess(None, "[a:chess]\nking = k:KN\n"), Format::Ini);

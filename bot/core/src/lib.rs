@@ -5,6 +5,7 @@
 pub mod chance;
 pub mod clocks;
 pub mod command;
+pub mod custom;
 pub mod engine;
 pub mod export;
 mod memo;

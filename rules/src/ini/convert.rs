@@ -263,7 +263,11 @@ fn kind_set(d: &Draft, e: &Entry) -> Result<Vec<String>, IniError> {
                 &e.key,
                 format!(
                     "`{l}` is not a piece of this variant (its pieces: {})",
-                    d.pieces.iter().map(|p| p.letter.to_string()).collect::<Vec<_>>().join(" ")
+                    d.pieces
+                        .iter()
+                        .map(|p| p.letter.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 ),
             )
         })?;
@@ -907,8 +911,33 @@ pub(super) fn convert(
         push(&mut lines, &format!("pieces.{key}"), p.line);
         pieces.insert(key, toml::Value::Table(t));
     }
+    // En passant: Fairy-Stockfish lets a pawn take en passant only with a move marked `e`
+    // (the named pawn's `fceF`). Ours is one switch for the variant: on when every pawn type
+    // has such a move, off when none has; a mix cannot be written.
+    let takers: Vec<&PieceDef> = d
+        .pieces
+        .iter()
+        .filter(|p| pawns.contains(p.letter))
+        .collect();
+    let with_e = takers.iter().filter(|p| p.betza.contains('e')).count();
+    if with_e != 0 && with_e != takers.len() {
+        let p = takers
+            .iter()
+            .find(|p| !p.betza.contains('e'))
+            .unwrap_or(&takers[0]);
+        return Err(IniError::new(
+            line(p.line),
+            &p.kind,
+            "some pawn types take en passant (`e` in their Betza) and others do not; fairybot's en passant is one rule for every pawn-like piece",
+        ));
+    }
+    let en_passant = takers.is_empty() || with_e == takers.len();
+
     // The table.
     let mut root = toml::Table::new();
+    if !en_passant {
+        root.insert("en_passant".into(), false.into());
+    }
     root.insert("name".into(), name.into());
     root.insert("display_name".into(), name.into());
     root.insert(
