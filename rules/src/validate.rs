@@ -151,12 +151,11 @@ pub fn validate(
     }
     let variant = catalog.get(&name).map_err(|e| {
         let mut problem = e.problem.clone();
-        if format == Format::Ini {
-            if let Ok(imported) = ini::import(text, None) {
-                if let Some(l) = imported.line_of(&e.key) {
-                    problem = format!("line {l}: {problem}");
-                }
-            }
+        if format == Format::Ini
+            && let Ok(imported) = ini::import(text, None)
+            && let Some(l) = imported.line_of(&e.key)
+        {
+            problem = format!("line {l}: {problem}");
         }
         Refusal(format!("{}: {problem}", e.key))
     })?;

@@ -773,82 +773,82 @@ pub(super) fn convert(
     // The double step belongs to the named pawn, from the rank its side's pawns start on.
     let pawn_letter = letter_of("pawn");
     let mut double = false;
-    if d.double_step.0 {
-        if let Some(pl) = pawn_letter {
-            double = true;
-            for (side, default) in [(0usize, 2u32), (1, 7)] {
-                let (text, at) = match &d.double_region[side] {
-                    Some((t, l)) => (t.clone(), *l),
-                    None => (format!("*{default}"), 0),
-                };
-                let key = ["doubleStepRegionWhite", "doubleStepRegionBlack"][side];
-                let mut region_ranks: Vec<u32> = Vec::new();
-                for r in region(&text, key, at)? {
-                    match r {
-                        Region::Rank(r) if r <= ranks => region_ranks.push(r),
-                        Region::Rank(_) => {}
-                        _ => {
-                            return Err(IniError::new(
-                                line(at),
-                                key,
-                                "fairybot's double step belongs to whole ranks: write `*2`",
-                            ));
-                        }
+    if d.double_step.0
+        && let Some(pl) = pawn_letter
+    {
+        double = true;
+        for (side, default) in [(0usize, 2u32), (1, 7)] {
+            let (text, at) = match &d.double_region[side] {
+                Some((t, l)) => (t.clone(), *l),
+                None => (format!("*{default}"), 0),
+            };
+            let key = ["doubleStepRegionWhite", "doubleStepRegionBlack"][side];
+            let mut region_ranks: Vec<u32> = Vec::new();
+            for r in region(&text, key, at)? {
+                match r {
+                    Region::Rank(r) if r <= ranks => region_ranks.push(r),
+                    Region::Rank(_) => {}
+                    _ => {
+                        return Err(IniError::new(
+                            line(at),
+                            key,
+                            "fairybot's double step belongs to whole ranks: write `*2`",
+                        ));
                     }
                 }
-                let mut start_ranks: Vec<u32> = fen
-                    .pieces
+            }
+            let mut start_ranks: Vec<u32> = fen
+                .pieces
+                .iter()
+                .filter(|(c, _, _)| {
+                    c.to_ascii_lowercase() == pl && c.is_ascii_uppercase() == (side == 0)
+                })
+                .map(|(_, _, r)| *r)
+                .collect();
+            start_ranks.sort_unstable();
+            start_ranks.dedup();
+            region_ranks.sort_unstable();
+            region_ranks.dedup();
+            // A rank matters when a double step from it stays on the board, and, for a
+            // region rank no pawn starts on, when a pawn can walk there (forward of a start).
+            let stays = |r: u32| if side == 0 { r + 2 <= ranks } else { r >= 3 };
+            let reachable = |r: u32| {
+                start_ranks
                     .iter()
-                    .filter(|(c, _, _)| {
-                        c.to_ascii_lowercase() == pl && c.is_ascii_uppercase() == (side == 0)
-                    })
-                    .map(|(_, _, r)| *r)
-                    .collect();
-                start_ranks.sort_unstable();
-                start_ranks.dedup();
-                region_ranks.sort_unstable();
-                region_ranks.dedup();
-                // A rank matters when a double step from it stays on the board, and, for a
-                // region rank no pawn starts on, when a pawn can walk there (forward of a start).
-                let stays = |r: u32| if side == 0 { r + 2 <= ranks } else { r >= 3 };
-                let reachable = |r: u32| {
-                    start_ranks
-                        .iter()
-                        .any(|s| if side == 0 { r > *s } else { r < *s })
+                    .any(|s| if side == 0 { r > *s } else { r < *s })
+            };
+            let differs = start_ranks
+                .iter()
+                .any(|s| stays(*s) && !region_ranks.contains(s))
+                || region_ranks
+                    .iter()
+                    .any(|r| !start_ranks.contains(r) && stays(*r) && reachable(*r));
+            if !start_ranks.is_empty() && differs {
+                let where_ = if at > 0 {
+                    Some(at)
+                } else {
+                    line(d.double_step.1).or(line(d.start.1))
                 };
-                let differs = start_ranks
-                    .iter()
-                    .any(|s| stays(*s) && !region_ranks.contains(s))
-                    || region_ranks
-                        .iter()
-                        .any(|r| !start_ranks.contains(r) && stays(*r) && reachable(*r));
-                if !start_ranks.is_empty() && differs {
-                    let where_ = if at > 0 {
-                        Some(at)
-                    } else {
-                        line(d.double_step.1).or(line(d.start.1))
-                    };
-                    return Err(IniError::new(
-                        where_,
-                        key,
-                        format!(
-                            "the double step is allowed from rank(s) {:?} ({}), but {} pawns start on rank(s) {:?}: fairybot's double step belongs to the rank the pawns start on; set `{key} = {}` or `doubleStep = false`",
-                            region_ranks,
-                            if at > 0 {
-                                "as written"
-                            } else {
-                                "Fairy-Stockfish's default"
-                            },
-                            ["White's", "Black's"][side],
-                            start_ranks,
-                            start_ranks
-                                .iter()
-                                .map(|r| format!("*{r}"))
-                                .collect::<Vec<_>>()
-                                .join(" ")
-                        ),
-                    ));
-                }
+                return Err(IniError::new(
+                    where_,
+                    key,
+                    format!(
+                        "the double step is allowed from rank(s) {:?} ({}), but {} pawns start on rank(s) {:?}: fairybot's double step belongs to the rank the pawns start on; set `{key} = {}` or `doubleStep = false`",
+                        region_ranks,
+                        if at > 0 {
+                            "as written"
+                        } else {
+                            "Fairy-Stockfish's default"
+                        },
+                        ["White's", "Black's"][side],
+                        start_ranks,
+                        start_ranks
+                            .iter()
+                            .map(|r| format!("*{r}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    ),
+                ));
             }
         }
     }
@@ -858,16 +858,14 @@ pub(super) fn convert(
         Some((s, _)) => letters(s),
         None => letter_of("rook").map(String::from).unwrap_or_default(),
     };
-    if let Some((k, at)) = d.king_piece {
-        if Some(k) != letter_of("king") {
-            return Err(IniError::new(
-                line(at),
-                "castlingKingPiece",
-                format!(
-                    "`{k}` is not the royal piece (`king`); fairybot castles with the King only"
-                ),
-            ));
-        }
+    if let Some((k, at)) = d.king_piece
+        && Some(k) != letter_of("king")
+    {
+        return Err(IniError::new(
+            line(at),
+            "castlingKingPiece",
+            format!("`{k}` is not the royal piece (`king`); fairybot castles with the King only"),
+        ));
     }
     let mut pieces = toml::Table::new();
     for p in &d.pieces {
