@@ -1,6 +1,6 @@
 //! How long a player's variant takes to be checked (`rules::validate::validate`), for good
 //! definitions and for hostile ones, which must be refused within 100 ms (the check's own
-//! deadline). Run: `cargo bench -p rules --bench validate`; the numbers quoted in the docs are
+//! deadline is 80 ms). Run: `cargo bench -p rules --bench validate`; the numbers quoted in the docs are
 //! the medians of one run.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

@@ -79,7 +79,7 @@ pub enum Exceeded {
 }
 
 /// Perft that gives up: after visiting more than `max_nodes` positions, or once `deadline`
-/// has passed (checked every 64 positions). For checking a stranger's variant, whose
+/// has passed (checked every 16 move generations). For checking a stranger's variant, whose
 /// move counts nobody knows, without letting it take the bot's time.
 ///
 /// # Examples
@@ -105,33 +105,44 @@ pub fn perft_within(
     let mut bufs: Vec<MoveList> = (0..depth.max(1))
         .map(|_| MoveList::with_capacity(128))
         .collect();
-    let mut visited = 0u64;
-    within(pos, depth, &mut bufs, &mut visited, max_nodes, deadline)
+    let mut count = Count {
+        visited: 0,
+        calls: 0,
+    };
+    within(pos, depth, &mut bufs, &mut count, max_nodes, deadline)
+}
+
+/// What [`perft_within`] has done so far: positions counted (bulk counting adds a whole move
+/// list at once) and positions generated (one per call, which paces the clock checks).
+struct Count {
+    visited: u64,
+    calls: u64,
 }
 
 fn within(
     pos: &mut Position,
     depth: u32,
     bufs: &mut [MoveList],
-    visited: &mut u64,
+    count: &mut Count,
     max_nodes: u64,
     deadline: std::time::Instant,
 ) -> Result<u64, Exceeded> {
     if depth == 0 {
         return Ok(1);
     }
-    *visited += 1;
-    if *visited > max_nodes {
+    count.visited += 1;
+    count.calls += 1;
+    if count.visited > max_nodes {
         return Err(Exceeded::Nodes(max_nodes));
     }
-    if visited.is_multiple_of(64) && std::time::Instant::now() > deadline {
+    if count.calls.is_multiple_of(16) && std::time::Instant::now() > deadline {
         return Err(Exceeded::Time);
     }
     let (buf, rest) = bufs.split_first_mut().expect("one buffer per ply");
     if depth == 1 {
         let n = pos.count_legal(buf) as u64;
-        *visited += n;
-        if *visited > max_nodes {
+        count.visited += n;
+        if count.visited > max_nodes {
             return Err(Exceeded::Nodes(max_nodes));
         }
         return Ok(n);
@@ -140,7 +151,7 @@ fn within(
     let mut n = 0;
     for &m in buf.iter() {
         pos.play_unchecked(m);
-        let r = within(pos, depth - 1, rest, visited, max_nodes, deadline);
+        let r = within(pos, depth - 1, rest, count, max_nodes, deadline);
         pos.undo();
         n += r?;
     }

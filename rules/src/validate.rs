@@ -73,14 +73,15 @@ pub struct Limits {
 }
 
 impl Default for Limits {
-    /// 16 KB, 256 cells, 20 piece kinds, two million positions, 100 ms.
+    /// 16 KB, 256 cells, 20 piece kinds, two million positions, 80 ms (so that a refusal
+    /// for time, with the last move generation and the answer, comes within 100 ms).
     fn default() -> Limits {
         Limits {
             max_bytes: 16 * 1024,
             max_cells: 256,
             max_kinds: 20,
             max_nodes: 2_000_000,
-            time: Duration::from_millis(100),
+            time: Duration::from_millis(80),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Hostile definitions: each is refused with a message that says what is wrong, and quickly
-//! (the check's own deadline is 100 ms; the bound here is loose because the machine is shared,
+//! (the check's own deadline is 80 ms, for an answer within 100 ms; the bound here is loose because the machine is shared,
 //! and the time itself is measured by `benches/parsers.rs`'s `validate` group).
 
 use std::time::{Duration, Instant};
