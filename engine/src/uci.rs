@@ -365,6 +365,9 @@ impl Session {
                 }
                 match (self.loader)(value) {
                     Err(e) => out(format!("info string cannot read {value}: {e}")),
+                    Ok(text) if value.to_ascii_lowercase().ends_with(".ini") => {
+                        self.load_ini(value, &text, out);
+                    }
                     Ok(text) => match self
                         .catalog
                         .add(value, &text)
@@ -405,6 +408,41 @@ impl Session {
                 Err(_) => out(format!("info string Seed {value:?} is not a number")),
             },
             _ => out(format!("info string unknown option {name:?}")),
+        }
+    }
+
+    /// Loads every section of a Fairy-Stockfish `variants.ini` that imports (as Fairy-Stockfish
+    /// loads a whole file for `VariantPath`), naming each section that does not with its line
+    /// and key; the last loaded section becomes the variant, and `UCI_Variant` picks another.
+    fn load_ini(&mut self, path: &str, text: &str, out: &mut dyn FnMut(String)) {
+        let sections = match rules::ini::sections(text) {
+            Ok(s) => s,
+            Err(e) => {
+                out(format!("info string {path}: {e}"));
+                return;
+            }
+        };
+        let mut last = None;
+        for s in &sections {
+            let loaded = rules::ini::import(text, Some(&s.name))
+                .map_err(|e| e.to_string())
+                .and_then(|i| {
+                    self.catalog
+                        .add(&format!("{path} [{}]", s.name), &i.toml)
+                        .and_then(|n| self.catalog.get(&n).map(|v| (n, v)))
+                        .map_err(|e| e.to_string())
+                });
+            match loaded {
+                Ok((n, v)) => {
+                    out(format!("info string loaded variant {n}"));
+                    last = Some(v);
+                }
+                Err(e) => out(format!("info string {path} [{}]: {e}", s.name)),
+            }
+        }
+        if let Some(v) = last {
+            self.variant = v;
+            self.rebuild();
         }
     }
 

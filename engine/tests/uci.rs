@@ -5,10 +5,16 @@ use engine::uci::{Command, Flow, Go, Session, parse};
 use proptest::prelude::*;
 
 fn session() -> Session {
-    Session::new(Box::new(|path: &str| match path {
+    Session::new(Box::new(|path: &str| {
+        match path {
         "mine.toml" => Ok("name = \"mine\"\nextends = \"chess\"\n[pieces.N]\nvalue = 4.0\n".into()),
         "broken.toml" => Ok("name = \"broken\"\ncolour = 3\n".into()),
+        "fsf.ini" => Ok(
+            "[centaurking:chess]\nking = k:KN\n\n[flaggy:chess]\nflagRegionWhite = *8\n\n[minis:chess]\nmaxFile = 5\nmaxRank = 5\ncastling = false\ndoubleStep = false\npromotionRegionWhite = *5\nstartFen = rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1\n"
+                .into(),
+        ),
         _ => Err("no such file".into()),
+    }
     }))
 }
 
@@ -192,4 +198,33 @@ proptest! {
             prop_assert!(out.last().is_some_and(|l| l.starts_with("bestmove")), "{:?}", out);
         }
     }
+}
+
+#[test]
+fn variant_path_reads_a_fairy_stockfish_ini() {
+    let mut s = session();
+    let out = run(&mut s, &["setoption name VariantPath value fsf.ini"]);
+    assert!(
+        out.iter().any(|l| l.contains("loaded variant centaurking")),
+        "{out:?}"
+    );
+    // A section with a key fairybot has no rule for is named with its line and key.
+    assert!(
+        out.iter().any(|l| l.contains("[flaggy]")
+            && l.contains("line 5")
+            && l.contains("flagRegionWhite")),
+        "{out:?}"
+    );
+    assert_eq!(s.position().variant().name, "minis");
+    let out = run(
+        &mut s,
+        &[
+            "setoption name UCI_Variant value centaurking",
+            "position startpos",
+            "go depth 1",
+        ],
+    );
+    assert!(out.iter().any(|l| l.starts_with("bestmove")), "{out:?}");
+    assert_eq!(s.position().variant().name, "centaurking");
+    assert_eq!(s.position().legal_moves().len(), 22);
 }

@@ -324,6 +324,15 @@ impl Catalog {
         Ok(v)
     }
 
+    /// A variant's table with its `extends` chain merged in (and `extends` removed): the
+    /// whole definition in one self-contained table.
+    ///
+    /// # Errors
+    /// When the name is unknown or the chain is broken or cyclic.
+    pub fn merged_table(&self, name: &str) -> Result<toml::Table, SpecError> {
+        self.merged(name, &mut Vec::new())
+    }
+
     fn merged(&self, name: &str, chain: &mut Vec<String>) -> Result<toml::Table, SpecError> {
         let (file, table) = self.files.get(name).ok_or_else(|| {
             SpecError::new(

@@ -230,7 +230,9 @@ pub fn parse(variant: &Variant, text: &str) -> Result<Setup, FenError> {
             g.parse(e)
                 .ok_or_else(|| FenError::EnPassant(e.to_string()))?,
         ),
-    };
+    }
+    // A variant without en passant has no en-passant cell, whatever the text says.
+    .filter(|_| variant.en_passant);
     let halfmoves = match fields.next() {
         None => 0,
         Some(n) => n

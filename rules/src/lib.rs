@@ -25,6 +25,7 @@ mod explain;
 pub mod fen;
 pub mod geometry;
 pub mod glass;
+pub mod ini;
 pub mod mutate;
 pub mod notation;
 pub mod orientation;
@@ -34,6 +35,7 @@ pub mod quote;
 pub mod spec;
 mod tables;
 mod types;
+pub mod validate;
 mod variant;
 mod zobrist;
 

@@ -51,6 +51,9 @@ pub struct VariantSpec {
     pub forward: Option<BTreeMap<String, Vec<String>>>,
     /// How a game is won besides checkmate.
     pub victory: Option<VictorySpec>,
+    /// Whether a pawn's double step may be taken en passant (default true). Off for variants
+    /// imported from Fairy-Stockfish whose pawns have no `e` in their movement.
+    pub en_passant: Option<bool>,
 }
 
 /// The board's shape and topology.

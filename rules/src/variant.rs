@@ -266,6 +266,8 @@ pub struct Variant {
     pub draws: Draws,
     /// Stalemate and bare-King rules.
     pub end: EndRules,
+    /// Whether a double step may be taken en passant (`en_passant`, default true).
+    pub en_passant: bool,
     /// How many of each kind each side has at the start (`[side][kind]`).
     pub start_counts: Vec<[u8; MAX_KINDS + 1]>,
     pub(crate) tables: Tables,
@@ -486,6 +488,7 @@ impl Variant {
             promotion,
             draws,
             end,
+            en_passant: spec.en_passant.unwrap_or(true),
             start_counts: start.counts,
             tables,
             zobrist,

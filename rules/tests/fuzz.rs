@@ -161,6 +161,64 @@ fn fuzz_variant_files() {
     assert!(tried > 10, "only {tried} inputs");
 }
 
+/// The Fairy-Stockfish `variants.ini` importer and the whole check a player's variant goes
+/// through (`validate`): any text either becomes a playable variant whose start reads back,
+/// or a short refusal that echoes little of it.
+#[test]
+fn fuzz_ini_files() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ini/variants.ini"),
+    )
+    .unwrap();
+    // One section per input, with its parent's text when the parent is in the file.
+    let sections = rules::ini::sections(&text).unwrap();
+    let corpus: Vec<String> = sections
+        .iter()
+        .map(|s| {
+            let mut out = format!(
+                "[{}{}]\n",
+                s.name,
+                s.parent
+                    .as_deref()
+                    .map(|p| format!(":{p}"))
+                    .unwrap_or_default()
+            );
+            for e in &s.entries {
+                out.push_str(&format!("{} = {}\n", e.key, e.value));
+            }
+            out
+        })
+        .collect();
+    assert!(corpus.len() >= 20);
+    let limits = rules::validate::Limits::default();
+    let (tried, _) =
+        mutate::run(
+            "ini files",
+            corpus,
+            mutate::budget(2),
+            |input| match rules::validate::validate(
+                input,
+                rules::validate::Format::Ini,
+                &limits,
+                &[],
+            ) {
+                Ok(checked) => {
+                    let start = Position::start(&checked.variant);
+                    let text = fen::write(&start);
+                    fen::position(&checked.variant, &text)
+                        .unwrap_or_else(|e| panic!("start of a fuzzed ini variant: {text:?}: {e}"));
+                    "ok".into()
+                }
+                Err(e) => {
+                    let message = e.to_string();
+                    assert!(message.chars().count() <= 1000, "{message}");
+                    kind("ini", &message)
+                }
+            },
+        );
+    assert!(tried > 10, "only {tried} inputs");
+}
+
 #[test]
 fn fuzz_glass_orders_and_back_ranks() {
     let mut games = Vec::new();

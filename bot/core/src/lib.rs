@@ -6,6 +6,7 @@ pub mod book;
 pub mod chance;
 pub mod clocks;
 pub mod command;
+pub mod custom;
 pub mod engine;
 pub mod export;
 mod memo;

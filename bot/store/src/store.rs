@@ -6,6 +6,8 @@
 //! racing writer wait, re-check the version and match nothing, so exactly one of them applies.
 //! When the update matches nothing, a second read tells `NotFound` from `Conflict`.
 
+mod variants;
+
 use bot_core::{
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, GameId, GameRecord, GameStatus,

@@ -59,6 +59,7 @@ async fn sqlite_schema_has_the_expected_tables() {
         BTreeSet::from([
             "challenge_invitees",
             "challenges",
+            "custom_variants",
             "games",
             "held_messages",
             "moves",
@@ -66,7 +67,8 @@ async fn sqlite_schema_has_the_expected_tables() {
             "players",
             "rating_changes",
             "ratings",
-            "seats"
+            "seats",
+            "variant_definitions"
         ])
     );
     assert!(columns.contains(&("ratings".into(), "rating".into(), "float", true)));

@@ -14,8 +14,8 @@ use std::{process::ExitCode, sync::Arc, time::Instant};
 use rules::{Catalog, Position, Variant, fen, perft};
 
 const USAGE: &str = "usage:
-  perft VARIANT DEPTH [--fen STATE] [--divide] [--file my-variant.toml]
-  perft check FILE
+  perft VARIANT DEPTH [--fen STATE] [--divide] [--file my-variant.toml|variants.ini]
+  perft check FILE   (a .toml file, or a .ini file's last section)
   perft walk VARIANT PLIES SEED [--fen STATE]
   perft chess960-start N
   perft list";
@@ -34,6 +34,12 @@ fn main() -> ExitCode {
 fn load(catalog: &mut Catalog, name: &str, file: Option<&str>) -> Result<Arc<Variant>, String> {
     if let Some(path) = file {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+        if path.ends_with(".ini") {
+            // A Fairy-Stockfish variants.ini: the section named NAME (or the last one for `-`).
+            let section = (name != "-").then_some(name);
+            let (_, v) = rules::ini::check(&text, section).map_err(|e| format!("{path}: {e}"))?;
+            return Ok(v);
+        }
         let added = catalog.add(path, &text).map_err(|e| e.to_string())?;
         if name == "-" || name == added {
             return catalog.get(&added).map_err(|e| e.to_string());
@@ -67,7 +73,13 @@ fn run(args: &[String]) -> Result<(), String> {
         Some("check") => {
             let path = args.get(1).ok_or(USAGE)?;
             let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-            let v = Catalog::check_file(path, &text).map_err(|e| e.to_string())?;
+            let v = if path.ends_with(".ini") {
+                rules::ini::check(&text, args.get(2).map(String::as_str))
+                    .map_err(|e| format!("{path}: {e}"))?
+                    .1
+            } else {
+                Catalog::check_file(path, &text).map_err(|e| e.to_string())?
+            };
             println!(
                 "{path}: ok: {} ({} cells, {} piece kinds)",
                 v.display_name,

@@ -218,7 +218,7 @@ impl Position {
         if m.kind == MoveKind::Castle {
             self.rights &= !self.rights_clear[m.aux.index()];
         }
-        self.ep = if m.kind == MoveKind::DoubleStep {
+        self.ep = if m.kind == MoveKind::DoubleStep && v.en_passant {
             Some((m.aux, m.to))
         } else {
             None
