@@ -13,6 +13,15 @@ use rules::{
     glass::{Glass, GlassRules, Phase},
 };
 
+/// One game the bot hosts, as listings show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// The name typed in commands and stored with games.
+    pub name: String,
+    /// The name shown to players.
+    pub display_name: String,
+}
+
 /// What a variant name stands for, before any game exists (challenges, `rules`, `piece`).
 #[derive(Debug, Clone)]
 pub enum GameKind {
@@ -23,6 +32,34 @@ pub enum GameKind {
 }
 
 impl GameKind {
+    /// Every game the bot hosts, in the order it lists them: the catalogue's variants, then
+    /// the two forms of Through the Looking-Glass (two hidden worlds with a referee of their
+    /// own, so not catalogue entries). The one list behind `variants`, the suggestions for a
+    /// mistyped name, and every platform's autocomplete. Cheap: no variant is built.
+    pub fn every(catalog: &rules::Catalog) -> Vec<Listed> {
+        let mut all: Vec<Listed> = catalog
+            .names()
+            .into_iter()
+            .filter_map(|name| {
+                let display_name = catalog.display_name(&name).ok()?;
+                Some(Listed { name, display_name })
+            })
+            .collect();
+        all.extend([false, true].map(|no_strikes| {
+            let kind = GameKind::Glass(GlassRules { no_strikes });
+            Listed {
+                name: kind.name().to_string(),
+                display_name: kind.display_name().to_string(),
+            }
+        }));
+        all
+    }
+
+    /// The names of [`GameKind::every`].
+    pub fn every_name(catalog: &rules::Catalog) -> Vec<String> {
+        Self::every(catalog).into_iter().map(|l| l.name).collect()
+    }
+
     /// The Looking-Glass game a stored name means, if it means one (the "no strikes" form is a
     /// name of its own).
     pub fn glass(name: &str) -> Option<GlassRules> {

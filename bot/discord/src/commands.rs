@@ -196,7 +196,8 @@ pub(crate) fn variant_names(names: &[String], partial: &str) -> Vec<String> {
 }
 
 async fn variant_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
-    let choices = variant_names(&ctx.data().catalog.names(), partial)
+    let every = bot_core::engine::GameKind::every_name(&ctx.data().catalog);
+    let choices = variant_names(&every, partial)
         .into_iter()
         .map(|n| serenity::AutocompleteChoice::new(n.clone(), n))
         .collect();

@@ -657,6 +657,15 @@ async fn move_autocomplete_is_legal_limited_and_staged() {
         fake.wait_callback(&ix).await.unwrap().choice_values(),
         ["capablanca"]
     );
+    // Every game the bot hosts is offered, Looking-Glass (not a catalogue entry) included.
+    let ix = fake
+        .autocomplete("challenge")
+        .focused_string("variant", "looking")
+        .send();
+    assert_eq!(
+        fake.wait_callback(&ix).await.unwrap().choice_values(),
+        ["looking-glass", "looking-glass-no-strikes"]
+    );
 }
 
 #[tokio::test]

@@ -120,11 +120,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// What a variant name typed by a player stands for, or a refusal with a suggestion.
     pub(super) fn game_kind(&self, name: &str) -> Result<GameKind, Failure> {
         self.kind_of(name).ok_or_else(|| {
-            let mut names = self.catalog.names();
-            names.extend([
-                rules::glass::NAME.to_string(),
-                rules::glass::NAME_NO_STRIKES.to_string(),
-            ]);
+            let names = GameKind::every_name(&self.catalog);
             let hint = command::closest(name, names.iter().map(String::as_str))
                 .map(|s| format!(" Did you mean `{s}`?"))
                 .unwrap_or_default();

@@ -5,14 +5,8 @@ use super::*;
 impl<S: GameStore, C: Clock> GameService<S, C> {
     pub(super) fn variants_text(&self) -> String {
         let mut s = String::from("Variants I play:\n");
-        for n in self.catalog.names() {
-            if let Ok(display) = self.catalog.display_name(&n) {
-                s.push_str(&format!("- `{n}`: {display}\n"));
-            }
-        }
-        for no_strikes in [false, true] {
-            let kind = GameKind::Glass(rules::glass::GlassRules { no_strikes });
-            s.push_str(&format!("- `{}`: {}\n", kind.name(), kind.display_name()));
+        for game in GameKind::every(&self.catalog) {
+            s.push_str(&format!("- `{}`: {}\n", game.name, game.display_name));
         }
         s.push_str("Start one with `challenge @someone VARIANT`.");
         s
