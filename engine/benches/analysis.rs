@@ -16,7 +16,12 @@ use engine::{
 use rules::{Catalog, Position};
 
 /// The variants measured: the orthodox board, a big one, a cruciform one, a wrapped one.
-const VARIANTS: [&str; 4] = ["chess", "toulousain", "dcb-balanced", "ecumenical-wraparound"];
+const VARIANTS: [&str; 4] = [
+    "chess",
+    "toulousain",
+    "dcb-balanced",
+    "ecumenical-wraparound",
+];
 
 /// A position some moves into a game: `plies` moves picked by a fixed generator.
 fn middle_game(v: &Arc<rules::Variant>, plies: usize) -> Position {

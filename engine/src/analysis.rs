@@ -355,7 +355,11 @@ mod tests {
         assert_eq!(calls.last(), Some(&(5, 5)));
         assert_eq!(evals[4].score, -MATE);
         assert_eq!(evals[4].nodes, 0);
-        assert!(evals[3].score < -MATE_BOUND, "mate in one seen: {:?}", evals[3]);
+        assert!(
+            evals[3].score < -MATE_BOUND,
+            "mate in one seen: {:?}",
+            evals[3]
+        );
         assert_eq!(evals[3].best, Some(moves[3]));
         let movers = [Side::WHITE, Side::BLACK, Side::WHITE, Side::BLACK];
         let reviews = review(&evals, &moves, &movers);
