@@ -329,6 +329,7 @@ async fn registration_payload() {
         [
             "abort",
             "accept",
+            "analyse",
             "ask",
             "board",
             "cancel",
@@ -967,7 +968,7 @@ async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
     let fake = &bot.fake;
     let global = fake.registered_commands();
-    assert_eq!(global.len(), 24);
+    assert_eq!(global.len(), 25);
     assert!(fake.guild_commands(ids::GUILD).is_empty());
     for c in &global {
         assert_eq!(
@@ -999,7 +1000,7 @@ async fn global_registration() {
 async fn guild_registration_still_offers_dm_play() {
     let bot = start().await;
     let fake = &bot.fake;
-    assert_eq!(fake.guild_commands(ids::GUILD).len(), 24);
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 25);
     let global = fake.registered_commands();
     let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
     names.sort_unstable();
@@ -1007,6 +1008,7 @@ async fn guild_registration_still_offers_dm_play() {
         names,
         [
             "abort",
+            "analyse",
             "ask",
             "board",
             "draw",

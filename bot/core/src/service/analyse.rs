@@ -42,7 +42,8 @@ use crate::{
     reply::{GraphMark, GraphPicture},
 };
 
-/// Progress lines come at most this often (each is a store write and a message edit).
+/// Progress is recorded at most this often (each is a store write); a progress line is
+/// posted at most this often too, and only when a new quarter of the positions is done.
 const PROGRESS_EVERY_MS: i64 = 3_000;
 
 /// Starts an analysis task (set by [`GameService::start_analyst`], which has the service
@@ -139,6 +140,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         };
         tokio::pin!(searched);
         let mut last_ms = self.clock.now_ms();
+        // The last quarter a progress line was posted for: lines come at 25, 50 and 75% (a
+        // platform that cannot edit shows each as a message of its own: three at most).
+        let mut quarter = 0;
         let result = loop {
             tokio::select! {
                 Some(done) = rx.recv() => {
@@ -156,7 +160,11 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                         }
                         Err(e) => tracing::warn!(game = id.0, "analysis progress not recorded: {e}"),
                     }
-                    if let Some(key) = &progress_key {
+                    let now_quarter = done * 4 / total;
+                    if now_quarter > quarter
+                        && let Some(key) = &progress_key
+                    {
+                        quarter = now_quarter;
                         let line = Reply::room(progress_line(id, done, total, job.nodes))
                             .replacing(key.clone());
                         self.announce_unasked(&place, vec![line]).await;
