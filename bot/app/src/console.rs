@@ -738,12 +738,12 @@ mod tests {
         let mut announcements =
             bot_core::outbox::Announcements::new(service.clone(), &[Platform::Console]);
         let c = Console::new(service, None, dir.path(), render::Theme::light(), 320);
-        c.line("play chess").await;
         let out = c.line("analyse").await;
         assert!(
             out.contains("There is no finished game here to analyse."),
             "{out}"
         );
+        c.line("play chess").await;
         for m in ["f3", "e5", "g4"] {
             c.line(m).await;
         }

@@ -404,21 +404,23 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         Ok(vec![reply])
     }
 
-    /// The most recent finished game in this room, for `analyse` without a game.
+    /// The most recent finished game in this room, for `analyse` without a game; else the
+    /// most recent game here (a game still being played, which is then refused as such).
     async fn last_finished_here(&self, place: &Place) -> Result<GameRecord, Failure> {
         let recent = self
             .store
             .list_games(&GameFilter::default().at(place.clone()).limit(50))
             .await?;
-        recent
-            .into_iter()
-            .find(|g| matches!(g.status, GameStatus::Finished { .. }))
-            .map_or_else(
-                || {
-                    user("There is no finished game here to analyse. Name one: `analyse #ID` (`games` lists yours).")
-                },
-                Ok,
-            )
+        let finished = recent
+            .iter()
+            .position(|g| matches!(g.status, GameStatus::Finished { .. }))
+            .unwrap_or(0);
+        match recent.into_iter().nth(finished) {
+            Some(g) => Ok(g),
+            None => user(
+                "There is no finished game here to analyse. Name one: `analyse #ID` (`games` lists yours).",
+            ),
+        }
     }
 }
 
