@@ -22,6 +22,7 @@
 
 #![deny(missing_docs)]
 
+pub mod analysis;
 pub mod elo;
 pub mod eval;
 pub mod glass;

@@ -22,6 +22,7 @@
 
 mod artwork;
 pub mod diagram;
+mod graph;
 mod layout;
 mod raster;
 mod svg;
@@ -29,6 +30,7 @@ pub mod theme;
 pub mod view;
 
 pub use diagram::MoveDiagram;
+pub use graph::{EvalGraph, GraphMark, MarkKind, alt_text as graph_alt_text, graph_svg};
 pub use raster::{Encoding, FONT, MAX_SIDE, RenderError, Renderer, encode_png, render_png};
 pub use svg::render_svg;
 pub use theme::{ArmyPaint, Theme};

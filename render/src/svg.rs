@@ -42,7 +42,7 @@ const MISSING_GLYPH: char = '□';
 /// [`MISSING_GLYPH`]: no system font is ever used (pictures must be the same on every
 /// machine), so such a character would otherwise vanish from the picture, with a warning in
 /// the log at every drawing (an emoji in a player's name, a symbol in a caption).
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     use skrifa::MetadataProvider;
     let font = skrifa::FontRef::new(crate::raster::FONT).ok();
     let charmap = font.as_ref().map(|f| f.charmap());

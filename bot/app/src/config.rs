@@ -89,6 +89,58 @@ pub struct Config {
     /// Clocks: the scheduler and reminders.
     #[serde(default)]
     pub clocks: ClocksConfig,
+    /// Post-game analysis (`analyse`).
+    #[serde(default)]
+    pub analysis: AnalysisSection,
+}
+
+/// Post-game analysis (`analyse`): on by default, one analysis at a time at the lowest
+/// priority.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AnalysisSection {
+    /// Whether `analyse` runs analyses (default true).
+    pub enabled: Option<bool>,
+    /// Nodes searched per position (10,000 to 10,000,000; default 60,000).
+    pub nodes: Option<u64>,
+    /// Analyses at once, each on a thread of its own (1 to 8; default 1).
+    pub threads: Option<usize>,
+}
+
+impl AnalysisSection {
+    /// The analyst's settings, `None` when analysis is off; the nice value is the bot's.
+    ///
+    /// # Errors
+    /// A setting out of range, named with what to write instead.
+    pub fn settings(
+        &self,
+        nice: i32,
+    ) -> anyhow::Result<Option<bot_core::analysis::AnalysisConfig>> {
+        if self.enabled == Some(false) {
+            return Ok(None);
+        }
+        let default = bot_core::analysis::AnalysisConfig::default();
+        let nodes = self.nodes.unwrap_or(default.nodes);
+        if !(10_000..=10_000_000).contains(&nodes) {
+            bail!(
+                "[analysis] nodes = {nodes} is out of range: 10000 to 10000000 positions searched \
+                 per position of the game (default {})",
+                default.nodes
+            );
+        }
+        let threads = self.threads.unwrap_or(1);
+        if !(1..=8).contains(&threads) {
+            bail!(
+                "[analysis] threads = {threads} is out of range: 1 to 8 analyses at once \
+                 (default 1)"
+            );
+        }
+        Ok(Some(bot_core::analysis::AnalysisConfig {
+            nodes,
+            threads,
+            nice,
+        }))
+    }
 }
 
 /// Clocks: how often deadlines are checked, and when players are reminded.
@@ -551,6 +603,21 @@ fn process_env(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn analysis_is_on_by_default_and_its_settings_are_checked() {
+        let c = parse("");
+        let a = c.analysis.settings(19).unwrap().unwrap();
+        assert_eq!((a.nodes, a.threads, a.nice), (60_000, 1, 19));
+        let c = parse("[analysis]\nenabled = false");
+        assert!(c.analysis.settings(19).unwrap().is_none());
+        let c = parse("[analysis]\nnodes = 5");
+        let e = c.analysis.settings(19).unwrap_err().to_string();
+        assert!(e.contains("[analysis] nodes = 5 is out of range"), "{e}");
+        let c = parse("[analysis]\nthreads = 0");
+        assert!(c.analysis.settings(0).is_err());
+        assert!(toml::from_str::<Config>("[analysis]\nspeed = 3").is_err());
+    }
 
     #[test]
     fn clock_settings_read_or_name_the_key_that_is_wrong() {

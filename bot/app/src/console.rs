@@ -326,9 +326,21 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     /// Renders replies, prints (returns) what is for here and delivers the rest.
     async fn route(&self, replies: &[Reply]) -> String {
         let mut out = String::new();
+        // Several public boards of one game in one batch (an analysis's mistakes) each get a
+        // file of their own: `game-7.png`, `game-7-2.png`...
+        let mut boards: std::collections::HashMap<bot_core::model::GameId, usize> =
+            Default::default();
         for r in replies {
             let route = self.route_of(r);
-            let chunk = self.render(r).await;
+            let nth = match (&r.board, &r.audience) {
+                (Some(b), Audience::Room | Audience::Actor) => {
+                    let n = boards.entry(b.game).or_default();
+                    *n += 1;
+                    *n
+                }
+                _ => 1,
+            };
+            let chunk = self.render(r, nth).await;
             match route {
                 Route::Here => out.push_str(&chunk),
                 Route::HereAndTo(others) => {
@@ -356,12 +368,15 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
 
     /// One reply as console text: the line (labelled when private), the board as text, and
     /// the picture file. A private picture is written under its player's name only.
-    async fn render(&self, r: &Reply) -> String {
+    async fn render(&self, r: &Reply, nth: usize) -> String {
         let mut out = String::new();
         let text = r.render_text(|p| shown(&p.user));
         match &r.audience {
             Audience::Private(p) => out.push_str(&format!("[to {} only] {text}\n", shown(&p.user))),
             _ => out.push_str(&format!("{text}\n")),
+        }
+        if let Some(g) = &r.graph {
+            out.push_str(&self.write_graph(g).await);
         }
         let Some(b) = &r.board else {
             return out;
@@ -378,6 +393,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                     Audience::Private(p) => {
                         format!("game-{}-{}.png", b.game, mailbox::file_name(&p.user))
                     }
+                    _ if nth > 1 => format!("game-{}-{nth}.png", b.game),
                     _ => format!("game-{}.png", b.game),
                 };
                 let path = self.boards_dir.join(name);
@@ -393,6 +409,37 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             Err(e) => out.push_str(&format!("(no board picture: {e})\n")),
         }
         out
+    }
+
+    /// Writes an analysis's evaluation graph as `game-N-analysis.png` and `.svg` (a graph is
+    /// public: it is only made after the game).
+    async fn write_graph(&self, g: &bot_core::reply::GraphPicture) -> String {
+        let png = match bot_core::picture::graph_png(
+            g,
+            &self.renderer,
+            &self.theme,
+            bot_core::picture::GRAPH_WIDTH,
+        ) {
+            Ok(png) => png,
+            Err(e) => return format!("(no graph picture: {e})\n"),
+        };
+        let svg = bot_core::picture::graph_svg(g, &self.theme);
+        let path = self
+            .boards_dir
+            .join(format!("game-{}-analysis.png", g.game));
+        let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()
+            && tokio::fs::write(&path, png).await.is_ok()
+            && tokio::fs::write(path.with_extension("svg"), svg)
+                .await
+                .is_ok();
+        if written {
+            format!("(evaluation graph: {})\n", path.display())
+        } else {
+            format!(
+                "(could not write the graph under {})\n",
+                self.boards_dir.display()
+            )
+        }
     }
 
     /// What other consoles left for this player since he last looked (named mode only).
@@ -705,6 +752,68 @@ mod tests {
         assert!(out.contains("green (Green) resigns and is out"), "{out}");
         assert!(out.contains("Out: Green."), "{out}");
         assert!(dir.path().join("boards/game-1.png").exists());
+    }
+
+    /// `analyse` after a game at the console: the progress line at once, then (as
+    /// announcements) the graph written as PNG and SVG, and each mistake's board in a file of
+    /// its own.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn analysing_a_finished_game_at_the_console() {
+        let dir = tempfile::tempdir().unwrap();
+        let service = GameService::new(
+            MemoryStore::new(),
+            SystemClock,
+            Arc::new(rules::Catalog::builtin()),
+        )
+        .with_analysis(bot_core::analysis::AnalysisConfig {
+            nodes: 3_000,
+            threads: 1,
+            nice: 0,
+        })
+        .unwrap();
+        let service = Arc::new(service);
+        service.start_analyst();
+        let mut announcements =
+            bot_core::outbox::Announcements::new(service.clone(), &[Platform::Console]);
+        let c = Console::new(service, None, dir.path(), render::Theme::light(), 320);
+        let out = c.line("analyse").await;
+        assert!(
+            out.contains("There is no finished game here to analyse."),
+            "{out}"
+        );
+        c.line("play chess").await;
+        for m in ["f3", "e5", "g4"] {
+            c.line(m).await;
+        }
+        let out = c.line("analyse #1").await;
+        assert!(out.contains("Game 1 is still being played"), "{out}");
+        assert!(c.line("Qh4").await.contains("Checkmate"));
+        let out = c.line("analyse").await;
+        assert!(
+            out.contains("Analysing game 1 at 3,000 nodes a position: ["),
+            "{out}"
+        );
+        let mut printed = String::new();
+        while !printed.contains("(evaluation graph:") || !printed.contains("g4??") {
+            let a = tokio::time::timeout(Duration::from_secs(60), announcements.next())
+                .await
+                .expect("the analysis ends within a minute")
+                .unwrap();
+            printed.push_str(&c.announcement(&a).await);
+        }
+        assert!(
+            printed.contains("Game 1 analysed: 5 positions"),
+            "{printed}"
+        );
+        assert!(printed.contains("accuracy white (White) "), "{printed}");
+        let boards = dir.path().join("boards");
+        assert!(boards.join("game-1-analysis.png").exists());
+        let svg = std::fs::read_to_string(boards.join("game-1-analysis.svg")).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("white vs black"),
+            "{svg}"
+        );
+        assert!(printed.contains("(board picture:"), "{printed}");
     }
 
     #[tokio::test]

@@ -145,15 +145,19 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     let matrix = config.matrix_adapter(size)?;
     let discord = config.discord_adapter(&settings);
     let console = matrix.is_none() && discord.is_none();
-    let service = Arc::new(
-        GameService::new(store.clone(), SystemClock, catalog.clone())
-            .with_reminders(settings.reminders.clone())
-            .with_instance(instance_name(
-                &settings.instance,
-                console.then_some(args.as_player.as_deref()).flatten(),
-            ))
-            .with_bot(bot)?,
-    );
+    let mut service = GameService::new(store.clone(), SystemClock, catalog.clone())
+        .with_reminders(settings.reminders.clone())
+        .with_instance(instance_name(
+            &settings.instance,
+            console.then_some(args.as_player.as_deref()).flatten(),
+        ))
+        .with_bot(bot)?;
+    // Post-game analyses (`analyse`): their own thread, at the searches' priority.
+    if let Some(analysis) = config.analysis.settings(settings.engine_nice)? {
+        service = service.with_analysis(analysis)?;
+    }
+    let service = Arc::new(service);
+    service.start_analyst();
     // What this process had claimed when it last stopped (killed between a move's commit
     // and its announcement's send): sent again now, before any new command.
     service

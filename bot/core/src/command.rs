@@ -9,7 +9,7 @@
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
 //! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
 //! piece VARIANT PIECE   help [COMMAND]
-//! profile [@user]   leaderboard VARIANT
+//! profile [@user]   leaderboard VARIANT   analyse [#GAME]
 //! setup [#GAME] NUMBER|RNBQKBNR|random   ask [#GAME]        (Through the Looking-Glass)
 //! ```
 
@@ -117,6 +117,8 @@ pub enum Command {
     History(Option<GameId>),
     /// The game as PGN-like text.
     Export(Option<GameId>),
+    /// A finished game's analysis: evaluation graph, biggest mistakes, accuracy.
+    Analyse(Option<GameId>),
     /// List the variants.
     Variants,
     /// Explain a variant's rules.
@@ -210,6 +212,7 @@ impl std::fmt::Debug for Command {
             Command::Games => f.write_str("Games"),
             Command::History(g) => f.debug_tuple("History").field(g).finish(),
             Command::Export(g) => f.debug_tuple("Export").field(g).finish(),
+            Command::Analyse(g) => f.debug_tuple("Analyse").field(g).finish(),
             Command::Variants => f.write_str("Variants"),
             Command::Rules(v) => f.debug_tuple("Rules").field(v).finish(),
             Command::Piece { variant, piece } => f
@@ -245,6 +248,7 @@ impl Command {
             Command::Games => "games",
             Command::History(_) => "history",
             Command::Export(_) => "export",
+            Command::Analyse(_) => "analyse",
             Command::Variants => "variants",
             Command::Rules(_) => "rules",
             Command::Piece { .. } => "piece",
@@ -324,6 +328,7 @@ const NAMES: &[&str] = &[
     "games",
     "history",
     "export",
+    "analyse",
     "variants",
     "rules",
     "piece",
@@ -360,6 +365,9 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "games" => "games — list the games here and yours",
         "history" => "history [#GAME] — the moves so far",
         "export" => "export [#GAME] — the game as PGN-like text",
+        "analyse" => {
+            "analyse [#GAME] — after a game: the engine looks at every position and shows an evaluation graph, each player's three biggest mistakes with the better move, and an accuracy per player (`analyze` works too)"
+        }
         "variants" => "variants — list the games fairybot plays",
         "rules" => "rules VARIANT — how a variant is played",
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
@@ -718,6 +726,11 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let g = take_game(&mut args);
             no_more(&args, "export")?;
             Command::Export(g)
+        }
+        "analyse" | "analyze" | "analysis" => {
+            let g = take_game(&mut args);
+            no_more(&args, "analyse")?;
+            Command::Analyse(g)
         }
         "variants" => Command::Variants,
         "rules" => match args.as_slice() {

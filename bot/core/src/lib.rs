@@ -2,6 +2,7 @@
 //! audiences, and the store port. It knows nothing of Discord, Matrix or SQL: adapters turn
 //! platform events into `(Actor, Place, Command)` and deliver the [`reply::Reply`]s.
 
+pub mod analysis;
 pub mod book;
 pub mod chance;
 pub mod clocks;

@@ -10,7 +10,7 @@ use rules::{Catalog, Cell, Position, Variant};
 
 use crate::{
     engine::EngineKind,
-    reply::{BoardPicture, MovedCells},
+    reply::{BoardPicture, GraphPicture, MovedCells},
 };
 
 /// Why a picture could not be made.
@@ -491,6 +491,80 @@ impl Painter {
                 &painter.renderer,
                 &painter.theme,
                 painter.size,
+            )
+        })
+        .await;
+        made?
+    }
+}
+
+/// The width of an evaluation graph's PNG, in pixels: about a phone screen's width twice.
+pub const GRAPH_WIDTH: u32 = 1000;
+
+/// The renderer's graph of a reply's [`GraphPicture`]: each seat's army colour for its
+/// caption and marks.
+pub fn eval_graph(graph: &GraphPicture) -> render::EvalGraph {
+    let seat_army = |seat: u8| army_of(rules::Side(seat), graph.captions.len().max(2) as u8);
+    render::EvalGraph {
+        title: graph.title.clone(),
+        chances: graph
+            .chances
+            .iter()
+            .map(|c| f32::from(*c) / 1000.0)
+            .collect(),
+        players: graph
+            .captions
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), seat_army(i as u8)))
+            .collect(),
+        marks: graph
+            .marks
+            .iter()
+            .map(|m| render::GraphMark {
+                position: m.position as usize,
+                army: seat_army(m.seat),
+                kind: match m.severity {
+                    crate::analysis::Severity::Inaccuracy => render::MarkKind::Inaccuracy,
+                    crate::analysis::Severity::Mistake => render::MarkKind::Mistake,
+                    crate::analysis::Severity::Blunder => render::MarkKind::Blunder,
+                },
+            })
+            .collect(),
+    }
+}
+
+/// A reply's evaluation graph as SVG text (for a web page: crisp at any zoom).
+pub fn graph_svg(graph: &GraphPicture, theme: &render::Theme) -> String {
+    render::graph_svg(&eval_graph(graph), theme)
+}
+
+/// A reply's evaluation graph as a PNG `width` pixels wide.
+///
+/// # Errors
+/// When the renderer fails.
+pub fn graph_png(
+    graph: &GraphPicture,
+    renderer: &render::Renderer,
+    theme: &render::Theme,
+    width: u32,
+) -> Result<Vec<u8>, PictureError> {
+    Ok(renderer.graph_png(&eval_graph(graph), theme, width)?)
+}
+
+impl Painter {
+    /// Renders a reply's evaluation graph to PNG on tokio's blocking threads.
+    ///
+    /// # Errors
+    /// As [`graph_png`], or [`PictureError::Task`].
+    pub async fn graph_png(&self, graph: &GraphPicture) -> Result<Vec<u8>, PictureError> {
+        let (painter, graph) = (self.clone(), graph.clone());
+        let made = tokio::task::spawn_blocking(move || {
+            graph_png(
+                &graph,
+                &painter.renderer,
+                &painter.theme,
+                GRAPH_WIDTH.min(painter.size.max(400) * 2),
             )
         })
         .await;

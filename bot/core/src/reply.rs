@@ -53,6 +53,34 @@ pub struct MovedCells {
     pub to: String,
 }
 
+/// A move marked on an evaluation graph.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GraphMark {
+    /// The position the move led to (index into [`GraphPicture::chances`]).
+    pub position: u32,
+    /// The seat that made it.
+    pub seat: u8,
+    /// How bad it was.
+    pub severity: crate::analysis::Severity,
+}
+
+/// An analysed game's evaluation graph for the adapters to render
+/// ([`crate::picture::graph_png`], or [`crate::picture::graph_svg`] for a web page).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GraphPicture {
+    /// The game.
+    pub game: GameId,
+    /// The line above the graph.
+    pub title: String,
+    /// The first seat's winning chances in each position, the start first, in tenths of a
+    /// percent (0 to 1000: whole numbers keep replies comparable and their text short).
+    pub chances: Vec<u16>,
+    /// Each seat's legend caption (name, side, accuracy), in seat order.
+    pub captions: Vec<String>,
+    /// The moves to mark.
+    pub marks: Vec<GraphMark>,
+}
+
 /// Buttons a platform with components may show (Discord); others show the text alternative.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Action {
@@ -85,6 +113,16 @@ pub struct Reply {
     /// HTML table, Discord as an embed, plain renderings as aligned columns
     /// ([`Reply::render_text`] includes it).
     pub table: Option<Table>,
+    /// An evaluation graph to attach (a post-game analysis), drawn by the adapters like a
+    /// board ([`crate::picture::graph_png`]).
+    #[serde(default)]
+    pub graph: Option<GraphPicture>,
+    /// The outbox key of an earlier reply this one replaces (an analysis's progress line):
+    /// an adapter that can edit the message it sent for that key edits it (Discord: the
+    /// message; Matrix: an `m.replace` edit); one that cannot, or no longer knows the
+    /// message (a restart), sends this reply as a new message, so nothing is lost.
+    #[serde(default)]
+    pub replaces: Option<crate::outbox::Key>,
     /// Its entry in the store's outbox once posted ([`crate::outbox`]): the adapter that
     /// delivers the reply reports it delivered, or to be tried again, by this key. `None`: not
     /// posted (a reply being built, or one the store could not take), nothing to report.
@@ -157,6 +195,8 @@ impl Reply {
             actions: Vec::new(),
             place: None,
             table: None,
+            graph: None,
+            replaces: None,
             key: None,
         }
     }
@@ -219,6 +259,18 @@ impl Reply {
     /// Shows a table under the text.
     pub fn with_table(mut self, table: Table) -> Reply {
         self.table = Some(table);
+        self
+    }
+
+    /// Attaches an evaluation graph.
+    pub fn with_graph(mut self, graph: GraphPicture) -> Reply {
+        self.graph = Some(graph);
+        self
+    }
+
+    /// Makes this reply the new content of the one posted under `key`.
+    pub fn replacing(mut self, key: crate::outbox::Key) -> Reply {
+        self.replaces = Some(key);
         self
     }
 

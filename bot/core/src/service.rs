@@ -9,6 +9,7 @@ use tracing::Instrument;
 
 use rules::{Catalog, Outcome, Position, Side, Variant, glass::Glass, notation};
 
+mod analyse;
 mod bot;
 mod challenges;
 pub(crate) mod chess960;
@@ -153,6 +154,8 @@ pub struct GameService<S, C = SystemClock> {
     reminders: crate::clocks::ReminderPolicy,
     /// The bot as a player (its search threads), when it plays; see `service/bot.rs`.
     bot: Option<bot::Bot>,
+    /// Post-game analyses (their threads), when they are on; see `service/analyse.rs`.
+    analyst: Option<analyse::Analyst>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -179,6 +182,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
             reminders: crate::clocks::ReminderPolicy::default(),
             bot: None,
+            analyst: None,
         }
     }
 
@@ -607,6 +611,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     Ok(vec![Reply::actor(text)])
                 }
             },
+            Command::Analyse(game) => self.analyse(actor, place, game).await,
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
             Command::Rules(v) => Ok(vec![Reply::actor(match self.game_kind(&v)? {
                 GameKind::Glass(rules) => glass::rules_text(rules),

@@ -70,6 +70,7 @@ fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
         games(),
         history(),
         export(),
+        analyse(),
         variants(),
         rules(),
         profile(),
@@ -664,6 +665,15 @@ pub async fn history(
     #[description = "The game number"] game: Option<i64>,
 ) -> Result<(), Error> {
     run(ctx, Command::History(self::game(game))).await
+}
+
+/// After a game: the engine's evaluation graph, mistakes and accuracy
+#[poise::command(slash_command)]
+pub async fn analyse(
+    ctx: Ctx<'_>,
+    #[description = "The game number (default: the last finished game here)"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Analyse(self::game(game))).await
 }
 
 /// Export a game as text

@@ -286,11 +286,14 @@ async fn picture(bot: &Bot, reply: &Reply) -> Option<Vec<u8>> {
         theme: bot.theme.clone(),
         size: bot.board_size,
     };
-    painter
-        .png(reply.board.as_ref()?)
-        .await
-        .map_err(|e| tracing::warn!("{e}"))
-        .ok()
+    let drawn = match (&reply.board, &reply.graph) {
+        (Some(board), _) => painter.png(board).await,
+        // An analysis's evaluation graph (Discord cannot edit an earlier message through
+        // the outbox's sender here: a reply that replaces one is sent as a new message).
+        (None, Some(graph)) => painter.graph_png(graph).await,
+        (None, None) => return None,
+    };
+    drawn.map_err(|e| tracing::warn!("{e}")).ok()
 }
 
 /// A reply as a message: its text with mentions, its picture and buttons.
@@ -407,7 +410,10 @@ pub(crate) async fn deliver(
     target: &mut Target<'_>,
     replies: Vec<Reply>,
 ) -> Result<(), Error> {
-    if replies.iter().any(|r| r.board.is_some()) {
+    if replies
+        .iter()
+        .any(|r| r.board.is_some() || r.graph.is_some())
+    {
         // Drawing may take a while on big boards: acknowledge within Discord's 3 seconds.
         let first_private = !matches!(replies.first().map(|r| &r.audience), Some(Audience::Room));
         if let Err(e) = target.defer(first_private).await {

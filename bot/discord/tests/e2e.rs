@@ -329,6 +329,7 @@ async fn registration_payload() {
         [
             "abort",
             "accept",
+            "analyse",
             "ask",
             "board",
             "cancel",
@@ -995,7 +996,7 @@ async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
     let fake = &bot.fake;
     let global = fake.registered_commands();
-    assert_eq!(global.len(), 24);
+    assert_eq!(global.len(), 25);
     assert!(fake.guild_commands(ids::GUILD).is_empty());
     for c in &global {
         assert_eq!(
@@ -1027,7 +1028,7 @@ async fn global_registration() {
 async fn guild_registration_still_offers_dm_play() {
     let bot = start().await;
     let fake = &bot.fake;
-    assert_eq!(fake.guild_commands(ids::GUILD).len(), 24);
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 25);
     let global = fake.registered_commands();
     let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
     names.sort_unstable();
@@ -1035,6 +1036,7 @@ async fn guild_registration_still_offers_dm_play() {
         names,
         [
             "abort",
+            "analyse",
             "ask",
             "board",
             "draw",
@@ -1997,4 +1999,108 @@ async fn playing_the_bot_by_play_and_by_challenging_its_user() {
         fake.unhandled_requests()
     );
     announcing.abort();
+}
+
+/// Issue 29 item 3: `/analyse` after a game answers at once with the progress line; the
+/// analysis (on its own thread) then posts, through the outbox's sender, the line "analysed",
+/// the evaluation graph as a picture with each player's accuracy, and White's blunder with
+/// the better move on a board. Before the end it is refused, privately.
+#[tokio::test]
+async fn analysing_a_finished_game_posts_graph_and_mistakes() {
+    let fake = FakeDiscord::start().await;
+    let catalog = Arc::new(Catalog::builtin());
+    let service = Arc::new(
+        GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
+            .with_analysis(bot_core::analysis::AnalysisConfig {
+                nodes: 3_000,
+                threads: 1,
+                nice: 0,
+            })
+            .unwrap(),
+    );
+    service.start_analyst();
+    let bot = Bot::new(
+        Arc::new(WithDm(service)),
+        catalog,
+        Arc::new(render::Renderer::new()),
+        320,
+    )
+    .with_defer_after(Duration::from_millis(1000))
+    .with_retry(QUICK);
+    let announcer = bot.clone();
+    let mut client =
+        bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
+            .await
+            .expect("client builds");
+    let _announcing = tokio::spawn(bot_discord::deliver_announcements(
+        announcer,
+        client.http.clone(),
+    ));
+    let task = tokio::spawn(async move {
+        if let Err(e) = client.start().await {
+            eprintln!("client stopped: {e}");
+        }
+    });
+    fake.wait_guild_commands(ids::GUILD).await.unwrap();
+    let running = Running { fake, task };
+    let fake = &running.fake;
+    start_game(fake).await;
+    play(fake, ids::ALICE, "f3").await;
+    let ix = fake.slash("analyse").by(ids::ALICE).send();
+    let refused = message(fake, &ix).await;
+    assert!(refused.is_ephemeral(), "{}", refused.content);
+    assert!(
+        refused.content.contains("still being played"),
+        "{}",
+        refused.content
+    );
+    play(fake, ids::BOB, "e7e5").await;
+    play(fake, ids::ALICE, "g4").await;
+    let mate = play(fake, ids::BOB, "Qh4#").await;
+    assert!(mate.content.contains("Checkmate"), "{}", mate.content);
+
+    let ix = fake.slash("analyse").integer("game", 1).by(ids::BOB).send();
+    let progress = message(fake, &ix).await;
+    assert!(!progress.is_ephemeral());
+    assert!(
+        progress
+            .content
+            .contains("Analysing game 1 at 3,000 nodes a position"),
+        "{}",
+        progress.content
+    );
+    let graph = fake
+        .wait_until("the graph", Duration::from_secs(60), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.content.contains("Analysis of game 1: accuracy"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        graph.channel_id, progress.channel_id,
+        "in the game's channel"
+    );
+    assert!(graph.attachment("board.png").unwrap().is_png());
+    let blunder = fake
+        .wait_until("the blunder", Duration::from_secs(30), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.content.contains("g4??"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(
+        blunder.content.contains("Better was"),
+        "{}",
+        blunder.content
+    );
+    assert!(blunder.attachment("board.png").unwrap().is_png());
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
 }

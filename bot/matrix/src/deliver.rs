@@ -543,24 +543,43 @@ impl MatrixBot {
         {
             message.mentions.push(p.user.clone());
         }
+        // A text that replaces an earlier message of this run: an edit of it.
+        if let (Some(replaced), None, None, "") =
+            (&reply.replaces, &reply.board, &reply.graph, suffix)
+            && let Some(original) = self.sent_event(replaced)
+        {
+            send_edit(room, &message, &original, transaction_id(key, suffix)).await?;
+            return Ok(());
+        }
         let drawing = std::time::Instant::now();
-        let picture = match &reply.board {
-            Some(b) => match self.draw(b).await {
+        let picture = match (&reply.board, &reply.graph) {
+            (Some(b), _) => match self.draw(b).await {
                 Ok(picture) => Some((b.game, picture)),
                 Err(e) => {
                     tracing::warn!("{e}");
                     None
                 }
             },
-            None => None,
+            (None, Some(g)) => match self.draw_graph(g).await {
+                Ok(picture) => Some((g.game, picture)),
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    None
+                }
+            },
+            (None, None) => None,
         };
         let drawn = drawing.elapsed();
         let Some((game, picture)) = picture else {
-            return send_text(room, anchor, &message, transaction_id(key, suffix)).await;
+            let event = send_text(room, anchor, &message, transaction_id(key, suffix)).await?;
+            self.remember_sent(key, suffix, event);
+            return Ok(());
         };
         let sending = std::time::Instant::now();
-        self.send_image(room, anchor, &message, picture, transaction_id(key, suffix))
+        let event = self
+            .send_image(room, anchor, &message, picture, transaction_id(key, suffix))
             .await?;
+        self.remember_sent(key, suffix, event);
         tracing::debug!(
             "board of game {game}: drawn in {:.1} ms, uploaded and sent in {:.1} ms",
             drawn.as_secs_f64() * 1e3,
@@ -611,7 +630,7 @@ impl MatrixBot {
         message: &Message,
         picture: Picture,
         txn: OwnedTransactionId,
-    ) -> Result<(), SendError> {
+    ) -> Result<OwnedEventId, SendError> {
         let Picture {
             png,
             caption,
@@ -659,12 +678,83 @@ impl MatrixBot {
         content.relates_to = anchor.relation();
         // Only the send carries the transaction id: an upload repeated after a crash is one
         // more file nobody links to.
-        room.send(content)
+        let sent = room
+            .send(content)
             .with_transaction_id(txn)
             .with_request_config(send_config())
             .await?;
-        Ok(())
+        Ok(sent.response.event_id)
     }
+
+    /// The event an outbox entry was sent as in this run, if any.
+    fn sent_event(&self, key: &bot_core::outbox::Key) -> Option<OwnedEventId> {
+        self.sent_events.lock().ok()?.get(key).cloned()
+    }
+
+    /// Remembers the event an entry was sent as (its main message, not the extra ones sent
+    /// with a suffix); the map is cleared past a bound, as only recent messages get edits.
+    fn remember_sent(
+        &self,
+        key: Option<&bot_core::outbox::Key>,
+        suffix: &str,
+        event: OwnedEventId,
+    ) {
+        const KEEP: usize = 10_000;
+        if let (Some(key), "") = (key, suffix)
+            && let Ok(mut sent) = self.sent_events.lock()
+        {
+            if sent.len() >= KEEP {
+                sent.clear();
+            }
+            sent.insert(key.clone(), event);
+        }
+    }
+
+    /// Draws an analysis's evaluation graph on tokio's blocking threads, with a text
+    /// alternative as caption.
+    async fn draw_graph(&self, graph: &bot_core::reply::GraphPicture) -> Result<Picture, String> {
+        let painter = self.pictures.clone();
+        let graph = graph.clone();
+        let caption = render::graph_alt_text(&bot_core::picture::eval_graph(&graph));
+        let png = painter
+            .graph_png(&graph)
+            .await
+            .map_err(|e| format!("graph of game {} failed: {e}", graph.game))?;
+        Ok(Picture {
+            png,
+            caption,
+            filename: format!("fairybot-game-{}-analysis.png", graph.game),
+        })
+    }
+}
+
+/// Sends `message` as an `m.replace` edit of `original` (the Matrix way to change a message
+/// in place: clients show the new content where the old was, marked as edited).
+async fn send_edit(
+    room: &Room,
+    message: &Message,
+    original: &EventId,
+    txn: OwnedTransactionId,
+) -> Result<(), SendError> {
+    let new_content = serde_json::json!({
+        "msgtype": "m.notice",
+        "body": message.plain,
+        "format": "org.matrix.custom.html",
+        "formatted_body": message.html,
+    });
+    let value = serde_json::json!({
+        "msgtype": "m.notice",
+        "body": format!("* {}", message.plain),
+        "format": "org.matrix.custom.html",
+        "formatted_body": format!("* {}", message.html),
+        "m.new_content": new_content,
+        "m.relates_to": { "rel_type": "m.replace", "event_id": original.as_str() },
+    });
+    room.send_raw("m.room.message", value)
+        .with_transaction_id(&txn)
+        .with_request_config(send_config())
+        .await?;
+    Ok(())
 }
 
 /// A board drawn for a message.
@@ -737,7 +827,7 @@ async fn send_text(
     anchor: &Anchor,
     message: &Message,
     txn: OwnedTransactionId,
-) -> Result<(), SendError> {
+) -> Result<OwnedEventId, SendError> {
     let mut content = RoomMessageEventContent::notice_html(&message.plain, &message.html);
     content.mentions = Some(mentions(message));
     content.relates_to = anchor.relation();
@@ -752,9 +842,10 @@ async fn send_text(
             .collect();
         object.insert(REACTIONS_KEY.into(), serde_json::Value::Object(map));
     }
-    room.send_raw("m.room.message", value)
+    let sent = room
+        .send_raw("m.room.message", value)
         .with_transaction_id(&txn)
         .with_request_config(send_config())
         .await?;
-    Ok(())
+    Ok(sent.response.event_id)
 }

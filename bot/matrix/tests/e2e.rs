@@ -1326,3 +1326,57 @@ async fn a_player_plays_the_bot_and_its_moves_arrive_in_the_room() {
     );
     running.stop().await;
 }
+
+/// Issue 29 item 3: `!fb analyse` after a game answers with a progress line, which is then
+/// edited in place (`m.replace`) into "analysed"; the graph follows as an image, then White's
+/// blunder with the better move on a board.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_analysis_edits_its_progress_line_and_posts_the_graph() {
+    let Some(hs) = homeserver() else { return };
+    let (_setup, running, table) = started_game(&hs, "chess").await;
+    let bot = running.id();
+    let Table {
+        mut alice,
+        mut bob,
+        room,
+    } = table;
+    for (i, mv) in ["f3", "e5", "g4", "Qh4#"].into_iter().enumerate() {
+        let player = if i % 2 == 0 { &mut alice } else { &mut bob };
+        let (cmd, _) = player.say(&room, &format!("!fb {mv}")).await;
+        player.reply_to(&bot, &cmd).await;
+    }
+    let (cmd, _) = alice.say(&room, "!fb analyse").await;
+    let line = alice.reply_to(&bot, &cmd).await;
+    assert!(
+        line.body().contains("Analysing game 1 at 3,000 nodes"),
+        "{}",
+        line.body()
+    );
+    let original = line.id().to_string();
+    let edit = alice
+        .expect("the progress line edited into its end", |s| {
+            let c = s.content();
+            s.sender() == bot
+                && c["m.relates_to"]["rel_type"] == "m.replace"
+                && c["m.relates_to"]["event_id"] == original.as_str()
+                && c["m.new_content"]["body"]
+                    .as_str()
+                    .is_some_and(|b| b.starts_with("Game 1 analysed"))
+        })
+        .await;
+    assert_eq!(edit.room, room);
+    let graph = alice
+        .expect("the graph", |s| {
+            s.sender() == bot && s.msgtype() == "m.image" && s.body().contains("Analysis of game 1")
+        })
+        .await;
+    alice.check_image(&graph).await;
+    let blunder = alice
+        .expect("the blunder", |s| {
+            s.sender() == bot && s.body().contains("g4??")
+        })
+        .await;
+    assert_eq!(blunder.msgtype(), "m.image", "on a board");
+    assert!(blunder.body().contains("Better was"), "{}", blunder.body());
+    running.stop().await;
+}

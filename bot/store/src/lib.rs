@@ -14,6 +14,7 @@
 //! PostgreSQL the server's own settings govern
 //! (`synchronous_commit=on` by default gives the same guarantee).
 
+mod analyses;
 mod backup;
 mod codec;
 #[macro_use]

@@ -9,6 +9,7 @@
 mod variants;
 
 use bot_core::{
+    analysis::{AnalysisRecord, AnalysisStart, GameAnalysis},
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, GameId, GameRecord, GameStatus,
         GameUpdate, HeldMessage, NewChallenge, NewGame, Platform, PlayerId, PlayerRecord,
@@ -28,6 +29,7 @@ use sqlx::{
 use bot_core::outbox::{Backlog, Claim, Entry, Envelope, Key, Settled};
 
 use crate::{
+    analyses,
     codec::{self, backend, get},
     durable::WriteTurn,
     open::{Backend, SqlStore},
@@ -1281,6 +1283,64 @@ impl GameStore for SqlStore {
     async fn rating_changes(&self, game: GameId) -> Result<Vec<RatingChange>> {
         let mut conn = self.pool.acquire().await.map_err(backend)?;
         ratings::rating_changes(&mut conn, game).await
+    }
+
+    async fn analysis(&self, game: GameId) -> Result<Option<AnalysisRecord>> {
+        let row = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {} FROM analyses WHERE game_id = $1",
+            analyses::COLUMNS
+        )))
+        .bind(game.0)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(backend)?;
+        row.as_ref().map(analyses::decode).transpose()
+    }
+
+    async fn begin_analysis(&self, start: &AnalysisStart, stale_before_ms: i64) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
+        let outcome = async {
+            let exists: Option<i64> = sqlx::query_scalar("SELECT id FROM games WHERE id = $1")
+                .bind(start.game.0)
+                .fetch_optional(&mut *tx.tx)
+                .await
+                .map_err(backend)?;
+            if exists.is_none() {
+                return Err(StoreError::NotFound(Missing::Game(start.game)));
+            }
+            analyses::begin(&mut tx, start, stale_before_ms).await
+        }
+        .await;
+        tx.finish(outcome).await
+    }
+
+    async fn analysis_progress(
+        &self,
+        game: GameId,
+        owner: &str,
+        done: u32,
+        now_ms: i64,
+    ) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
+        let outcome = analyses::progress(&mut tx, game, owner, done, now_ms).await;
+        tx.finish(outcome).await
+    }
+
+    async fn finish_analysis(
+        &self,
+        analysis: &GameAnalysis,
+        owner: &str,
+        now_ms: i64,
+    ) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
+        let outcome = analyses::finish(&mut tx, analysis, owner, now_ms).await;
+        tx.finish(outcome).await
+    }
+
+    async fn abandon_analysis(&self, game: GameId, owner: &str) -> Result<bool> {
+        let mut tx = self.begin_write().await?;
+        let outcome = analyses::abandon(&mut tx, game, owner).await;
+        tx.finish(outcome).await
     }
 
     async fn due_games(&self, now_ms: i64, limit: u32) -> Result<Vec<GameId>> {

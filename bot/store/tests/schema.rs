@@ -57,6 +57,7 @@ async fn sqlite_schema_has_the_expected_tables() {
     assert_eq!(
         tables,
         BTreeSet::from([
+            "analyses",
             "challenge_invitees",
             "challenges",
             "custom_variants",
@@ -89,6 +90,8 @@ async fn sqlite_schema_has_the_expected_tables() {
     assert!(indexes.contains("outbox_by_key"));
     assert!(indexes.contains("outbox_waiting"));
     assert!(columns.contains(&("outbox".into(), "claim_until_ms".into(), "int", false)));
+    assert!(columns.contains(&("analyses".into(), "result".into(), "text", false)));
+    assert!(columns.contains(&("analyses".into(), "updated_ms".into(), "int", true)));
 }
 
 #[tokio::test]

@@ -15,6 +15,9 @@ use std::{future::Future, sync::Arc};
 use tokio::sync::Barrier;
 
 use super::{ChallengeFilter, GameFilter, GameStore, Missing, StoreError};
+use crate::analysis::{
+    AnalysisRequest, AnalysisStart, AnalysisState, GameAnalysis, Mistake, SeatReport, Severity,
+};
 use crate::model::{
     ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate, HeldMessage,
     NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId, RatingRecord, SeatSet,
@@ -74,6 +77,9 @@ checks!(
     outbox_rides_on_game_writes_and_not_on_failed_ones,
     outbox_claims_run_out_and_are_released,
     outbox_is_claimed_once_by_racing_senders,
+    analyses_start_progress_finish_and_cache,
+    stale_analyses_are_taken_over_and_only_by_one,
+    racing_analysis_starts_start_one,
 );
 
 /// Run every check, each on a fresh store from `make`.
@@ -2218,4 +2224,227 @@ pub async fn outbox_is_claimed_once_by_racing_senders<S: GameStore + Clone + 'st
     want.sort();
     assert_eq!(all, want, "every entry delivered exactly once");
     assert_eq!(store.backlog().await.unwrap().waiting, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Analyses
+
+fn analysis_start(game: GameId, plies: u32, owner: &str, now_ms: i64) -> AnalysisStart {
+    AnalysisStart {
+        game,
+        plies,
+        total: plies + 1,
+        owner: owner.into(),
+        request: AnalysisRequest {
+            place: room_a(),
+            asked_by: alice(),
+            progress: crate::outbox::Key::parse("abc.1"),
+        },
+        now_ms,
+    }
+}
+
+fn analysis_of(game: GameId, plies: u32) -> GameAnalysis {
+    GameAnalysis {
+        game,
+        variant: "chess".into(),
+        plies,
+        nodes: 1_000,
+        scores: (0..=plies as i32).map(|i| i * 10 - 25_000).collect(),
+        seats: vec![
+            SeatReport {
+                seat: 0,
+                moves: plies.div_ceil(2),
+                accuracy: Some(87.25),
+                mistakes: vec![Mistake {
+                    ply: 2,
+                    severity: Severity::Blunder,
+                    loss: 41.5,
+                    before: 0.5,
+                    after: 0.085,
+                    played: "g4".into(),
+                    best: Some("Nc3 \"é\"".into()),
+                    best_cells: Some(crate::reply::MovedCells {
+                        from: "b1".into(),
+                        to: "c3".into(),
+                    }),
+                    state: "rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2".into(),
+                }],
+            },
+            SeatReport {
+                seat: 1,
+                moves: plies / 2,
+                accuracy: None,
+                mistakes: Vec::new(),
+            },
+        ],
+    }
+}
+
+pub async fn analyses_start_progress_finish_and_cache<S: GameStore>(store: &S) {
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    assert_eq!(store.analysis(g.id).await.unwrap(), None);
+    expect_not_found(
+        "begin_analysis",
+        store
+            .begin_analysis(&analysis_start(GameId(g.id.0 + 99), 4, "p1", MS), 0)
+            .await,
+        Missing::Game(GameId(g.id.0 + 99)),
+    );
+    let start = analysis_start(g.id, 4, "p1", MS);
+    assert!(store.begin_analysis(&start, MS - 1).await.unwrap());
+    let a = store.analysis(g.id).await.unwrap().unwrap();
+    assert_eq!(a.state, AnalysisState::Running { done: 0, total: 5 });
+    assert_eq!((a.plies, a.owner.as_str()), (4, "p1"));
+    assert_eq!(a.request, start.request);
+    assert_eq!((a.started_ms, a.updated_ms), (MS, MS));
+    // Running and fresh: a second start is refused.
+    assert!(
+        !store
+            .begin_analysis(&analysis_start(g.id, 4, "p2", MS + 5), MS)
+            .await
+            .unwrap()
+    );
+    // Progress only by its owner.
+    assert!(
+        !store
+            .analysis_progress(g.id, "p2", 3, MS + 10)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .analysis_progress(g.id, "p1", 3, MS + 10)
+            .await
+            .unwrap()
+    );
+    let a = store.analysis(g.id).await.unwrap().unwrap();
+    assert_eq!(a.state, AnalysisState::Running { done: 3, total: 5 });
+    assert_eq!(a.updated_ms, MS + 10);
+    // Finishing: only by its owner; the result reads back exactly.
+    let done = analysis_of(g.id, 4);
+    assert!(!store.finish_analysis(&done, "p2", MS + 20).await.unwrap());
+    assert!(store.finish_analysis(&done, "p1", MS + 20).await.unwrap());
+    let a = store.analysis(g.id).await.unwrap().unwrap();
+    assert_eq!(a.state, AnalysisState::Done(Box::new(done.clone())));
+    assert_eq!(a.updated_ms, MS + 20);
+    // A finished analysis is not progressed, finished again or abandoned.
+    assert!(
+        !store
+            .analysis_progress(g.id, "p1", 4, MS + 30)
+            .await
+            .unwrap()
+    );
+    assert!(!store.finish_analysis(&done, "p1", MS + 30).await.unwrap());
+    assert!(!store.abandon_analysis(g.id, "p1").await.unwrap());
+    // The cache holds for the same moves, however old.
+    assert!(
+        !store
+            .begin_analysis(&analysis_start(g.id, 4, "p2", MS + 40), i64::MAX)
+            .await
+            .unwrap()
+    );
+    // Other moves (a record that changed): it starts afresh.
+    assert!(
+        store
+            .begin_analysis(&analysis_start(g.id, 6, "p2", MS + 50), MS)
+            .await
+            .unwrap()
+    );
+    let a = store.analysis(g.id).await.unwrap().unwrap();
+    assert_eq!(a.state, AnalysisState::Running { done: 0, total: 7 });
+    assert_eq!(a.owner, "p2");
+    // Abandoned by its owner only; then it may start again.
+    assert!(!store.abandon_analysis(g.id, "p1").await.unwrap());
+    assert!(store.abandon_analysis(g.id, "p2").await.unwrap());
+    assert_eq!(store.analysis(g.id).await.unwrap(), None);
+    assert!(
+        store
+            .begin_analysis(&analysis_start(g.id, 6, "p1", MS + 60), MS)
+            .await
+            .unwrap()
+    );
+}
+
+pub async fn stale_analyses_are_taken_over_and_only_by_one<S: GameStore>(store: &S) {
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .begin_analysis(&analysis_start(g.id, 2, "p1", MS), 0)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .analysis_progress(g.id, "p1", 1, MS + 100)
+            .await
+            .unwrap()
+    );
+    // Progress at MS + 100 is not before MS + 100: still counts.
+    assert!(
+        !store
+            .begin_analysis(&analysis_start(g.id, 2, "p2", MS + 200), MS + 100)
+            .await
+            .unwrap()
+    );
+    // Older than the cut: p2 takes it over, and p1 can no longer write to it.
+    assert!(
+        store
+            .begin_analysis(&analysis_start(g.id, 2, "p2", MS + 300), MS + 101)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.analysis(g.id).await.unwrap().unwrap().owner, "p2");
+    assert!(
+        !store
+            .analysis_progress(g.id, "p1", 2, MS + 400)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .finish_analysis(&analysis_of(g.id, 2), "p1", MS + 400)
+            .await
+            .unwrap()
+    );
+    assert!(!store.abandon_analysis(g.id, "p1").await.unwrap());
+    assert!(
+        store
+            .finish_analysis(&analysis_of(g.id, 2), "p2", MS + 500)
+            .await
+            .unwrap()
+    );
+}
+
+pub async fn racing_analysis_starts_start_one<S: GameStore + Clone + 'static>(store: &S) {
+    const RACERS: usize = 6;
+    let g = store
+        .create_game(new_game(vec![alice(), bob()], room_a(), T0))
+        .await
+        .unwrap();
+    let barrier = Arc::new(Barrier::new(RACERS));
+    let tasks: Vec<_> = (0..RACERS)
+        .map(|i| {
+            let store = store.clone();
+            let barrier = barrier.clone();
+            tokio::spawn(async move {
+                barrier.wait().await;
+                store
+                    .begin_analysis(&analysis_start(g.id, 8, &format!("p{i}"), MS), MS)
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut won = 0;
+    for t in tasks {
+        won += usize::from(t.await.unwrap());
+    }
+    assert_eq!(won, 1, "one start wins");
 }

@@ -14,6 +14,7 @@ use super::{
     to_rate, validate_held, validate_new_challenge, validate_new_game,
 };
 use crate::{
+    analysis::{AnalysisRecord, AnalysisStart, AnalysisState, GameAnalysis},
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
         GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Platform, PlayerId,
@@ -46,6 +47,8 @@ struct Inner {
     last_challenge_id: i64,
     /// The outbox, in the order posted.
     outbox: Vec<Letter>,
+    /// Analyses by game.
+    analyses: HashMap<GameId, AnalysisRecord>,
 }
 
 /// One outbox entry and its delivery state.
@@ -586,6 +589,93 @@ impl GameStore for MemoryStore {
     async fn has_held(&self, player: &PlayerId) -> Result<bool> {
         let inner = self.lock()?;
         Ok(inner.held.get(player).is_some_and(|q| !q.is_empty()))
+    }
+
+    async fn analysis(&self, game: GameId) -> Result<Option<AnalysisRecord>> {
+        Ok(self.lock()?.analyses.get(&game).cloned())
+    }
+
+    async fn begin_analysis(&self, start: &AnalysisStart, stale_before_ms: i64) -> Result<bool> {
+        let mut inner = self.lock()?;
+        if !inner.games.contains_key(&start.game.0) {
+            return Err(StoreError::NotFound(Missing::Game(start.game)));
+        }
+        if let Some(a) = inner.analyses.get(&start.game) {
+            let counts = match &a.state {
+                AnalysisState::Running { .. } => a.updated_ms >= stale_before_ms,
+                AnalysisState::Done(_) => a.plies == start.plies,
+            };
+            if counts {
+                return Ok(false);
+            }
+        }
+        inner.analyses.insert(
+            start.game,
+            AnalysisRecord {
+                game: start.game,
+                plies: start.plies,
+                owner: start.owner.clone(),
+                request: start.request.clone(),
+                state: AnalysisState::Running {
+                    done: 0,
+                    total: start.total,
+                },
+                started_ms: start.now_ms,
+                updated_ms: start.now_ms,
+            },
+        );
+        Ok(true)
+    }
+
+    async fn analysis_progress(
+        &self,
+        game: GameId,
+        owner: &str,
+        done: u32,
+        now_ms: i64,
+    ) -> Result<bool> {
+        let mut inner = self.lock()?;
+        match inner.analyses.get_mut(&game) {
+            Some(a) if a.owner == owner => match &mut a.state {
+                AnalysisState::Running { done: d, .. } => {
+                    *d = done;
+                    a.updated_ms = now_ms;
+                    Ok(true)
+                }
+                AnalysisState::Done(_) => Ok(false),
+            },
+            _ => Ok(false),
+        }
+    }
+
+    async fn finish_analysis(
+        &self,
+        analysis: &GameAnalysis,
+        owner: &str,
+        now_ms: i64,
+    ) -> Result<bool> {
+        let mut inner = self.lock()?;
+        match inner.analyses.get_mut(&analysis.game) {
+            Some(a) if a.owner == owner && matches!(a.state, AnalysisState::Running { .. }) => {
+                a.plies = analysis.plies;
+                a.state = AnalysisState::Done(Box::new(analysis.clone()));
+                a.updated_ms = now_ms;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    async fn abandon_analysis(&self, game: GameId, owner: &str) -> Result<bool> {
+        let mut inner = self.lock()?;
+        let running = inner
+            .analyses
+            .get(&game)
+            .is_some_and(|a| a.owner == owner && matches!(a.state, AnalysisState::Running { .. }));
+        if running {
+            inner.analyses.remove(&game);
+        }
+        Ok(running)
     }
 
     async fn post(&self, envelopes: &[Envelope], claim: Option<&Claim>, now_ms: i64) -> Result<()> {

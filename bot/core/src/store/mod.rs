@@ -25,6 +25,7 @@
 use std::future::Future;
 
 use crate::{
+    analysis::{AnalysisRecord, AnalysisStart, GameAnalysis},
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, GameId, GameRecord,
         GameResult, GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Place, Platform,
@@ -432,6 +433,52 @@ pub trait GameStore: Send + Sync {
         &self,
         game: GameId,
     ) -> impl Future<Output = Result<Vec<RatingChange>>> + Send;
+
+    /// The analysis of `game` ([`crate::analysis`]): queued or running, or finished (the
+    /// cache); `None` if none was started.
+    fn analysis(&self, game: GameId)
+    -> impl Future<Output = Result<Option<AnalysisRecord>>> + Send;
+
+    /// Records an analysis as started (0 of `start.total` positions), unless the game has one
+    /// that still counts: a running one whose last progress is at or after
+    /// `stale_before_ms`, or a finished one of the same `plies`. Returns whether it was
+    /// recorded. Atomic: of two processes starting one game's analysis at once, one gets
+    /// `true`. [`StoreError::NotFound`] for an unknown game.
+    fn begin_analysis(
+        &self,
+        start: &AnalysisStart,
+        stale_before_ms: i64,
+    ) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Records that `owner`'s running analysis of `game` has searched `done` positions.
+    /// `false` (nothing written) if the game has no running analysis of `owner`'s (another
+    /// process took a stale one over).
+    fn analysis_progress(
+        &self,
+        game: GameId,
+        owner: &str,
+        done: u32,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Stores `owner`'s finished analysis in place of the running one: the game's cached
+    /// analysis from now on. `false` (nothing written) as for
+    /// [`GameStore::analysis_progress`].
+    fn finish_analysis(
+        &self,
+        analysis: &GameAnalysis,
+        owner: &str,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool>> + Send;
+
+    /// Forgets `owner`'s running analysis of `game` (it failed or was stopped), so that it
+    /// may be asked for again at once. A finished analysis is kept. Returns whether one was
+    /// forgotten.
+    fn abandon_analysis(
+        &self,
+        game: GameId,
+        owner: &str,
+    ) -> impl Future<Output = Result<bool>> + Send;
 }
 
 /// What a store rates when a write leaves `game` (as it is after the write) in this status.

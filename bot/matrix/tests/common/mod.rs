@@ -616,12 +616,20 @@ pub async fn start_bot_sized(
     let store = SqlStore::open_sqlite(db).await.unwrap();
     let catalog = Arc::new(rules::Catalog::builtin());
     // The bot plays too (`play chess vs bot`), repeatably: small searches, no clock.
+    // Post-game analyses too (`analyse`), small and at the normal priority.
     let service = Arc::new(
         GameService::new(store, SystemClock, catalog.clone())
             .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 1))
+            .unwrap()
+            .with_analysis(bot_core::analysis::AnalysisConfig {
+                nodes: 3_000,
+                threads: 1,
+                nice: 0,
+            })
             .unwrap(),
     );
     service.start_bot().await.unwrap();
+    service.start_analyst();
     let config = MatrixConfig {
         board_size,
         ..MatrixConfig::new(hs, login, state).unwrap()

@@ -1,0 +1,389 @@
+//! Post-game analysis as the bot keeps and shows it: what an analysis of a finished game
+//! holds ([`GameAnalysis`], cached in the store by game), how a game's positions are turned
+//! into it ([`analyse_game`], run on the analyst's low-priority thread), and the store's
+//! record of an analysis queued, running or done ([`AnalysisRecord`]).
+//!
+//! The numbers (winning chances, loss, accuracy, mistakes) are the engine's, documented in
+//! [`engine::analysis`]; this module adds the game's notation and the pictures' data.
+
+use std::sync::Arc;
+
+use engine::{
+    Evaluator,
+    analysis::{self as ea, Analyser, Budget, Judgement},
+};
+use rules::{Move, Position, Side, Variant, notation};
+
+use crate::{
+    model::{GameId, Place, PlayerId},
+    outbox::Key,
+    reply::MovedCells,
+};
+
+/// The most positions an analysis takes on (a game of 999 half-moves); a longer game is
+/// refused with this number in the answer.
+pub const MAX_POSITIONS: usize = 1_000;
+
+/// The most nodes a whole game's analysis may search: a long game gets fewer nodes a
+/// position ([`nodes_per_position`]), so that no analysis holds its thread for long.
+pub const TOTAL_NODES: u64 = 24_000_000;
+
+/// The fewest nodes a position gets, however long the game.
+pub const MIN_NODES: u64 = 10_000;
+
+/// How many mistakes are shown per player.
+pub const MISTAKES_SHOWN: usize = 3;
+
+/// A running analysis whose progress was not recorded for this long is taken to be lost (its
+/// process stopped): a new `analyse` may start it again.
+pub const STALE_AFTER_MS: i64 = 10 * 60 * 1_000;
+
+/// How the analyst works.
+#[derive(Debug, Clone)]
+pub struct AnalysisConfig {
+    /// Nodes a position at most ([`engine::analysis::DEFAULT_NODES`] by default).
+    pub nodes: u64,
+    /// Threads analyses run on, one analysis each (1: one at a time per process).
+    pub threads: usize,
+    /// Their nice value, 0 to 19 (19, the lowest priority, as the bot's own searches).
+    pub nice: i32,
+}
+
+impl Default for AnalysisConfig {
+    fn default() -> Self {
+        AnalysisConfig {
+            nodes: ea::DEFAULT_NODES,
+            threads: 1,
+            nice: crate::opponent::DEFAULT_SEARCH_NICE,
+        }
+    }
+}
+
+/// The nodes each of `positions` positions gets: `nodes`, or less so that the whole game
+/// stays within [`TOTAL_NODES`], never below [`MIN_NODES`].
+pub fn nodes_per_position(positions: usize, nodes: u64) -> u64 {
+    let share = TOTAL_NODES / positions.max(1) as u64;
+    nodes.min(share).max(MIN_NODES.min(nodes))
+}
+
+/// How bad a move was (see [`engine::analysis::Judgement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Severity {
+    /// At least 5 points of winning chances lost.
+    Inaccuracy,
+    /// At least 10.
+    Mistake,
+    /// At least 20.
+    Blunder,
+}
+
+impl Severity {
+    fn of(j: Judgement) -> Severity {
+        match j {
+            Judgement::Inaccuracy => Severity::Inaccuracy,
+            Judgement::Mistake => Severity::Mistake,
+            Judgement::Blunder => Severity::Blunder,
+        }
+    }
+
+    /// Its name ("blunder").
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Inaccuracy => "an inaccuracy",
+            Severity::Mistake => "a mistake",
+            Severity::Blunder => "a blunder",
+        }
+    }
+
+    /// The annotation sign (`??`).
+    pub fn sign(self) -> &'static str {
+        match self {
+            Severity::Inaccuracy => "?!",
+            Severity::Mistake => "?",
+            Severity::Blunder => "??",
+        }
+    }
+}
+
+/// One of a player's biggest mistakes.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Mistake {
+    /// The move's index in the game (0 for the first move).
+    pub ply: u32,
+    /// How bad it was.
+    pub severity: Severity,
+    /// Winning chances lost, in percentage points.
+    pub loss: f32,
+    /// The mover's winning chances before and after it (0 to 1).
+    pub before: f32,
+    /// After.
+    pub after: f32,
+    /// The move played, in the game's notation.
+    pub played: String,
+    /// The move the engine preferred, in the game's notation.
+    pub best: Option<String>,
+    /// The preferred move's cells, to mark on the board.
+    pub best_cells: Option<MovedCells>,
+    /// The position before the move (state text), to draw.
+    pub state: String,
+}
+
+/// One seat's part of an analysis.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SeatReport {
+    /// The seat.
+    pub seat: u8,
+    /// Moves the seat made.
+    pub moves: u32,
+    /// Its accuracy (0 to 100), if it made a move.
+    pub accuracy: Option<f32>,
+    /// Its biggest mistakes, the costliest first (at most [`MISTAKES_SHOWN`]).
+    pub mistakes: Vec<Mistake>,
+}
+
+/// A finished game's analysis: what the store caches and the replies show.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct GameAnalysis {
+    /// The game.
+    pub game: GameId,
+    /// Its variant's name.
+    pub variant: String,
+    /// Half-moves analysed (the game's moves when it was analysed).
+    pub plies: u32,
+    /// Nodes searched per position.
+    pub nodes: u64,
+    /// The first seat's score in each position, the start first (centipawns, or near
+    /// [`engine::search::MATE`] for a mate).
+    pub scores: Vec<i32>,
+    /// Each seat's accuracy and mistakes, in seat order.
+    pub seats: Vec<SeatReport>,
+}
+
+impl GameAnalysis {
+    /// The first seat's winning chances in each position (0 to 1).
+    pub fn chances(&self) -> Vec<f32> {
+        self.scores
+            .iter()
+            .map(|s| ea::win_chance(*s, Side::WHITE) as f32)
+            .collect()
+    }
+}
+
+/// Why a game cannot be analysed (the service words the answer).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnalyseError {
+    /// Only two-player games have one score per position.
+    #[error("analysis covers two-player games")]
+    Sides(u8),
+    /// Longer than [`MAX_POSITIONS`].
+    #[error("the game has {0} positions; analysis covers up to {MAX_POSITIONS}")]
+    TooLong(usize),
+}
+
+/// Checks that a game of `variant` with `plies` moves can be analysed.
+///
+/// # Errors
+/// [`AnalyseError`] when it cannot.
+pub fn check(variant: &Variant, plies: usize) -> Result<(), AnalyseError> {
+    if variant.sides != 2 {
+        return Err(AnalyseError::Sides(variant.sides));
+    }
+    if plies + 1 > MAX_POSITIONS {
+        return Err(AnalyseError::TooLong(plies + 1));
+    }
+    Ok(())
+}
+
+/// Analyses a game: every position from `start` through `moves` searched with `nodes` nodes,
+/// then each seat's accuracy and biggest mistakes. `progress(done, total)` is called after
+/// each position; when it returns `false` the analysis stops and `None` is returned. CPU
+/// work of seconds to minutes: run it on the analyst's thread.
+pub fn analyse_game(
+    game: GameId,
+    evaluator: Arc<Evaluator>,
+    start: &Position,
+    moves: &[Move],
+    nodes: u64,
+    progress: impl FnMut(usize, usize) -> bool,
+) -> Option<GameAnalysis> {
+    let variant = start.variant().clone();
+    let budget = Budget { nodes, time: None };
+    let mut analyser = Analyser::new(evaluator, 16);
+    let evals = analyser.evaluate_game(start, moves, &budget, progress)?;
+    // The mover of each move, its notation and the position before it.
+    let mut pos = start.clone();
+    let mut movers = Vec::with_capacity(moves.len());
+    let mut states = Vec::with_capacity(moves.len());
+    let mut played = Vec::with_capacity(moves.len());
+    let mut best = Vec::with_capacity(moves.len());
+    for (i, &m) in moves.iter().enumerate() {
+        movers.push(pos.turn());
+        states.push(rules::fen::write(&pos));
+        played.push(notation::san(&pos, m));
+        best.push(evals[i].best.map(|b| {
+            let g = &variant.geometry;
+            (
+                notation::san(&pos, b),
+                MovedCells {
+                    from: g.name(b.from).to_string(),
+                    to: g.name(b.to).to_string(),
+                },
+            )
+        }));
+        pos.play_unchecked(m);
+    }
+    let reviews = ea::review(&evals, moves, &movers);
+    let seats = (0..variant.sides)
+        .map(|s| {
+            let side = Side(s);
+            let mistakes = ea::biggest_mistakes(&reviews, side, MISTAKES_SHOWN)
+                .into_iter()
+                .filter_map(|r| {
+                    let (best_text, cells) = match &best[r.ply] {
+                        Some((t, c)) => (Some(t.clone()), Some(c.clone())),
+                        None => (None, None),
+                    };
+                    Some(Mistake {
+                        ply: r.ply as u32,
+                        severity: Severity::of(r.judgement()?),
+                        loss: r.loss as f32,
+                        before: r.before as f32,
+                        after: r.after as f32,
+                        played: played[r.ply].clone(),
+                        best: best_text,
+                        best_cells: cells,
+                        state: states[r.ply].clone(),
+                    })
+                })
+                .collect();
+            SeatReport {
+                seat: s,
+                moves: reviews.iter().filter(|r| r.side == side).count() as u32,
+                accuracy: ea::accuracy(&reviews, side).map(|a| a as f32),
+                mistakes,
+            }
+        })
+        .collect();
+    Some(GameAnalysis {
+        game,
+        variant: variant.name.clone(),
+        plies: moves.len() as u32,
+        nodes,
+        scores: evals.iter().map(|e| e.score).collect(),
+        seats,
+    })
+}
+
+/// Who asked for an analysis and where its progress is shown: kept with the running
+/// analysis, so that its answer goes where the question was.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AnalysisRequest {
+    /// The room the command was given in.
+    pub place: Place,
+    /// Who asked.
+    pub asked_by: PlayerId,
+    /// The outbox key of the progress message, which later progress lines replace.
+    pub progress: Option<Key>,
+}
+
+/// Where an analysis stands.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum AnalysisState {
+    /// Queued or running: `done` of `total` positions searched.
+    Running {
+        /// Positions searched.
+        done: u32,
+        /// Positions in all.
+        total: u32,
+    },
+    /// Finished.
+    Done(Box<GameAnalysis>),
+}
+
+/// A game's analysis as the store keeps it: one per game.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct AnalysisRecord {
+    /// The game.
+    pub game: GameId,
+    /// The half-moves it covers (a cached analysis is used only for the same moves).
+    pub plies: u32,
+    /// The process (`[bot] instance`) that runs or ran it.
+    pub owner: String,
+    /// Who asked, where.
+    pub request: AnalysisRequest,
+    /// Where it stands.
+    pub state: AnalysisState,
+    /// Unix milliseconds when it was started.
+    pub started_ms: i64,
+    /// Unix milliseconds of its last progress.
+    pub updated_ms: i64,
+}
+
+/// An analysis to start ([`crate::store::GameStore::begin_analysis`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalysisStart {
+    /// The game.
+    pub game: GameId,
+    /// Its half-moves.
+    pub plies: u32,
+    /// Positions to search (`plies + 1`).
+    pub total: u32,
+    /// The process that runs it.
+    pub owner: String,
+    /// Who asked, where.
+    pub request: AnalysisRequest,
+    /// Unix milliseconds now.
+    pub now_ms: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_games_get_fewer_nodes_a_position_but_never_too_few() {
+        assert_eq!(nodes_per_position(81, 60_000), 60_000);
+        assert_eq!(nodes_per_position(800, 60_000), 30_000);
+        assert_eq!(nodes_per_position(999, 60_000), 24_024);
+        assert_eq!(nodes_per_position(1_000_000, 60_000), MIN_NODES);
+        assert_eq!(nodes_per_position(10, 2_000), 2_000);
+    }
+
+    #[test]
+    fn fools_mate_has_white_blunder_and_black_perfect() {
+        let chess = rules::Catalog::builtin().get("chess").unwrap();
+        let start = Position::start(&chess);
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        for m in ["f3", "e5", "g4", "Qh4#"] {
+            let mv = notation::parse_move(&pos, m).unwrap();
+            pos.play_unchecked(mv);
+            moves.push(mv);
+        }
+        let a = analyse_game(
+            GameId(3),
+            Arc::new(Evaluator::new(&chess)),
+            &start,
+            &moves,
+            20_000,
+            |_, _| true,
+        )
+        .unwrap();
+        assert_eq!(a.scores.len(), 5);
+        assert_eq!(a.plies, 4);
+        let white = &a.seats[0];
+        assert_eq!(white.moves, 2);
+        assert_eq!(white.mistakes[0].ply, 2);
+        assert_eq!(white.mistakes[0].played, "g4");
+        assert_eq!(white.mistakes[0].severity, Severity::Blunder);
+        assert!(white.mistakes[0].best.is_some());
+        assert!(white.mistakes[0].state.contains(" w "));
+        let black = &a.seats[1];
+        assert!(black.accuracy.unwrap() > white.accuracy.unwrap());
+        assert_eq!(a.chances().last(), Some(&0.0));
+        assert!(check(&chess, 999).is_ok());
+        assert_eq!(check(&chess, 1_000), Err(AnalyseError::TooLong(1_001)));
+        let four = rules::Catalog::builtin().get("dcb-balanced-4p").unwrap();
+        assert_eq!(check(&four, 3), Err(AnalyseError::Sides(4)));
+    }
+}

@@ -1,0 +1,65 @@
+//! Post-game analysis time per position at its default budget ([`engine::analysis::Budget`]):
+//! one middle-game position per variant (the start position after a fixed line of moves
+//! chosen by a seeded generator), searched by a fresh analyser, as the bot's `analyse`
+//! searches each position of a finished game. A whole game's time is about this median times
+//! its positions (consecutive positions share the table, so a little less).
+//!
+//! Run: `cargo bench -p engine --bench analysis`.
+
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use engine::{
+    Evaluator,
+    analysis::{Analyser, Budget},
+};
+use rules::{Catalog, Position};
+
+/// The variants measured: the orthodox board, a big one, a cruciform one, a wrapped one.
+const VARIANTS: [&str; 4] = [
+    "chess",
+    "toulousain",
+    "dcb-balanced",
+    "ecumenical-wraparound",
+];
+
+/// A position some moves into a game: `plies` moves picked by a fixed generator.
+fn middle_game(v: &Arc<rules::Variant>, plies: usize) -> Position {
+    let mut pos = Position::start(v);
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..plies {
+        let legal = pos.legal_moves();
+        if legal.is_empty() || pos.outcome().is_some() {
+            break;
+        }
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        pos.play_unchecked(legal[(seed >> 33) as usize % legal.len()]);
+    }
+    pos
+}
+
+fn per_position(c: &mut Criterion) {
+    let catalog = Catalog::builtin();
+    let mut group = c.benchmark_group("analysis-position");
+    group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_millis(500));
+    group.measurement_time(std::time::Duration::from_secs(4));
+    for name in VARIANTS {
+        let v = catalog.get(name).unwrap();
+        let eval = Arc::new(Evaluator::new(&v));
+        let pos = middle_game(&v, 16);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut analyser = Analyser::new(eval.clone(), 8);
+                let mut p = pos.clone();
+                analyser.evaluate(&mut p, &Budget::default())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, per_position);
+criterion_main!(benches);
