@@ -8,6 +8,7 @@ pub mod command;
 pub mod engine;
 pub mod export;
 mod memo;
+pub mod metrics;
 pub mod model;
 pub mod opponent;
 pub mod options;

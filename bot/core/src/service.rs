@@ -153,6 +153,8 @@ pub struct GameService<S, C = SystemClock> {
     reminders: crate::clocks::ReminderPolicy,
     /// The bot as a player (its search threads), when it plays; see `service/bot.rs`.
     bot: Option<bot::Bot>,
+    /// Where commands are counted and timed (`/metrics`), when someone reads them.
+    metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -179,6 +181,20 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
             reminders: crate::clocks::ReminderPolicy::default(),
             bot: None,
+            metrics: None,
+        }
+    }
+
+    /// The same service counting its commands and their latency by kind in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<crate::metrics::Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// Counts one command of kind `kind`, begun at `began`.
+    fn count(&self, kind: &'static str, began: std::time::Instant) {
+        if let Some(m) = &self.metrics {
+            m.command(kind, began.elapsed());
         }
     }
 
@@ -384,13 +400,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// The replies are in the outbox, claimed by this process, when they are returned: the
     /// adapter reports each one by its key ([`GameService::settle_mail`]).
     pub async fn handle_text(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
-        self.waking_after(async {
-            let mut replies = self.handle_text_unposted(actor, place, text).await;
-            self.post(&Telling::answer(actor, place), &mut replies)
-                .await;
-            replies
-        })
-        .await
+        let began = std::time::Instant::now();
+        let replies = self
+            .waking_after(async {
+                let mut replies = self.handle_text_unposted(actor, place, text).await;
+                self.post(&Telling::answer(actor, place), &mut replies)
+                    .await;
+                replies
+            })
+            .await;
+        if self.metrics.is_some() {
+            // A line that is no command is a bare move (or a mistake, counted with them).
+            let kind = command::parse(text).map_or("move", |c| c.name());
+            self.count(kind, began);
+        }
+        replies
     }
 
     async fn handle_text_unposted(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
@@ -433,13 +457,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Handles one command; its replies are posted as [`GameService::handle_text`]'s are.
     pub async fn handle(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
-        self.waking_after(async {
-            let mut replies = self.handle_unposted(actor, place, cmd).await;
-            self.post(&Telling::answer(actor, place), &mut replies)
-                .await;
-            replies
-        })
-        .await
+        let (began, kind) = (std::time::Instant::now(), cmd.name());
+        let replies = self
+            .waking_after(async {
+                let mut replies = self.handle_unposted(actor, place, cmd).await;
+                self.post(&Telling::answer(actor, place), &mut replies)
+                    .await;
+                replies
+            })
+            .await;
+        self.count(kind, began);
+        replies
     }
 
     async fn handle_unposted(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
