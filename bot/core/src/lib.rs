@@ -23,6 +23,7 @@ pub mod service;
 pub mod store;
 pub mod suggest;
 pub mod text;
+pub mod watch;
 
 pub use chance::{Chance, OsChance, SeededChance};
 pub use service::{Actor, Clock, CurrentGame, GameService, Games, SystemClock};
