@@ -225,6 +225,10 @@ impl PageQuery {
         let Some(text) = self.ply.as_deref() else {
             return Ok(None);
         };
+        // Checked against nothing: how many actions a hidden game has is hidden too.
+        if watch::is_hidden(record) {
+            return Err(watch_error(&WatchError::Hidden(record.id)));
+        }
         match text.trim().parse::<usize>() {
             Ok(n) if n <= last => Ok(Some(n)),
             Ok(n) => Err(watch_error(&WatchError::NoSuchPly {

@@ -147,6 +147,8 @@ pub struct Events {
     buf: String,
     /// Every byte received, for privacy checks.
     pub raw: String,
+    /// How many updates were read.
+    pub updates: usize,
 }
 
 impl Events {
@@ -157,6 +159,7 @@ impl Events {
             resp,
             buf: String::new(),
             raw: String::new(),
+            updates: 0,
         }
     }
 
@@ -171,6 +174,7 @@ impl Events {
                     .filter_map(|l| l.strip_prefix("data: ").or_else(|| l.strip_prefix("data:")))
                     .collect();
                 if block.lines().any(|l| l == "event: update") {
+                    self.updates += 1;
                     return Some(data.join("\n"));
                 }
                 continue;
