@@ -356,6 +356,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             Audience::Private(p) => out.push_str(&format!("[to {} only] {text}\n", shown(&p.user))),
             _ => out.push_str(&format!("{text}\n")),
         }
+        if let Some(replay) = &r.animation {
+            out.push_str(&self.write_replay(replay).await);
+        }
         let Some(b) = &r.board else {
             return out;
         };
@@ -386,6 +389,38 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             Err(e) => out.push_str(&format!("(no board picture: {e})\n")),
         }
         out
+    }
+
+    /// Draws a replay (`replay`) into `boards/game-N-replay.gif` and says where it is.
+    async fn write_replay(&self, replay: &bot_core::reply::ReplayPicture) -> String {
+        // A file has no upload limit; the default budget keeps it easy to share. Drawn here
+        // (a second at most for a long game): the console serves one keyboard.
+        let options = render::animation::AnimationOptions {
+            size: self.size.min(640),
+            ..render::animation::AnimationOptions::default()
+        };
+        let drawn = bot_core::watch::replay_frames(replay, self.service.catalog())
+            .map_err(|e| e.to_string())
+            .and_then(|frames| {
+                let views: Vec<render::BoardView> = frames.into_iter().map(|f| f.view).collect();
+                render::animation::gif(&self.renderer, &views, &self.theme, &options)
+                    .map_err(|e| e.to_string())
+            });
+        match drawn {
+            Ok(anim) => {
+                let path = self
+                    .boards_dir
+                    .join(format!("game-{}-replay.gif", replay.game));
+                let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()
+                    && tokio::fs::write(&path, &anim.bytes).await.is_ok();
+                if written {
+                    format!("(replay: {})\n", path.display())
+                } else {
+                    format!("(no replay: {} could not be written)\n", path.display())
+                }
+            }
+            Err(e) => format!("(no replay: {e})\n"),
+        }
     }
 
     /// What other consoles left for this player since he last looked (named mode only).

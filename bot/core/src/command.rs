@@ -7,7 +7,7 @@
 //! play VARIANT vs bot [level 1-5] [white|black|random|red|blue|yellow|green]   (or `play VARIANT level N`)
 //! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
-//! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
+//! abort [#GAME]   games   history [#GAME]   export [#GAME]   replay [#GAME]   variants   rules VARIANT
 //! piece VARIANT PIECE   help [COMMAND]
 //! profile [@user]   leaderboard VARIANT
 //! setup [#GAME] NUMBER|RNBQKBNR|random   ask [#GAME]        (Through the Looking-Glass)
@@ -117,6 +117,8 @@ pub enum Command {
     History(Option<GameId>),
     /// The game as PGN-like text.
     Export(Option<GameId>),
+    /// The game so far as an animated picture, one frame per move.
+    Replay(Option<GameId>),
     /// List the variants.
     Variants,
     /// Explain a variant's rules.
@@ -210,6 +212,7 @@ impl std::fmt::Debug for Command {
             Command::Games => f.write_str("Games"),
             Command::History(g) => f.debug_tuple("History").field(g).finish(),
             Command::Export(g) => f.debug_tuple("Export").field(g).finish(),
+            Command::Replay(g) => f.debug_tuple("Replay").field(g).finish(),
             Command::Variants => f.write_str("Variants"),
             Command::Rules(v) => f.debug_tuple("Rules").field(v).finish(),
             Command::Piece { variant, piece } => f
@@ -244,6 +247,7 @@ impl Command {
             Command::Abort(_) => "abort",
             Command::Games => "games",
             Command::History(_) => "history",
+            Command::Replay(_) => "replay",
             Command::Export(_) => "export",
             Command::Variants => "variants",
             Command::Rules(_) => "rules",
@@ -324,6 +328,7 @@ const NAMES: &[&str] = &[
     "games",
     "history",
     "export",
+    "replay",
     "variants",
     "rules",
     "piece",
@@ -360,6 +365,7 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "games" => "games — list the games here and yours",
         "history" => "history [#GAME] — the moves so far",
         "export" => "export [#GAME] — the game as PGN-like text",
+        "replay" => "replay [#GAME] — the game so far as an animated picture",
         "variants" => "variants — list the games fairybot plays",
         "rules" => "rules VARIANT — how a variant is played",
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
@@ -718,6 +724,11 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let g = take_game(&mut args);
             no_more(&args, "export")?;
             Command::Export(g)
+        }
+        "replay" | "gif" => {
+            let g = take_game(&mut args);
+            no_more(&args, "replay")?;
+            Command::Replay(g)
         }
         "variants" => Command::Variants,
         "rules" => match args.as_slice() {

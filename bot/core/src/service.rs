@@ -21,6 +21,7 @@ mod listings;
 mod moves;
 mod offers;
 mod ratings;
+mod replay;
 
 pub use bot::{DRAW_MARGIN, RESIGN_AFTER, RESIGN_BELOW};
 pub use challenges::parse_mention;
@@ -28,6 +29,7 @@ pub use clocks::FireReport;
 pub use failure::ServiceError;
 pub(crate) use failure::chain as error_chain;
 pub use games::CurrentGame;
+pub use replay::MAX_REPLAY_PLIES;
 
 use crate::{
     chance::{Chance, OsChance},
@@ -635,6 +637,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     Ok(vec![Reply::actor(text)])
                 }
             },
+            Command::Replay(game) => self.replay(actor, place, game).await,
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
             Command::Rules(v) => Ok(vec![Reply::actor(match self.game_kind(&v)? {
                 GameKind::Glass(rules) => glass::rules_text(rules),

@@ -20,7 +20,7 @@ use crate::{
     model::{GameId, GameRecord, GameStatus},
     options::GameOptions,
     picture,
-    reply::BoardPicture,
+    reply::{BoardPicture, ReplayPicture},
 };
 
 /// Why a game, or one of its positions, cannot be shown.
@@ -109,18 +109,51 @@ pub fn frames(
     if is_hidden(record) {
         return Err(WatchError::Hidden(record.id));
     }
-    let replay = |ply: usize| WatchError::Replay {
-        game: record.id,
-        ply,
-    };
-    let mut out = Vec::with_capacity(upto + 1);
-    match GameKind::glass(&record.variant) {
+    positions(
+        record.id,
+        &record.variant,
+        &record.start_state,
+        &record.moves[..upto],
+        catalog,
+        players,
+    )
+}
+
+/// The frames of a replay picture the service made (it refused what must not be shown),
+/// from its `from_ply`.
+///
+/// # Errors
+/// When the moves do not replay.
+pub fn replay_frames(picture: &ReplayPicture, catalog: &Catalog) -> Result<Vec<Frame>, WatchError> {
+    let mut all = positions(
+        picture.game,
+        &picture.variant,
+        &picture.start_state,
+        &picture.moves,
+        catalog,
+        &picture.players,
+    )?;
+    Ok(all.split_off(picture.from_ply.min(all.len().saturating_sub(1))))
+}
+
+/// The positions from the start through `moves`, unchecked for secrecy.
+fn positions(
+    id: GameId,
+    variant: &str,
+    start_state: &str,
+    moves: &[String],
+    catalog: &Catalog,
+    players: &[String],
+) -> Result<Vec<Frame>, WatchError> {
+    let replay = |ply: usize| WatchError::Replay { game: id, ply };
+    let mut out = Vec::with_capacity(moves.len() + 1);
+    match GameKind::glass(variant) {
         Some(rules) => {
             let mut g = Glass::replay(glass::variant(), rules, &[]).map_err(|_| replay(0))?;
             let picture = |g: &Glass| BoardPicture {
-                game: record.id,
+                game: id,
                 engine: EngineKind::Glass,
-                variant: record.variant.clone(),
+                variant: variant.to_string(),
                 state: g.state_text(),
                 last_move: None,
                 viewer: None,
@@ -132,7 +165,7 @@ pub fn frames(
                 view: view(&g)?,
                 played: None,
             });
-            for (i, action) in record.moves.iter().take(upto).enumerate() {
+            for (i, action) in moves.iter().enumerate() {
                 g.apply_action(action).map_err(|_| replay(i + 1))?;
                 out.push(Frame {
                     view: view(&g)?,
@@ -141,20 +174,17 @@ pub fn frames(
             }
         }
         None => {
-            let v = catalog
-                .get(&record.variant)
-                .map_err(|_| WatchError::Variant {
-                    game: record.id,
-                    variant: record.variant.clone(),
-                })?;
-            let mut pos: Position =
-                rules::fen::position(&v, &record.start_state).map_err(|_| replay(0))?;
+            let v = catalog.get(variant).map_err(|_| WatchError::Variant {
+                game: id,
+                variant: variant.to_string(),
+            })?;
+            let mut pos: Position = rules::fen::position(&v, start_state).map_err(|_| replay(0))?;
             let frame = |pos: &Position, played| Frame {
                 view: picture::view(pos, picture::last_move(pos).as_ref(), None, players),
                 played,
             };
             out.push(frame(&pos, None));
-            for (i, m) in record.moves.iter().take(upto).enumerate() {
+            for (i, m) in moves.iter().enumerate() {
                 let mv = notation::parse_coord(&pos, m).map_err(|_| replay(i + 1))?;
                 let san = notation::san(&pos, mv);
                 pos.play_unchecked(mv);

@@ -70,6 +70,7 @@ fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
         games(),
         history(),
         export(),
+        replay(),
         variants(),
         rules(),
         profile(),
@@ -672,6 +673,15 @@ pub async fn export(
     #[description = "The game number"] game: Option<i64>,
 ) -> Result<(), Error> {
     run(ctx, Command::Export(self::game(game))).await
+}
+
+/// Show the game so far as an animated picture
+#[poise::command(slash_command)]
+pub async fn replay(
+    ctx: Ctx<'_>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Replay(self::game(game))).await
 }
 
 /// List the variants
