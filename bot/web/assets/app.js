@@ -7,6 +7,8 @@
   const id = game.dataset.game;
   let last = Number(game.dataset.last);
   let ply = Number(game.dataset.ply);
+  // The position asked for last (keys pressed quickly step from it, not from the one shown).
+  let want = ply;
   // Following the game: at the last position, each new move is shown as it comes.
   let following = ply === last;
   const params = new URLSearchParams(location.search);
@@ -27,10 +29,12 @@
 
   async function show(n) {
     n = Math.max(0, Math.min(last, n));
+    want = n;
     if (n === ply && document.getElementById("board")) return;
     const res = await fetch("/game/" + id + "/board.svg?ply=" + n + themeQuery);
-    if (!res.ok) return;
+    if (!res.ok || want !== n) return;
     const svg = await res.text();
+    if (want !== n) return;
     const fig = document.getElementById("board");
     if (!fig) return;
     const old = fig.querySelector("svg");
@@ -58,7 +62,7 @@
   });
   document.addEventListener("keydown", (e) => {
     if (e.target.closest && e.target.closest("input, textarea")) return;
-    const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: last }[e.key];
+    const to = { ArrowLeft: want - 1, ArrowRight: want + 1, Home: 0, End: last }[e.key];
     if (to === undefined) return;
     e.preventDefault();
     show(to);
@@ -92,6 +96,7 @@
     if (following || !document.getElementById("board")) {
       document.getElementById("board-area").innerHTML = u.board;
       ply = last;
+      want = last;
       game.dataset.ply = String(ply);
       if (params.has("ply")) history.replaceState(null, "", "?ply=" + ply + themeQuery);
     }
