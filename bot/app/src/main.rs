@@ -118,8 +118,12 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     let matrix = config.matrix_adapter(size)?;
     let discord = config.discord_adapter(&settings);
     let console = matrix.is_none() && discord.is_none();
+    let mut service = GameService::new(store.clone(), SystemClock, catalog.clone());
+    if let Some(url) = settings.web.as_ref().and_then(|w| w.public_url.clone()) {
+        service = service.with_public_url(url);
+    }
     let service = Arc::new(
-        GameService::new(store.clone(), SystemClock, catalog.clone())
+        service
             .with_reminders(settings.reminders.clone())
             .with_metrics(metrics.clone())
             .with_instance(instance_name(
@@ -128,6 +132,13 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             ))
             .with_bot(bot)?,
     );
+    // `/metrics` reads the bot's searches running from the service (weakly: the service
+    // holds the counters).
+    let weak = Arc::downgrade(&service);
+    metrics.searches_from(move || {
+        weak.upgrade()
+            .map_or(0, |s| s.bot_searches_running() as u64)
+    });
     // What this process had claimed when it last stopped (killed between a move's commit
     // and its announcement's send): sent again now, before any new command.
     service

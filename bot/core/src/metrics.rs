@@ -9,10 +9,7 @@
 
 use std::{
     collections::BTreeMap,
-    sync::{
-        Mutex,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::{Mutex, OnceLock},
     time::Duration,
 };
 
@@ -56,12 +53,25 @@ impl Histogram {
     }
 }
 
+/// Reads a gauge kept elsewhere (the bot's searches running, kept by the service).
+type Gauge = Box<dyn Fn() -> u64 + Send + Sync>;
+
 /// The counters of one process.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Metrics {
     commands: Mutex<BTreeMap<&'static str, Histogram>>,
     renders: Mutex<BTreeMap<&'static str, u64>>,
-    searches: AtomicU64,
+    searches: OnceLock<Gauge>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("commands", &self.commands().len())
+            .field("renders", &self.renders())
+            .field("searches", &self.searches())
+            .finish()
+    }
 }
 
 impl Metrics {
@@ -84,15 +94,11 @@ impl Metrics {
         }
     }
 
-    /// An engine search started (`+1`) or ended (`-1`).
-    pub fn searching(&self, started: bool) {
-        if started {
-            self.searches.fetch_add(1, Ordering::Relaxed);
-        } else {
-            let _ = self
-                .searches
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
-        }
+    /// Where the number of engine searches running is read (the service counts them:
+    /// [`GameService::bot_searches_running`](crate::GameService::bot_searches_running)).
+    /// Only the first source given is kept.
+    pub fn searches_from(&self, source: impl Fn() -> u64 + Send + Sync + 'static) {
+        let _ = self.searches.set(Box::new(source));
     }
 
     /// The commands counted so far, by kind.
@@ -105,9 +111,9 @@ impl Metrics {
         self.renders.lock().map(|m| m.clone()).unwrap_or_default()
     }
 
-    /// Engine searches running now.
-    pub fn searches(&self) -> u64 {
-        self.searches.load(Ordering::Relaxed)
+    /// Engine searches running now; `None` when no source was given (no bot player).
+    pub fn searches(&self) -> Option<u64> {
+        self.searches.get().map(|f| f())
     }
 }
 
@@ -137,13 +143,14 @@ mod tests {
         let b = Metrics::new();
         a.command("move", Duration::from_millis(2));
         a.render("svg");
-        a.searching(true);
+        let n = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(2));
+        let seen = n.clone();
+        a.searches_from(move || seen.load(std::sync::atomic::Ordering::Relaxed));
         assert_eq!(a.commands()["move"].count, 1);
         assert!(b.commands().is_empty());
         assert_eq!(a.renders()["svg"], 1);
-        assert_eq!(a.searches(), 1);
-        a.searching(false);
-        a.searching(false);
-        assert_eq!(a.searches(), 0, "never below zero");
+        assert_eq!((a.searches(), b.searches()), (Some(2), None));
+        n.store(0, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(a.searches(), Some(0), "read when asked");
     }
 }

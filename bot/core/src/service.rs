@@ -157,6 +157,8 @@ pub struct GameService<S, C = SystemClock> {
     bot: Option<bot::Bot>,
     /// Where commands are counted and timed (`/metrics`), when someone reads them.
     metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// The web pages' public address (`[web] public_url`): new games and results link there.
+    public_url: Option<String>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -184,6 +186,23 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             reminders: crate::clocks::ReminderPolicy::default(),
             bot: None,
             metrics: None,
+            public_url: None,
+        }
+    }
+
+    /// The same service linking each new game's and each result's announcement to the game's
+    /// web page under `public_url` (`https://chess.example.org` gives
+    /// `https://chess.example.org/game/42`).
+    pub fn with_public_url(mut self, public_url: impl Into<String>) -> Self {
+        let url: String = public_url.into();
+        self.public_url = Some(url.trim_end_matches('/').to_string());
+        self
+    }
+
+    /// Appends the game's page link to an announcement, when the pages are public.
+    pub(crate) fn link(&self, game: GameId, text: &mut String) {
+        if let Some(url) = &self.public_url {
+            text.push_str(&format!(" Watch or replay it: {url}/game/{}", game.0));
         }
     }
 

@@ -134,3 +134,40 @@ async fn a_looking_glass_game_is_replayed_only_after_its_end() {
         "the start, and the reveal after each action"
     );
 }
+
+#[tokio::test]
+async fn with_a_public_address_new_games_and_results_link_to_their_page() {
+    let store = MemoryStore::new();
+    let svc = GameService::new(
+        store.clone(),
+        TestClock::default(),
+        Arc::new(Catalog::builtin()),
+    )
+    .with_public_url("https://chess.example.org/");
+    let (a, b) = (actor("alice"), actor("bob"));
+    svc.handle_text(&a, &room(), "challenge @bob:example.org chess")
+        .await;
+    let r = svc.handle_text(&b, &room(), "accept").await;
+    let g = store
+        .list_games(&GameFilter::default())
+        .await
+        .unwrap()
+        .pop()
+        .unwrap();
+    let link = format!("https://chess.example.org/game/{}", g.id.0);
+    assert!(
+        r[0].text.contains("starts") && r[0].text.contains(&link),
+        "{}",
+        r[0].text
+    );
+    let r = svc.handle_text(&a, &room(), "resign").await;
+    let result = r.iter().find(|r| r.audience == Audience::Room).unwrap();
+    assert!(result.text.contains(&link), "{}", result.text);
+    // Without an address, no link.
+    let (_, plain) = service();
+    plain
+        .handle_text(&a, &room(), "challenge @bob:example.org chess")
+        .await;
+    let r = plain.handle_text(&b, &room(), "accept").await;
+    assert!(!r[0].text.contains("http"), "{}", r[0].text);
+}

@@ -359,5 +359,35 @@ async fn a_game_is_watched_live_and_replayed_in_chromium() {
         .filter(|e| e["level"] == json!("SEVERE") || e["level"] == json!("WARNING"))
         .collect();
     assert!(errors.is_empty(), "console errors: {errors:#?}");
+    // A picture of the page for the book (written under the target directory, not compared).
+    let shot = d.call("GET", "/screenshot", None).await;
+    let png = base64(shot.as_str().unwrap());
+    assert_eq!(&png[1..4], b"PNG");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-game-page.png");
+    std::fs::write(&path, png).unwrap();
+    println!("screenshot: {}", path.display());
     d.call("DELETE", "", None).await;
+}
+
+/// Standard base64 (WebDriver's screenshots).
+fn base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for v in text.bytes().filter_map(value) {
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    out
 }
