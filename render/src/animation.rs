@@ -208,6 +208,13 @@ fn encode(
         samples.push(rgb(&fit(renderer.pixmap(&views[i], theme, size)?, w, h)));
     }
     let mut palette = Palette::from_samples(&samples);
+    // Remember the nearest entries of the samples' colours once, before the copies below.
+    for &c in samples.iter().flatten() {
+        palette.index(c);
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
     let mut out = Vec::new();
     {
         let mut enc = gif::Encoder::new(&mut out, gw, gh, &palette.bytes())
@@ -215,39 +222,101 @@ fn encode(
         enc.set_repeat(gif::Repeat::Infinite)
             .map_err(|e| AnimationError::Encode(e.to_string()))?;
         let mut previous: Option<Vec<u8>> = None;
-        for (n, &i) in picked.iter().enumerate() {
-            let pixels = if n == 0 {
-                rgb(&first)
-            } else {
-                rgb(&fit(renderer.pixmap(&views[i], theme, size)?, w, h))
-            };
-            let indexed: Vec<u8> = pixels.iter().map(|&c| palette.index(c)).collect();
-            let ms = if n + 1 == picked.len() {
-                options.final_ms
-            } else {
-                options.frame_ms
-            };
-            let delay = u16::try_from(ms.div_ceil(10)).unwrap_or(u16::MAX);
-            let (left, top, fw, fh, buffer) = match &previous {
-                None => (0, 0, w, h, indexed.clone()),
-                Some(prev) => changed(prev, &indexed, w, h),
-            };
-            let frame = gif::Frame {
-                delay,
-                dispose: gif::DisposalMethod::Keep,
-                left: left as u16,
-                top: top as u16,
-                width: fw as u16,
-                height: fh as u16,
-                buffer: Cow::Owned(buffer),
-                ..gif::Frame::default()
-            };
-            enc.write_frame(&frame)
-                .map_err(|e| AnimationError::Encode(e.to_string()))?;
-            previous = Some(indexed);
+        let mut n = 0;
+        // Frames are drawn a batch at a time on every core (drawing is most of the work),
+        // then encoded in order; a batch bounds the memory held (a frame is w * h bytes).
+        for chunk in picked.chunks(BATCH) {
+            let drawn = draw_batch(
+                renderer,
+                views,
+                chunk,
+                theme,
+                size,
+                (w, h),
+                &palette,
+                threads,
+            );
+            for indexed in drawn {
+                let indexed = indexed?;
+                let ms = if n + 1 == picked.len() {
+                    options.final_ms
+                } else {
+                    options.frame_ms
+                };
+                n += 1;
+                let delay = u16::try_from(ms.div_ceil(10)).unwrap_or(u16::MAX);
+                let (left, top, fw, fh, buffer) = match &previous {
+                    None => (0, 0, w, h, indexed.clone()),
+                    Some(prev) => changed(prev, &indexed, w, h),
+                };
+                let frame = gif::Frame {
+                    delay,
+                    dispose: gif::DisposalMethod::Keep,
+                    left: left as u16,
+                    top: top as u16,
+                    width: fw as u16,
+                    height: fh as u16,
+                    buffer: Cow::Owned(buffer),
+                    ..gif::Frame::default()
+                };
+                enc.write_frame(&frame)
+                    .map_err(|e| AnimationError::Encode(e.to_string()))?;
+                previous = Some(indexed);
+            }
         }
     }
     Ok(out)
+}
+
+/// Frames drawn together before they are encoded.
+const BATCH: usize = 32;
+
+/// Draws the positions `chunk` of `views` as palette indices, on `threads` threads; in order.
+#[allow(clippy::too_many_arguments)]
+fn draw_batch(
+    renderer: &Renderer,
+    views: &[BoardView],
+    chunk: &[usize],
+    theme: &Theme,
+    size: u32,
+    (w, h): (u32, u32),
+    palette: &Palette,
+    threads: usize,
+) -> Vec<Result<Vec<u8>, AnimationError>> {
+    let draw = |i: usize, palette: &mut Palette| -> Result<Vec<u8>, AnimationError> {
+        let pm = fit(renderer.pixmap(&views[i], theme, size)?, w, h);
+        Ok(rgb(&pm).into_iter().map(|c| palette.index(c)).collect())
+    };
+    if threads <= 1 || chunk.len() <= 1 {
+        let mut p = palette.clone();
+        return chunk.iter().map(|&i| draw(i, &mut p)).collect();
+    }
+    let mut out: Vec<Option<Result<Vec<u8>, AnimationError>>> =
+        (0..chunk.len()).map(|_| None).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let draw = &draw;
+                s.spawn(move || {
+                    let mut p = palette.clone();
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .filter(|(k, _)| k % threads == t)
+                        .map(|(k, &i)| (k, draw(i, &mut p)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            for (k, r) in h.join().unwrap_or_default() {
+                out[k] = Some(r);
+            }
+        }
+    });
+    out.into_iter()
+        .map(|r| r.unwrap_or_else(|| Err(AnimationError::Encode("a drawing thread failed".into()))))
+        .collect()
 }
 
 /// The pixmap at exactly `w` x `h` (a frame whose captions made it another size is cut or
@@ -331,6 +400,7 @@ fn changed(before: &[u8], now: &[u8], w: u32, h: u32) -> (u32, u32, u32, u32, Ve
 }
 
 /// A palette of at most 256 colours, and a table from 15-bit colours to their nearest entry.
+#[derive(Clone)]
 struct Palette {
     colours: Vec<[u8; 3]>,
     nearest: Vec<Option<u8>>,

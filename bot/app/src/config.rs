@@ -702,6 +702,7 @@ mod tests {
             engine_threads: 1,
             engine_nice: 0,
             instance: "main".into(),
+            web: None,
         };
         let d = c
             .discord_adapter(&settings)

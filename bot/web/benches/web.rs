@@ -119,23 +119,19 @@ async fn stream_client(
     .unwrap();
     let mut buf = vec![0u8; 1 << 16];
     let mut first = true;
-    let mut carry = Vec::new();
+    // The tail of the previous read, in case the tag is split between two reads.
+    let mut tail: Vec<u8> = Vec::new();
+    const TAG: &[u8] = b"event: update";
     loop {
         let n = match s.read(&mut buf).await {
             Ok(0) | Err(_) => return,
             Ok(n) => n,
         };
         let now = Instant::now();
-        carry.extend_from_slice(&buf[..n]);
-        let text = String::from_utf8_lossy(&carry).to_string();
-        let updates = text.matches("event: update").count();
-        if updates == 0 {
-            continue;
-        }
-        // Keep only what follows the last update's start (it may be incomplete; its tag is
-        // counted once: cut after it).
-        let cut = text.rfind("event: update").unwrap() + "event: update".len();
-        carry = text.as_bytes()[cut..].to_vec();
+        let mut window = std::mem::take(&mut tail);
+        window.extend_from_slice(&buf[..n]);
+        let updates = window.windows(TAG.len()).filter(|w| *w == TAG).count();
+        tail = window[window.len().saturating_sub(TAG.len() - 1)..].to_vec();
         for _ in 0..updates {
             if first {
                 first = false;
@@ -320,6 +316,8 @@ fn gif_bench() {
         last = Some(a);
     }
     let a = last.unwrap();
+    let update = bot_web::page::board_svg(views.last().unwrap(), &theme).len();
+    println!("a Toulousain board as SVG: {update} bytes");
     println!(
         "replay GIF, Toulousain, 100 moves ({} frames at {} px, {} left out): median {:.0} ms of 3, {} bytes ({:.2} MiB)",
         a.frames,

@@ -157,6 +157,8 @@ impl<S: GameStore + Clone + 'static> Web<S> {
     }
 
     /// The game with its players' names, or the page to answer instead.
+    // The error is the answer itself, as axum handlers return it: boxing it would buy nothing.
+    #[allow(clippy::result_large_err)]
     async fn load(&self, id: i64) -> Result<(GameRecord, Vec<String>), Response> {
         let record = match self.store.get_game(GameId(id)).await {
             Ok(r) => r,
@@ -220,6 +222,7 @@ impl PageQuery {
     ///
     /// # Errors
     /// A page that says what may be asked instead.
+    #[allow(clippy::result_large_err)] // the answer itself, as axum handlers return it
     pub fn ply(&self, record: &GameRecord) -> Result<Option<usize>, Response> {
         let last = record.moves.len();
         let Some(text) = self.ply.as_deref() else {
@@ -247,6 +250,7 @@ impl PageQuery {
     }
 }
 
+#[allow(clippy::result_large_err)] // the answer itself, as axum handlers return it
 fn game_id(text: &str) -> Result<i64, Response> {
     text.parse::<i64>().map_err(|_| {
         error_page(

@@ -103,13 +103,13 @@ pub fn error(message: &str) -> String {
 /// The index: live games first, then the latest finished ones.
 pub fn index(rows: &[IndexRow], variant: Option<&str>) -> String {
     let mut main = String::from("<h1>Games</h1>\n");
-    let _ = write!(
+    let _ = writeln!(
         main,
-        "<form method=\"get\" action=\"/\"><label>Variant <input name=\"variant\" value=\"{}\"></label> <button>Filter</button></form>\n",
+        "<form method=\"get\" action=\"/\"><label>Variant <input name=\"variant\" value=\"{}\"></label> <button>Filter</button></form>",
         escape(variant.unwrap_or(""))
     );
     for (heading, live) in [("Being played", true), ("Finished", false)] {
-        let _ = write!(main, "<h2>{heading}</h2>\n");
+        let _ = writeln!(main, "<h2>{heading}</h2>");
         let list: Vec<&IndexRow> = rows.iter().filter(|r| r.active == live).collect();
         if list.is_empty() {
             main.push_str("<p>None.</p>\n");
@@ -215,17 +215,17 @@ impl GamePage {
     /// The whole page. `public_url` makes the share link absolute.
     pub fn html(&self, public_url: Option<&str>) -> String {
         let mut main = String::new();
-        let _ = write!(
+        let _ = writeln!(
             main,
-            "<article id=\"game\" data-game=\"{}\" data-ply=\"{}\" data-last=\"{}\" data-live=\"{}\">\n",
+            "<article id=\"game\" data-game=\"{}\" data-ply=\"{}\" data-last=\"{}\" data-live=\"{}\">",
             self.id.0,
             self.ply,
             self.last,
             u8::from(self.active)
         );
-        let _ = write!(
+        let _ = writeln!(
             main,
-            "<h1>Game {} · {}</h1>\n",
+            "<h1>Game {} · {}</h1>",
             self.id.0,
             escape(&self.title)
         );
@@ -239,31 +239,31 @@ impl GamePage {
             );
         }
         main.push_str("</ul>\n");
-        let _ = write!(
+        let _ = writeln!(
             main,
-            "<p id=\"status\" aria-live=\"polite\">{}</p>\n",
+            "<p id=\"status\" aria-live=\"polite\">{}</p>",
             self.status_html()
         );
-        let _ = write!(main, "<div id=\"clocks\">{}</div>\n", self.clocks_html());
-        let _ = write!(main, "<div id=\"board-area\">{}</div>\n", self.board_html());
-        let _ = write!(
+        let _ = writeln!(main, "<div id=\"clocks\">{}</div>", self.clocks_html());
+        let _ = writeln!(main, "<div id=\"board-area\">{}</div>", self.board_html());
+        let _ = writeln!(
             main,
-            "<nav id=\"controls\" aria-label=\"replay\">{}</nav>\n",
+            "<nav id=\"controls\" aria-label=\"replay\">{}</nav>",
             self.controls_html()
         );
-        let _ = write!(
+        let _ = writeln!(
             main,
-            "<ol id=\"moves\" aria-label=\"moves\">{}</ol>\n",
+            "<ol id=\"moves\" aria-label=\"moves\">{}</ol>",
             self.moves_html()
         );
         // Item 3 of issue 29 (post-game analysis) puts its evaluation graph here.
         if let Some(graph) = evaluation_graph(self.id) {
-            let _ = write!(main, "<figure id=\"evaluation\">{graph}</figure>\n");
+            let _ = writeln!(main, "<figure id=\"evaluation\">{graph}</figure>");
         }
         if !self.hidden {
-            let _ = write!(
+            let _ = writeln!(
                 main,
-                "<p class=\"downloads\"><a href=\"/game/{id}/export.txt\">Export (PGN-like text)</a> · <a href=\"/game/{id}/replay.gif\">Animated replay (GIF)</a></p>\n",
+                "<p class=\"downloads\"><a href=\"/game/{id}/export.txt\">Export (PGN-like text)</a> · <a href=\"/game/{id}/replay.gif\">Animated replay (GIF)</a></p>",
                 id = self.id.0
             );
         }
@@ -271,9 +271,9 @@ impl GamePage {
             Some(u) => crate::game_link(u, self.id),
             None => format!("/game/{}", self.id.0),
         };
-        let _ = write!(
+        let _ = writeln!(
             main,
-            "<p class=\"share\">Link to this game: <a href=\"{l}\">{l}</a> · Themes: <a href=\"?theme=light\">light</a>, <a href=\"?theme=dark\">dark</a>, <a href=\"?theme=colour-blind\">colour-blind</a></p>\n</article>\n",
+            "<p class=\"share\">Link to this game: <a href=\"{l}\">{l}</a> · Themes: <a href=\"?theme=light\">light</a>, <a href=\"?theme=dark\">dark</a>, <a href=\"?theme=colour-blind\">colour-blind</a></p>\n</article>",
             l = escape(&link)
         );
         layout(&format!("Game {} · {}", self.id.0, self.title), &main)

@@ -128,7 +128,7 @@ async fn a_bystander_learns_nothing_of_a_looking_glass_game_until_it_ends() {
             checked += 1;
         }
         let mut over = false;
-        for step in 0..80 {
+        for step in 0..80u32 {
             let rec = s.record(g.id).await;
             if !rec.status.is_active() {
                 over = true;
@@ -143,7 +143,7 @@ async fn a_bystander_learns_nothing_of_a_looking_glass_game_until_it_ends() {
             };
             let world = (rng.next() % 2) as u8;
             let moves = game.moves_on(army, world);
-            let order = if moves.is_empty() || rng.next() % 6 == 0 {
+            let order = if moves.is_empty() || rng.next().is_multiple_of(6) {
                 // An impossible order: a strike, or a refusal.
                 let f = b"abcdefgh";
                 format!(
@@ -164,7 +164,7 @@ async fn a_bystander_learns_nothing_of_a_looking_glass_game_until_it_ends() {
             }
             // Everything fetched is the same as before the first set-up (every few steps:
             // fetching the replay is the slow part).
-            if step % 4 == 0 {
+            if step.is_multiple_of(4) {
                 same(&fetch_all(&s, &g).await, &before, &order);
                 checked += 1;
             }
@@ -192,7 +192,7 @@ async fn a_bystander_learns_nothing_of_a_looking_glass_game_until_it_ends() {
             traces(
                 events
                     .raw
-                    .split(&*reveal.lines().next().unwrap())
+                    .split(reveal.lines().next().unwrap())
                     .next()
                     .unwrap()
             )
