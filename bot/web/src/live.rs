@@ -20,6 +20,7 @@
 use std::{
     collections::HashMap,
     convert::Infallible,
+    time::Duration,
     sync::{
         Arc, Mutex,
         atomic::{AtomicUsize, Ordering},
@@ -27,11 +28,10 @@ use std::{
 };
 
 use axum::{
+    body::{Body, Bytes},
     extract::{Path, Query, State},
-    response::{
-        IntoResponse, Response,
-        sse::{Event, KeepAlive, Sse},
-    },
+    http::header,
+    response::{IntoResponse, Response},
 };
 use bot_core::{
     model::GameId,
@@ -55,11 +55,12 @@ pub struct Hub {
 
 #[derive(Debug)]
 struct Topic {
-    tx: broadcast::Sender<Arc<str>>,
+    tx: broadcast::Sender<Bytes>,
     /// The game's version the last update was built from.
     version: i64,
-    /// The last update sent (or the page's state when the first watcher came).
-    last: Arc<str>,
+    /// The last update sent (or the page's state when the first watcher came), as its
+    /// event-stream frame.
+    last: Bytes,
 }
 
 impl Hub {
@@ -89,7 +90,7 @@ impl Hub {
         games.len()
     }
 
-    fn subscribe(&self, key: Key) -> broadcast::Receiver<Arc<str>> {
+    fn subscribe(&self, key: Key) -> broadcast::Receiver<Bytes> {
         let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
         topics
             .entry(key)
@@ -98,14 +99,14 @@ impl Hub {
                 // only the newest, so a short buffer is enough.
                 tx: broadcast::channel(16).0,
                 version: -1,
-                last: Arc::from(""),
+                last: Bytes::new(),
             })
             .tx
             .subscribe()
     }
 
     /// Records the state a new watcher was shown, if newer than the topic's.
-    fn seed(&self, key: Key, version: i64, payload: &Arc<str>) {
+    fn seed(&self, key: Key, version: i64, payload: &Bytes) {
         let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = topics.get_mut(&key)
             && t.version < version
@@ -116,7 +117,7 @@ impl Hub {
     }
 
     /// Sends `payload` (built at `version`) to the topic's watchers if it says something new.
-    fn publish(&self, key: Key, version: i64, payload: Arc<str>) {
+    fn publish(&self, key: Key, version: i64, payload: Bytes) {
         let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
         let Some(t) = topics.get_mut(&key) else {
             return;
@@ -125,7 +126,7 @@ impl Hub {
             return;
         }
         t.version = version;
-        if *t.last != *payload {
+        if t.last != payload {
             t.last = payload.clone();
             let _ = t.tx.send(payload);
         }
@@ -161,7 +162,7 @@ async fn update<S: GameStore + Clone + 'static>(
     web: &Web<S>,
     game: GameId,
     theme: &str,
-) -> Option<(i64, Arc<str>)> {
+) -> Option<(i64, Bytes)> {
     let (record, names) = web.load(game.0).await.ok()?;
     let page = GamePage::build(
         &record,
@@ -173,7 +174,7 @@ async fn update<S: GameStore + Clone + 'static>(
     )
     .ok()?;
     web.metrics.render("svg");
-    Some((record.version, Arc::from(page.event_json())))
+    Some((record.version, frame(&page.event_json())))
 }
 
 /// Refreshes the topics of `game` (every theme watched).
@@ -265,40 +266,49 @@ pub async fn events<S: GameStore + Clone + 'static>(
         Ok(p) => p,
         Err(e) => return crate::watch_error(&e),
     };
-    let first: Arc<str> = Arc::from(page.event_json());
+    let first = frame(&page.event_json());
     web.hub.seed(key, record.version, &first);
-    Sse::new(stream_of(first, rx, Open::new(&web.hub.streams)))
-        .keep_alive(KeepAlive::default())
+    let body = Body::from_stream(stream_of(first, rx, Open::new(&web.hub.streams)));
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        body,
+    )
         .into_response()
 }
 
+/// An update as one event-stream frame, built once and shared by every stream: the JSON is
+/// one line (its strings escape line breaks), so it is one `data:` field.
+fn frame(json: &str) -> Bytes {
+    let mut out = String::with_capacity(json.len() + 24);
+    out.push_str("event: update\ndata: ");
+    out.push_str(json);
+    out.push_str("\n\n");
+    Bytes::from(out)
+}
+
+/// How often an idle stream sends a comment, so that proxies and browsers keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
 fn stream_of(
-    first: Arc<str>,
-    rx: broadcast::Receiver<Arc<str>>,
+    first: Bytes,
+    rx: broadcast::Receiver<Bytes>,
     open: Open,
-) -> impl Stream<Item = Result<Event, Infallible>> {
-    stream::unfold(
-        (Some(first), rx, open),
-        |(first, mut rx, open)| async move {
-            if let Some(f) = first {
-                return Some((
-                    Ok(Event::default().event("update").data(&*f)),
-                    (None, rx, open),
-                ));
+) -> impl Stream<Item = Result<Bytes, Infallible>> {
+    stream::unfold((Some(first), rx, open), |(first, mut rx, open)| async move {
+        if let Some(f) = first {
+            return Some((Ok(f), (None, rx, open)));
+        }
+        loop {
+            match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
+                Ok(Ok(p)) => return Some((Ok(p), (None, rx, open))),
+                // Each update is the whole state: the next one catches up.
+                Ok(Err(RecvError::Lagged(_))) => continue,
+                Ok(Err(RecvError::Closed)) => return None,
+                Err(_) => return Some((Ok(Bytes::from_static(b":\n\n")), (None, rx, open))),
             }
-            loop {
-                match rx.recv().await {
-                    Ok(p) => {
-                        return Some((
-                            Ok(Event::default().event("update").data(&*p)),
-                            (None, rx, open),
-                        ));
-                    }
-                    // Each update is the whole state: the next one catches up.
-                    Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => return None,
-                }
-            }
-        },
-    )
+        }
+    })
 }
