@@ -20,11 +20,11 @@
 use std::{
     collections::HashMap,
     convert::Infallible,
-    time::Duration,
     sync::{
         Arc, Mutex,
         atomic::{AtomicUsize, Ordering},
     },
+    time::Duration,
 };
 
 use axum::{
@@ -297,18 +297,21 @@ fn stream_of(
     rx: broadcast::Receiver<Bytes>,
     open: Open,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> {
-    stream::unfold((Some(first), rx, open), |(first, mut rx, open)| async move {
-        if let Some(f) = first {
-            return Some((Ok(f), (None, rx, open)));
-        }
-        loop {
-            match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
-                Ok(Ok(p)) => return Some((Ok(p), (None, rx, open))),
-                // Each update is the whole state: the next one catches up.
-                Ok(Err(RecvError::Lagged(_))) => continue,
-                Ok(Err(RecvError::Closed)) => return None,
-                Err(_) => return Some((Ok(Bytes::from_static(b":\n\n")), (None, rx, open))),
+    stream::unfold(
+        (Some(first), rx, open),
+        |(first, mut rx, open)| async move {
+            if let Some(f) = first {
+                return Some((Ok(f), (None, rx, open)));
             }
-        }
-    })
+            loop {
+                match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
+                    Ok(Ok(p)) => return Some((Ok(p), (None, rx, open))),
+                    // Each update is the whole state: the next one catches up.
+                    Ok(Err(RecvError::Lagged(_))) => continue,
+                    Ok(Err(RecvError::Closed)) => return None,
+                    Err(_) => return Some((Ok(Bytes::from_static(b":\n\n")), (None, rx, open))),
+                }
+            }
+        },
+    )
 }
