@@ -675,6 +675,32 @@ mod tests {
         assert!(out.contains("white (Blue) resigns and is out"), "{out}");
     }
 
+    /// `replay` at the console writes the animated replay beside the board pictures, one
+    /// frame per position of the four-player game so far.
+    #[tokio::test]
+    async fn replay_writes_a_gif_of_the_game_so_far() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = console(dir.path(), None, MemoryStore::new());
+        c.line("play dcb-balanced-4p").await;
+        let out = c.line("replay").await;
+        assert!(out.contains("has no moves yet"), "{out}");
+        for _ in 0..4 {
+            // The first of each side's legal moves, whatever it is.
+            let moves = c.line("moves").await;
+            let first = moves
+                .split("legal moves:")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .unwrap_or_else(|| panic!("a move in {moves}"))
+                .to_string();
+            c.line(&first).await;
+        }
+        let out = c.line("replay").await;
+        assert!(out.contains("(replay: "), "{out}");
+        let gif = std::fs::read(dir.path().join("boards/game-1-replay.gif")).unwrap();
+        assert_eq!(&gif[..6], b"GIF89a");
+    }
+
     /// `play` with a four-player variant seats red, blue, yellow and green at the one
     /// keyboard; each command is given by the player whose turn it is, a draw offer is
     /// answered by each of the others in turn, and resigning takes the player to move out.
