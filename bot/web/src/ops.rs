@@ -167,6 +167,15 @@ pub async fn metrics<S: GameStore + Clone + 'static>(State(web): State<Arc<Web<S
             label(kind)
         );
     }
+    if let Some(n) = web.metrics.searches() {
+        head(
+            &mut out,
+            "fairybot_engine_searches",
+            "gauge",
+            "Engine searches for the bot's moves running now.",
+        );
+        let _ = writeln!(out, "fairybot_engine_searches {n}");
+    }
     head(
         &mut out,
         "fairybot_web_streams",

@@ -183,6 +183,7 @@ async fn health_and_metrics() {
     assert_eq!(get(&s.url("/healthz")).await.0, 200);
     let (_, _, page) = get(&s.url(&format!("/game/{}", g.id))).await;
     assert!(page.contains("<svg"));
+    s.metrics.searches_from(|| 3);
     let (st, ct, m) = get(&s.url("/metrics")).await;
     assert_eq!(st, 200);
     assert!(ct.starts_with("text/plain; version=0.0.4"));
@@ -196,6 +197,7 @@ async fn health_and_metrics() {
         "fairybot_store_up 1",
         "fairybot_platform_connected{platform=\"discord\"} 1",
         "fairybot_renders_total{kind=\"svg\"} 1",
+        "fairybot_engine_searches 3",
     ] {
         assert!(m.lines().any(|l| l == line), "{line} missing in\n{m}");
     }
