@@ -20,6 +20,7 @@
 
 #![warn(missing_docs)]
 
+pub mod animation;
 mod artwork;
 pub mod diagram;
 mod graph;

@@ -62,6 +62,8 @@ pub struct Settings {
     pub engine_nice: i32,
     /// This process's name among those sharing the store (its outbox claims).
     pub instance: String,
+    /// The web server, when `[web] listen` is set.
+    pub web: Option<bot_web::WebConfig>,
 }
 
 /// The whole configuration.
@@ -89,6 +91,9 @@ pub struct Config {
     /// Clocks: the scheduler and reminders.
     #[serde(default)]
     pub clocks: ClocksConfig,
+    /// The web pages (off unless `listen` is set).
+    #[serde(default)]
+    pub web: WebConfig,
     /// Post-game analysis (`analyse`).
     #[serde(default)]
     pub analysis: AnalysisSection,
@@ -141,6 +146,20 @@ impl AnalysisSection {
             nice,
         }))
     }
+}
+
+/// The web pages: live games, replays, `/healthz` and `/metrics` (bot-web).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebConfig {
+    /// The address to listen on (`127.0.0.1:8080`); no web server without it.
+    pub listen: Option<String>,
+    /// The address people reach the pages at (`https://chess.example.org`), for the links in
+    /// chat announcements.
+    pub public_url: Option<String>,
+    /// How often, in milliseconds, the games being watched are read again for moves made by
+    /// other processes on the same database (50 to 60000; default 500).
+    pub poll_ms: Option<u64>,
 }
 
 /// Clocks: how often deadlines are checked, and when players are reminded.
@@ -495,7 +514,51 @@ impl Config {
                 .engine_nice
                 .unwrap_or(bot_core::opponent::DEFAULT_SEARCH_NICE),
             instance: self.bot.instance.clone().unwrap_or_else(|| "main".into()),
+            web: self.web_settings()?,
         })
+    }
+
+    /// The checked `[web]` section: `None` when no `listen` address is set.
+    fn web_settings(&self) -> anyhow::Result<Option<bot_web::WebConfig>> {
+        let w = &self.web;
+        let Some(listen) = w.listen.as_deref().map(str::trim) else {
+            if w.public_url.is_some() {
+                bail!(
+                    "[web] public_url is set but not [web] listen: links would lead nowhere; \
+                     set listen = \"127.0.0.1:8080\" (or remove public_url)"
+                );
+            }
+            return Ok(None);
+        };
+        let Ok(addr) = listen.parse::<std::net::SocketAddr>() else {
+            bail!(
+                "[web] listen = {listen:?} is not an address with a port: use e.g. \
+                 \"127.0.0.1:8080\" (or \"[::1]:8080\")"
+            );
+        };
+        let mut config = bot_web::WebConfig::new(addr);
+        if let Some(url) = &w.public_url {
+            let url = url.trim().trim_end_matches('/');
+            let host = url
+                .strip_prefix("https://")
+                .or_else(|| url.strip_prefix("http://"))
+                .unwrap_or_default();
+            if host.is_empty() || host.contains(char::is_whitespace) {
+                bail!(
+                    "[web] public_url = {:?} is not an http(s) address: use e.g. \
+                     \"https://chess.example.org\"",
+                    cut(url)
+                );
+            }
+            config.public_url = Some(url.to_string());
+        }
+        if let Some(ms) = w.poll_ms {
+            if !(50..=60_000).contains(&ms) {
+                bail!("[web] poll_ms = {ms} is out of range: 50 to 60000 (default 500)");
+            }
+            config.poll = std::time::Duration::from_millis(ms);
+        }
+        Ok(Some(config))
     }
 
     /// The data directory.
@@ -690,6 +753,7 @@ mod tests {
             engine_threads: 1,
             engine_nice: 0,
             instance: "main".into(),
+            web: None,
         };
         let d = c
             .discord_adapter(&settings)
@@ -731,6 +795,40 @@ mod tests {
 
     fn parse(text: &str) -> Config {
         toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn the_web_server_is_off_by_default_and_each_bad_value_names_its_key() {
+        assert!(Config::default().validate().unwrap().web.is_none());
+        let w = parse("[web]\nlisten = \"127.0.0.1:8080\"\npublic_url = \"https://chess.example.org/\"\npoll_ms = 200")
+            .validate()
+            .unwrap()
+            .web
+            .unwrap();
+        assert_eq!(w.listen.port(), 8080);
+        assert_eq!(w.public_url.as_deref(), Some("https://chess.example.org"));
+        assert_eq!(w.poll, std::time::Duration::from_millis(200));
+        for (text, says) in [
+            (
+                "listen = \"8080\"",
+                "[web] listen = \"8080\" is not an address with a port",
+            ),
+            (
+                "listen = \"127.0.0.1:1\"\npublic_url = \"chess.example.org\"",
+                "[web] public_url",
+            ),
+            (
+                "listen = \"127.0.0.1:1\"\npoll_ms = 10",
+                "[web] poll_ms = 10 is out of range",
+            ),
+            ("public_url = \"https://x.org\"", "set listen"),
+        ] {
+            let e = parse(&format!("[web]\n{text}"))
+                .validate()
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
     }
 
     #[test]

@@ -378,6 +378,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         if let Some(g) = &r.graph {
             out.push_str(&self.write_graph(g).await);
         }
+        if let Some(replay) = &r.animation {
+            out.push_str(&self.write_replay(replay).await);
+        }
         let Some(b) = &r.board else {
             return out;
         };
@@ -439,6 +442,38 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 "(could not write the graph under {})\n",
                 self.boards_dir.display()
             )
+        }
+    }
+
+    /// Draws a replay (`replay`) into `boards/game-N-replay.gif` and says where it is.
+    async fn write_replay(&self, replay: &bot_core::reply::ReplayPicture) -> String {
+        // A file has no upload limit; the default budget keeps it easy to share. Drawn here
+        // (a second at most for a long game): the console serves one keyboard.
+        let options = render::animation::AnimationOptions {
+            size: self.size.min(640),
+            ..render::animation::AnimationOptions::default()
+        };
+        let drawn = bot_core::watch::replay_frames(replay, self.service.catalog())
+            .map_err(|e| e.to_string())
+            .and_then(|frames| {
+                let views: Vec<render::BoardView> = frames.into_iter().map(|f| f.view).collect();
+                render::animation::gif(&self.renderer, &views, &self.theme, &options)
+                    .map_err(|e| e.to_string())
+            });
+        match drawn {
+            Ok(anim) => {
+                let path = self
+                    .boards_dir
+                    .join(format!("game-{}-replay.gif", replay.game));
+                let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()
+                    && tokio::fs::write(&path, &anim.bytes).await.is_ok();
+                if written {
+                    format!("(replay: {})\n", path.display())
+                } else {
+                    format!("(no replay: {} could not be written)\n", path.display())
+                }
+            }
+            Err(e) => format!("(no replay: {e})\n"),
         }
     }
 
@@ -723,6 +758,32 @@ mod tests {
         assert!(out.contains("alice (Blue)"), "{out}");
         let out = c.line("resign").await;
         assert!(out.contains("alice (Blue) resigns and is out"), "{out}");
+    }
+
+    /// `replay` at the console writes the animated replay beside the board pictures, one
+    /// frame per position of the four-player game so far.
+    #[tokio::test]
+    async fn replay_writes_a_gif_of_the_game_so_far() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = console(dir.path(), None, MemoryStore::new());
+        c.line("play dcb-balanced-4p").await;
+        let out = c.line("replay").await;
+        assert!(out.contains("has no moves yet"), "{out}");
+        for _ in 0..4 {
+            // The first of each side's legal moves, whatever it is.
+            let moves = c.line("moves").await;
+            let first = moves
+                .split("legal moves:")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .unwrap_or_else(|| panic!("a move in {moves}"))
+                .to_string();
+            c.line(&first).await;
+        }
+        let out = c.line("replay").await;
+        assert!(out.contains("(replay: "), "{out}");
+        let gif = std::fs::read(dir.path().join("boards/game-1-replay.gif")).unwrap();
+        assert_eq!(&gif[..6], b"GIF89a");
     }
 
     /// `play` with a four-player variant seats red, blue, yellow and green at the one

@@ -15,7 +15,10 @@ mod shutdown;
 use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
-use bot_core::{GameService, SystemClock};
+use bot_core::{
+    GameService, SystemClock,
+    store::watched::{GameChanges, Watched},
+};
 use bot_store::SqlStore;
 use shutdown::Shutdown;
 
@@ -113,7 +116,7 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
         return Ok(());
     }
     let data_dir = config.data_dir();
-    let store = match &config.store.url {
+    let sql = match &config.store.url {
         Some(url) => SqlStore::connect(url)
             .await
             .context("cannot open the store named by [store] url / FAIRYBOT_DATABASE_URL")?,
@@ -122,16 +125,21 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             .context("cannot open the store")?,
     };
     if let Some(Admin::Backup(file)) = &args.command {
-        let bytes = store.backup_to(file).await?;
+        let bytes = sql.backup_to(file).await?;
         println!(
             "wrote {} ({bytes} bytes): a consistent copy of the store; to restore it, stop \
              the bot and put it in place of {}",
             file.display(),
             data_dir.join("fairybot.db").display()
         );
-        store.close().await;
+        sql.close().await;
         return Ok(());
     }
+    // Every game write is announced in-process, for the web pages' live updates.
+    let changes = GameChanges::new();
+    let store = Watched::new(sql.clone(), changes.clone());
+    let metrics = Arc::new(bot_core::metrics::Metrics::new());
+    let health = bot_web::Health::new();
     let catalog = Arc::new(rules::Catalog::builtin());
     let bot = bot_core::opponent::BotConfig {
         threads: settings.engine_threads,
@@ -145,8 +153,13 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     let matrix = config.matrix_adapter(size)?;
     let discord = config.discord_adapter(&settings);
     let console = matrix.is_none() && discord.is_none();
-    let mut service = GameService::new(store.clone(), SystemClock, catalog.clone())
+    let mut service = GameService::new(store.clone(), SystemClock, catalog.clone());
+    if let Some(url) = settings.web.as_ref().and_then(|w| w.public_url.clone()) {
+        service = service.with_public_url(url);
+    }
+    let mut service = service
         .with_reminders(settings.reminders.clone())
+        .with_metrics(metrics.clone())
         .with_instance(instance_name(
             &settings.instance,
             console.then_some(args.as_player.as_deref()).flatten(),
@@ -158,6 +171,13 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     }
     let service = Arc::new(service);
     service.start_analyst();
+    // `/metrics` reads the bot's searches running from the service (weakly: the service
+    // holds the counters).
+    let weak = Arc::downgrade(&service);
+    metrics.searches_from(move || {
+        weak.upgrade()
+            .map_or(0, |s| s.bot_searches_running() as u64)
+    });
     // What this process had claimed when it last stopped (killed between a move's commit
     // and its announcement's send): sent again now, before any new command.
     service
@@ -180,8 +200,34 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             async move { stop.requested().await }
         },
     ));
+    let web = match &settings.web {
+        None => None,
+        Some(web_config) => {
+            let listener = tokio::net::TcpListener::bind(web_config.listen)
+                .await
+                .with_context(|| {
+                    format!(
+                        "cannot listen on [web] listen = \"{}\" (in use, or not an address of this machine)",
+                        web_config.listen
+                    )
+                })?;
+            tracing::info!("web pages at http://{}", web_config.listen);
+            let web = bot_web::Web::new(
+                store.clone(),
+                catalog.clone(),
+                metrics.clone(),
+                health.clone(),
+                changes.clone(),
+                web_config.clone(),
+            );
+            let stop = stop.clone();
+            Some(tokio::spawn(
+                web.serve(listener, async move { stop.requested().await }),
+            ))
+        }
+    };
     let result = if !console {
-        run_chat(matrix, discord, service, catalog, theme, stop).await
+        run_chat(matrix, discord, service, catalog, theme, stop, health).await
     } else {
         let announcements = bot_core::outbox::Announcements::new(
             service.clone(),
@@ -193,7 +239,10 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             .await
     };
     scheduler.abort();
-    store.close().await;
+    if let Some(web) = web {
+        web.abort();
+    }
+    sql.close().await;
     result
 }
 
@@ -222,12 +271,21 @@ fn instance_name(instance: &str, console_player: Option<&str>) -> String {
 async fn run_chat(
     matrix: Option<bot_matrix::MatrixConfig>,
     discord: Option<bot_discord::DiscordConfig>,
-    service: Arc<GameService<SqlStore, SystemClock>>,
+    service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
     catalog: Arc<rules::Catalog>,
     theme: render::Theme,
     stop: Shutdown,
+    health: bot_web::Health,
 ) -> anyhow::Result<()> {
+    // `/healthz` reports each configured platform while its adapter runs (set up, and not
+    // stopped with an error).
+    for (name, configured) in [("matrix", matrix.is_some()), ("discord", discord.is_some())] {
+        if configured {
+            health.set(name, true);
+        }
+    }
     let renderer = Arc::new(render::Renderer::new());
+    let health_discord = health.clone();
     let matrix_run = {
         let (service, catalog, renderer, stop) = (
             service.clone(),
@@ -244,15 +302,18 @@ async fn run_chat(
                 config.homeserver,
                 config.state_dir.display()
             );
-            bot_matrix::run(config, service, catalog, renderer, theme, stop.requested())
+            let r = bot_matrix::run(config, service, catalog, renderer, theme, stop.requested())
                 .await
-                .context("Matrix stopped")
+                .context("Matrix stopped");
+            health.set("matrix", false);
+            r
         }
     };
     let discord_run = async move {
         let Some(discord) = discord else {
             return Ok(());
         };
+        let health = health_discord;
         tracing::info!(
             "connecting to Discord (commands registered {})",
             match discord.registration {
@@ -260,9 +321,11 @@ async fn run_chat(
                 _ => "globally".into(),
             }
         );
-        bot_discord::run(discord, service, catalog, renderer, stop.requested())
+        let r = bot_discord::run(discord, service, catalog, renderer, stop.requested())
             .await
-            .context("Discord stopped")
+            .context("Discord stopped");
+        health.set("discord", false);
+        r
     };
     tokio::try_join!(matrix_run, discord_run).map(|_| ())
 }

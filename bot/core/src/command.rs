@@ -7,7 +7,7 @@
 //! play VARIANT vs bot [level 1-5] [white|black|random|red|blue|yellow|green]   (or `play VARIANT level N`)
 //! move [#GAME] MOVE   (or a bare move in a game's room)     board [#GAME]   moves [#GAME] [CELL]
 //! resign [#GAME]   draw [accept|decline] [#GAME]   takeback [accept|decline] [#GAME]
-//! abort [#GAME]   games   history [#GAME]   export [#GAME]   variants   rules VARIANT
+//! abort [#GAME]   games   history [#GAME]   export [#GAME]   replay [#GAME]   variants   rules VARIANT
 //! piece VARIANT PIECE   help [COMMAND]
 //! profile [@user]   leaderboard VARIANT   analyse [#GAME]
 //! setup [#GAME] NUMBER|RNBQKBNR|random   ask [#GAME]        (Through the Looking-Glass)
@@ -119,6 +119,8 @@ pub enum Command {
     Export(Option<GameId>),
     /// A finished game's analysis: evaluation graph, biggest mistakes, accuracy.
     Analyse(Option<GameId>),
+    /// The game so far as an animated picture, one frame per move.
+    Replay(Option<GameId>),
     /// List the variants.
     Variants,
     /// Explain a variant's rules.
@@ -213,6 +215,7 @@ impl std::fmt::Debug for Command {
             Command::History(g) => f.debug_tuple("History").field(g).finish(),
             Command::Export(g) => f.debug_tuple("Export").field(g).finish(),
             Command::Analyse(g) => f.debug_tuple("Analyse").field(g).finish(),
+            Command::Replay(g) => f.debug_tuple("Replay").field(g).finish(),
             Command::Variants => f.write_str("Variants"),
             Command::Rules(v) => f.debug_tuple("Rules").field(v).finish(),
             Command::Piece { variant, piece } => f
@@ -247,6 +250,7 @@ impl Command {
             Command::Abort(_) => "abort",
             Command::Games => "games",
             Command::History(_) => "history",
+            Command::Replay(_) => "replay",
             Command::Export(_) => "export",
             Command::Analyse(_) => "analyse",
             Command::Variants => "variants",
@@ -329,6 +333,7 @@ const NAMES: &[&str] = &[
     "history",
     "export",
     "analyse",
+    "replay",
     "variants",
     "rules",
     "piece",
@@ -368,6 +373,7 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "analyse" => {
             "analyse [#GAME] — after a game: the engine looks at every position and shows an evaluation graph, each player's three biggest mistakes with the better move, and an accuracy per player (`analyze` works too)"
         }
+        "replay" => "replay [#GAME] — the game so far as an animated picture",
         "variants" => "variants — list the games fairybot plays",
         "rules" => "rules VARIANT — how a variant is played",
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
@@ -731,6 +737,11 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             let g = take_game(&mut args);
             no_more(&args, "analyse")?;
             Command::Analyse(g)
+        }
+        "replay" | "gif" => {
+            let g = take_game(&mut args);
+            no_more(&args, "replay")?;
+            Command::Replay(g)
         }
         "variants" => Command::Variants,
         "rules" => match args.as_slice() {

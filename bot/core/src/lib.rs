@@ -11,6 +11,7 @@ pub mod custom;
 pub mod engine;
 pub mod export;
 mod memo;
+pub mod metrics;
 pub mod model;
 pub mod opponent;
 pub mod options;
@@ -26,6 +27,7 @@ pub mod service;
 pub mod store;
 pub mod suggest;
 pub mod text;
+pub mod watch;
 
 pub use chance::{Chance, OsChance, SeededChance};
 pub use service::{Actor, Clock, CurrentGame, GameService, Games, SystemClock};

@@ -25,6 +25,12 @@ pub enum PictureError {
     /// The drawing task did not finish (it panicked, or the runtime is shutting down).
     #[error("the drawing task did not finish")]
     Task(#[from] tokio::task::JoinError),
+    /// A replay's moves do not replay.
+    #[error(transparent)]
+    Watch(#[from] crate::watch::WatchError),
+    /// A replay could not be drawn within its budget.
+    #[error(transparent)]
+    Animation(#[from] render::animation::AnimationError),
 }
 
 fn glyph(name: &str, letter: char) -> Glyph {
@@ -566,6 +572,38 @@ impl Painter {
                 &painter.theme,
                 GRAPH_WIDTH.min(painter.size.max(400) * 2),
             )
+        })
+        .await;
+        made?
+    }
+
+    /// Draws a reply's replay as an animated GIF of at most `budget` bytes (the platform's
+    /// upload limit), at this painter's size or smaller, on tokio's blocking threads.
+    ///
+    /// # Errors
+    /// When the moves do not replay, or not even the first and last positions fit.
+    pub async fn replay_gif(
+        &self,
+        replay: &crate::reply::ReplayPicture,
+        budget: usize,
+    ) -> Result<render::animation::Animation, PictureError> {
+        let (painter, replay) = (self.clone(), replay.clone());
+        let made = tokio::task::spawn_blocking(move || {
+            let views: Vec<BoardView> = crate::watch::replay_frames(&replay, &painter.catalog)?
+                .into_iter()
+                .map(|f| f.view)
+                .collect();
+            let options = render::animation::AnimationOptions {
+                size: painter.size.min(640),
+                budget,
+                ..render::animation::AnimationOptions::default()
+            };
+            Ok::<_, PictureError>(render::animation::gif(
+                &painter.renderer,
+                &views,
+                &painter.theme,
+                &options,
+            )?)
         })
         .await;
         made?

@@ -42,6 +42,24 @@ pub struct BoardPicture {
     pub clock: Option<String>,
 }
 
+/// A game's positions for the adapters to draw as an animated replay ([`crate::watch`]):
+/// made by the service only for what the room may see (never a Looking-Glass game in play).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ReplayPicture {
+    /// The game.
+    pub game: GameId,
+    /// The variant's stored name.
+    pub variant: String,
+    /// The start state.
+    pub start_state: String,
+    /// The moves (coordinate notation, or Looking-Glass actions), all of them.
+    pub moves: Vec<String>,
+    /// The first position drawn: 0, or later for a game too long to draw whole.
+    pub from_ply: usize,
+    /// Player names by seat, for the captions.
+    pub players: Vec<String>,
+}
+
 /// The two cells of a move, by the geometry's exact cell names: resolved by the engine from the
 /// move itself (see [`crate::picture::last_move`]), never guessed from the move's text, whose
 /// cell names can be prefixes of one another (`k1` and `k10`).
@@ -103,6 +121,9 @@ pub struct Reply {
     pub mentions: Vec<PlayerId>,
     /// A board to attach.
     pub board: Option<BoardPicture>,
+    /// An animated replay to attach (`replay`).
+    #[serde(default)]
+    pub animation: Option<ReplayPicture>,
     /// Buttons to offer.
     pub actions: Vec<Action>,
     /// For [`Audience::Room`]: the game's room when it is not where the command was given
@@ -192,6 +213,7 @@ impl Reply {
             text: text.into(),
             mentions: Vec::new(),
             board: None,
+            animation: None,
             actions: Vec::new(),
             place: None,
             table: None,

@@ -22,6 +22,7 @@ mod listings;
 mod moves;
 mod offers;
 mod ratings;
+mod replay;
 
 pub use bot::{DRAW_MARGIN, RESIGN_AFTER, RESIGN_BELOW};
 pub use challenges::parse_mention;
@@ -29,6 +30,7 @@ pub use clocks::FireReport;
 pub use failure::ServiceError;
 pub(crate) use failure::chain as error_chain;
 pub use games::CurrentGame;
+pub use replay::MAX_REPLAY_PLIES;
 
 use crate::{
     chance::{Chance, OsChance},
@@ -156,6 +158,10 @@ pub struct GameService<S, C = SystemClock> {
     bot: Option<bot::Bot>,
     /// Post-game analyses (their threads), when they are on; see `service/analyse.rs`.
     analyst: Option<analyse::Analyst>,
+    /// Where commands are counted and timed (`/metrics`), when someone reads them.
+    metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// The web pages' public address (`[web] public_url`): new games and results link there.
+    public_url: Option<String>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -183,6 +189,37 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             reminders: crate::clocks::ReminderPolicy::default(),
             bot: None,
             analyst: None,
+            metrics: None,
+            public_url: None,
+        }
+    }
+
+    /// The same service linking each new game's and each result's announcement to the game's
+    /// web page under `public_url` (`https://chess.example.org` gives
+    /// `https://chess.example.org/game/42`).
+    pub fn with_public_url(mut self, public_url: impl Into<String>) -> Self {
+        let url: String = public_url.into();
+        self.public_url = Some(url.trim_end_matches('/').to_string());
+        self
+    }
+
+    /// Appends the game's page link to an announcement, when the pages are public.
+    pub(crate) fn link(&self, game: GameId, text: &mut String) {
+        if let Some(url) = &self.public_url {
+            text.push_str(&format!(" Watch or replay it: {url}/game/{}", game.0));
+        }
+    }
+
+    /// The same service counting its commands and their latency by kind in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<crate::metrics::Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// Counts one command of kind `kind`, begun at `began`.
+    fn count(&self, kind: &'static str, began: std::time::Instant) {
+        if let Some(m) = &self.metrics {
+            m.command(kind, began.elapsed());
         }
     }
 
@@ -388,13 +425,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// The replies are in the outbox, claimed by this process, when they are returned: the
     /// adapter reports each one by its key ([`GameService::settle_mail`]).
     pub async fn handle_text(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
-        self.waking_after(async {
-            let mut replies = self.handle_text_unposted(actor, place, text).await;
-            self.post(&Telling::answer(actor, place), &mut replies)
-                .await;
-            replies
-        })
-        .await
+        let began = std::time::Instant::now();
+        let replies = self
+            .waking_after(async {
+                let mut replies = self.handle_text_unposted(actor, place, text).await;
+                self.post(&Telling::answer(actor, place), &mut replies)
+                    .await;
+                replies
+            })
+            .await;
+        if self.metrics.is_some() {
+            // A line that is no command is a bare move (or a mistake, counted with them).
+            let kind = command::parse(text).map_or("move", |c| c.name());
+            self.count(kind, began);
+        }
+        replies
     }
 
     async fn handle_text_unposted(&self, actor: &Actor, place: &Place, text: &str) -> Vec<Reply> {
@@ -437,13 +482,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// Handles one command; its replies are posted as [`GameService::handle_text`]'s are.
     pub async fn handle(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
-        self.waking_after(async {
-            let mut replies = self.handle_unposted(actor, place, cmd).await;
-            self.post(&Telling::answer(actor, place), &mut replies)
-                .await;
-            replies
-        })
-        .await
+        let (began, kind) = (std::time::Instant::now(), cmd.name());
+        let replies = self
+            .waking_after(async {
+                let mut replies = self.handle_unposted(actor, place, cmd).await;
+                self.post(&Telling::answer(actor, place), &mut replies)
+                    .await;
+                replies
+            })
+            .await;
+        self.count(kind, began);
+        replies
     }
 
     async fn handle_unposted(&self, actor: &Actor, place: &Place, cmd: Command) -> Vec<Reply> {
@@ -612,6 +661,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
             },
             Command::Analyse(game) => self.analyse(actor, place, game).await,
+            Command::Replay(game) => self.replay(actor, place, game).await,
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
             Command::Rules(v) => Ok(vec![Reply::actor(match self.game_kind(&v)? {
                 GameKind::Glass(rules) => glass::rules_text(rules),

@@ -54,6 +54,8 @@ fn corpus() -> Vec<String> {
         "games",
         "history #1",
         "export",
+        "replay",
+        "replay #2",
         "variants",
         "rules bilateral",
         "piece toulousain gryphon",

@@ -71,6 +71,7 @@ fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
         history(),
         export(),
         analyse(),
+        replay(),
         variants(),
         rules(),
         profile(),
@@ -683,6 +684,15 @@ pub async fn export(
     #[description = "The game number"] game: Option<i64>,
 ) -> Result<(), Error> {
     run(ctx, Command::Export(self::game(game))).await
+}
+
+/// Show the game so far as an animated picture
+#[poise::command(slash_command)]
+pub async fn replay(
+    ctx: Ctx<'_>,
+    #[description = "The game number"] game: Option<i64>,
+) -> Result<(), Error> {
+    run(ctx, Command::Replay(self::game(game))).await
 }
 
 /// List the variants

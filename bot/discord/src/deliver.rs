@@ -279,6 +279,11 @@ pub(crate) fn action_rows(reply: &Reply) -> Vec<serenity::CreateActionRow> {
         .collect()
 }
 
+/// The most an attachment may weigh on a server without boosts (10 MiB), less a margin
+/// for the request around it: a replay is drawn smaller or with fewer frames to fit, never
+/// refused by Discord.
+const UPLOAD_LIMIT: usize = (10 << 20) - (256 << 10);
+
 async fn picture(bot: &Bot, reply: &Reply) -> Option<Vec<u8>> {
     let painter = bot_core::picture::Painter {
         catalog: bot.catalog.clone(),
@@ -286,6 +291,14 @@ async fn picture(bot: &Bot, reply: &Reply) -> Option<Vec<u8>> {
         theme: bot.theme.clone(),
         size: bot.board_size,
     };
+    if let Some(replay) = &reply.animation {
+        return painter
+            .replay_gif(replay, UPLOAD_LIMIT)
+            .await
+            .map(|a| a.bytes)
+            .map_err(|e| tracing::warn!("{e}"))
+            .ok();
+    }
     let drawn = match (&reply.board, &reply.graph) {
         (Some(board), _) => painter.png(board).await,
         // An analysis's evaluation graph (Discord cannot edit an earlier message through

@@ -323,13 +323,21 @@ impl Outgoing {
             "embeds": part.embeds,
             "flags": if self.ephemeral { EPHEMERAL } else { 0 },
         });
+        // The picture is a board (PNG) or a replay (GIF, `replay`): named by what it is.
+        let name = |b: &[u8]| {
+            if b.starts_with(b"GIF8") {
+                "replay.gif"
+            } else {
+                "board.png"
+            }
+        };
         let files: Vec<(String, Vec<u8>)> = part
             .png
             .iter()
-            .map(|b| ("board.png".to_owned(), b.clone()))
+            .map(|b| (name(b).to_owned(), b.clone()))
             .collect();
-        if !files.is_empty() {
-            v["attachments"] = json!([{"id": 0, "filename": "board.png"}]);
+        if let Some((filename, _)) = files.first() {
+            v["attachments"] = json!([{"id": 0, "filename": filename}]);
         }
         (v, files)
     }

@@ -552,22 +552,29 @@ impl MatrixBot {
             return Ok(());
         }
         let drawing = std::time::Instant::now();
-        let picture = match (&reply.board, &reply.graph) {
-            (Some(b), _) => match self.draw(b).await {
+        let picture = match (&reply.board, &reply.graph, &reply.animation) {
+            (Some(b), _, _) => match self.draw(b).await {
                 Ok(picture) => Some((b.game, picture)),
                 Err(e) => {
                     tracing::warn!("{e}");
                     None
                 }
             },
-            (None, Some(g)) => match self.draw_graph(g).await {
+            (None, Some(g), _) => match self.draw_graph(g).await {
                 Ok(picture) => Some((g.game, picture)),
                 Err(e) => {
                     tracing::warn!("{e}");
                     None
                 }
             },
-            (None, None) => None,
+            (None, None, Some(a)) => match self.draw_replay(a).await {
+                Ok(picture) => Some((a.game, picture)),
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    None
+                }
+            },
+            (None, None, None) => None,
         };
         let drawn = drawing.elapsed();
         let Some((game, picture)) = picture else {
@@ -636,7 +643,21 @@ impl MatrixBot {
             caption,
             filename,
         } = picture;
-        let (width, height) = format::png_size(&png).unwrap_or((0, 0));
+        // A board is a PNG; a replay (`replay`) a GIF, whose screen size is at bytes 6..10.
+        let gif = png.starts_with(b"GIF8") && png.len() >= 10;
+        let (width, height) = if gif {
+            (
+                u32::from(u16::from_le_bytes([png[6], png[7]])),
+                u32::from(u16::from_le_bytes([png[8], png[9]])),
+            )
+        } else {
+            format::png_size(&png).unwrap_or((0, 0))
+        };
+        let mimetype = if gif {
+            mime::IMAGE_GIF
+        } else {
+            mime::IMAGE_PNG
+        };
         let size = png.len() as u64;
         // Unknown encryption state: encrypt (an encrypted file is readable in any room).
         let encrypted = room
@@ -650,18 +671,14 @@ impl MatrixBot {
                 .await?;
             MediaSource::Encrypted(Box::new(file))
         } else {
-            let uploaded = self
-                .client
-                .media()
-                .upload(&mime::IMAGE_PNG, png, None)
-                .await?;
+            let uploaded = self.client.media().upload(&mimetype, png, None).await?;
             MediaSource::Plain(uploaded.content_uri)
         };
         let mut info = ImageInfo::new();
         info.width = Some(UInt::from(width));
         info.height = Some(UInt::from(height));
         info.size = UInt::new(size);
-        info.mimetype = Some(mime::IMAGE_PNG.to_string());
+        info.mimetype = Some(mimetype.to_string());
         // The body is the caption clients show under the image (a body equal to the file
         // name would show the file name): the reply's text, or the picture's own caption.
         let mut image = if message.plain.trim().is_empty() {
@@ -759,6 +776,7 @@ async fn send_edit(
 
 /// A board drawn for a message.
 pub(crate) struct Picture {
+    /// The picture: a PNG board, or a GIF replay.
     pub png: Vec<u8>,
     /// What it shows, in words: "Game 10: Toulousain Chess, White (alice) to move".
     pub caption: String,
@@ -789,6 +807,29 @@ impl MatrixBot {
         })
         .await
         .map_err(|e| format!("board picture task failed: {e}"))?
+    }
+}
+
+/// The most a replay may weigh: under Synapse's default upload limit (50 MB) and small
+/// enough for phones on slow networks; a longer game is drawn smaller or with fewer frames.
+const REPLAY_LIMIT: usize = 8 << 20;
+
+impl MatrixBot {
+    /// Draws a reply's replay as an animated GIF, with its caption and file name.
+    async fn draw_replay(
+        &self,
+        replay: &bot_core::reply::ReplayPicture,
+    ) -> Result<Picture, String> {
+        let anim = self
+            .pictures
+            .replay_gif(replay, REPLAY_LIMIT)
+            .await
+            .map_err(|e| format!("replay of game {} failed: {e}", replay.game))?;
+        Ok(Picture {
+            png: anim.bytes,
+            caption: format!("Game {}: replay", replay.game),
+            filename: format!("fairybot-game-{}-replay.gif", replay.game),
+        })
     }
 }
 

@@ -396,6 +396,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Side(0).name(n)
             )
         };
+        let mut text = text;
+        self.link(loaded.record.id, &mut text);
         let mut r = self
             .board_reply(&loaded, &text, Some(0))
             .in_place(loaded.record.place.clone());

@@ -307,6 +307,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         } else {
             format!("Game {id}: {{0}} ({lc}) ran out of time. Time — {{1}} ({wc}) wins.")
         };
+        let mut text = text;
+        self.link(id, &mut text);
         let mut room = self
             .board_reply(g, &text, Some(winner as u8))
             .in_place(g.record.place.clone());

@@ -124,13 +124,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         // Stored: a bot seated here chooses its back rank (announced after these replies).
         self.wake_bot_for(&game);
         let id = game.id;
+        let mut starts = format!(
+            "Game {id} starts: {} — {{0}} (White, sees the Real world) against {{1}} (Black, sees the Mirror world). Each of you now chooses a back rank in secret: I have written to you privately.",
+            name
+        );
+        self.link(id, &mut starts);
         let mut replies = vec![
-            Reply::room(format!(
-                "Game {id} starts: {} — {{0}} (White, sees the Real world) against {{1}} (Black, sees the Mirror world). Each of you now chooses a back rank in secret: I have written to you privately.",
-                name
-            ))
-            .mention(seats[0].clone())
-            .mention(seats[1].clone()),
+            Reply::room(starts)
+                .mention(seats[0].clone())
+                .mention(seats[1].clone()),
         ];
         for (i, p) in seats.iter().enumerate() {
             let side = Side(i as u8);
@@ -458,6 +460,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         );
         for (i, a) in record.moves.iter().enumerate() {
             s.push_str(&format!("\n{}. {a}", i + 1));
+        }
+        if self.public_url.is_some() {
+            s.push('\n');
+            self.link(record.id, &mut s);
         }
         Reply::room(s)
             .in_place(record.place.clone())

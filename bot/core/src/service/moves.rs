@@ -338,6 +338,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
             }
         }
+        if !g.record.status.is_active() {
+            self.link(g.record.id, &mut text);
+        }
         let mut r = self
             .board_reply(g, &text, Some(next as u8))
             .in_place(g.record.place.clone());

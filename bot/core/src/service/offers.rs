@@ -408,6 +408,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         text: String,
         first: Option<&PlayerId>,
     ) -> Vec<Reply> {
+        let mut text = text;
+        self.link(g.record().id, &mut text);
         let mut room = announce(g.record(), text);
         room.mentions.extend(first.cloned());
         self.note_ratings(g.record().id, &mut room).await;

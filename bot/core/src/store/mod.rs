@@ -38,6 +38,7 @@ use crate::{
 #[cfg(any(test, feature = "conformance"))]
 pub mod conformance;
 pub mod memory;
+pub mod watched;
 
 /// The error type of every backend's boxed source error.
 pub type BackendError = Box<dyn std::error::Error + Send + Sync + 'static>;

@@ -1,0 +1,195 @@
+//! A web server over a memory store and a game service, on a loopback port, with players
+//! to play through the service as the chat adapters do.
+#![allow(dead_code)]
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use bot_core::{
+    Actor, GameService, SystemClock,
+    metrics::Metrics,
+    model::{GameRecord, Place, Platform, PlayerId},
+    reply::Reply,
+    store::{
+        GameFilter, GameStore,
+        memory::MemoryStore,
+        watched::{GameChanges, Watched},
+    },
+};
+use bot_web::{Health, Web, WebConfig};
+use rules::Catalog;
+
+pub type Store = Watched<MemoryStore>;
+
+pub struct Server {
+    pub store: Store,
+    pub svc: Arc<GameService<Store, SystemClock>>,
+    pub web: Arc<Web<Store>>,
+    pub addr: SocketAddr,
+    pub room: Place,
+    pub metrics: Arc<Metrics>,
+    pub health: Health,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+pub fn actor(name: &str) -> Actor {
+    Actor {
+        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+        name: name.to_string(),
+    }
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        Server::start_with(WebConfig::new("127.0.0.1:0".parse().unwrap())).await
+    }
+
+    pub async fn start_with(config: WebConfig) -> Server {
+        let changes = GameChanges::new();
+        let store = Watched::new(MemoryStore::new(), changes.clone());
+        let catalog = Arc::new(Catalog::builtin());
+        let metrics = Arc::new(Metrics::new());
+        let svc = Arc::new(
+            GameService::new(store.clone(), SystemClock, catalog.clone())
+                .with_metrics(metrics.clone()),
+        );
+        let health = Health::new();
+        let web = Web::new(
+            store.clone(),
+            catalog,
+            metrics.clone(),
+            health.clone(),
+            changes,
+            config,
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(web.clone().serve(listener, async move {
+            let _ = rx.await;
+        }));
+        Server {
+            store,
+            svc,
+            web,
+            addr,
+            room: Place::room(Platform::Matrix, "!room:example.org"),
+            metrics,
+            health,
+            stop: Some(tx),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub async fn say(&self, who: &str, text: &str) -> Vec<Reply> {
+        self.svc.handle_text(&actor(who), &self.room, text).await
+    }
+
+    pub async fn dm(&self, who: &str, text: &str) -> Vec<Reply> {
+        let place = Place::direct(Platform::Matrix, format!("!{who}-dm:example.org"));
+        self.svc.handle_text(&actor(who), &place, text).await
+    }
+
+    /// alice challenges bob to `variant` and bob accepts; the new game's record.
+    pub async fn start_game(&self, variant: &str) -> GameRecord {
+        let r = self
+            .say("alice", &format!("challenge @bob:example.org {variant}"))
+            .await;
+        assert!(!r.is_empty());
+        let r = self.say("bob", "accept").await;
+        assert!(r[0].text.contains("starts"), "{:?}", r[0].text);
+        self.newest().await
+    }
+
+    pub async fn newest(&self) -> GameRecord {
+        self.store
+            .list_games(&GameFilter::default().limit(1))
+            .await
+            .unwrap()
+            .pop()
+            .unwrap()
+    }
+
+    pub async fn record(&self, id: bot_core::model::GameId) -> GameRecord {
+        self.store.get_game(id).await.unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(tx) = self.stop.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+pub async fn get(url: &str) -> (u16, String, String) {
+    let r = reqwest::get(url).await.unwrap();
+    let status = r.status().as_u16();
+    let ct = r
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap_or("").to_string())
+        .unwrap_or_default();
+    (status, ct, r.text().await.unwrap())
+}
+
+pub async fn get_bytes(url: &str) -> (u16, Vec<u8>) {
+    let r = reqwest::get(url).await.unwrap();
+    (r.status().as_u16(), r.bytes().await.unwrap().to_vec())
+}
+
+/// An open event stream: its `update` events' data, one at a time.
+pub struct Events {
+    resp: reqwest::Response,
+    buf: String,
+    /// Every byte received, for privacy checks.
+    pub raw: String,
+    /// How many updates were read.
+    pub updates: usize,
+}
+
+impl Events {
+    pub async fn open(url: &str) -> Events {
+        let resp = reqwest::get(url).await.unwrap();
+        assert_eq!(resp.status().as_u16(), 200, "events at {url}");
+        Events {
+            resp,
+            buf: String::new(),
+            raw: String::new(),
+            updates: 0,
+        }
+    }
+
+    /// The next update's data, or `None` if none comes within `wait`.
+    pub async fn next(&mut self, wait: Duration) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let data: Vec<&str> = block
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data: ").or_else(|| l.strip_prefix("data:")))
+                    .collect();
+                if block.lines().any(|l| l == "event: update") {
+                    self.updates += 1;
+                    return Some(data.join("\n"));
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.resp.chunk())
+                .await
+                .ok()?;
+            match chunk {
+                Ok(Some(b)) => {
+                    let s = String::from_utf8_lossy(&b).to_string();
+                    self.raw.push_str(&s);
+                    self.buf.push_str(&s);
+                }
+                _ => return None,
+            }
+        }
+    }
+}
