@@ -13,6 +13,7 @@ mod bot;
 mod challenges;
 pub(crate) mod chess960;
 mod clocks;
+mod custom;
 mod failure;
 mod games;
 mod glass;
@@ -153,6 +154,8 @@ pub struct GameService<S, C = SystemClock> {
     reminders: crate::clocks::ReminderPolicy,
     /// The bot as a player (its search threads), when it plays; see `service/bot.rs`.
     bot: Option<bot::Bot>,
+    /// Players' own variants, when this bot keeps them ([`GameService::with_custom_variants`]).
+    custom: Option<Arc<dyn crate::custom::CustomLibrary>>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -179,6 +182,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
             reminders: crate::clocks::ReminderPolicy::default(),
             bot: None,
+            custom: None,
         }
     }
 
@@ -405,6 +409,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 && let Ok(games) = self.actor_games_here(actor, place).await
                 && !games.is_empty()
             {
+                let names: Vec<&str> = games.iter().map(|g| g.variant.as_str()).collect();
+        self.warm_custom(&names).await;
                 // The only game is loaded already: play on it without a second lookup.
                 let loaded = match games.as_slice() {
                     [one] => self.rebuild(one.clone()).ok(),
@@ -622,6 +628,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 )])
             }
             Command::Help(topic) => Ok(vec![Reply::actor(text::help(topic.as_deref()))]),
+            Command::Variant(v) => self.variant_command(actor, place, v).await,
         }
     }
 }

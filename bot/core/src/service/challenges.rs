@@ -18,8 +18,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             clock,
             ..
         } = asked;
+        let typed = self.typed_variant(place, variant).await;
+        let variant = typed.as_str();
         let kind = self.game_kind(variant)?;
-        let (vname, display) = (kind.name().to_string(), kind.display_name().to_string());
+        let (vname, display) = (
+            super::custom::stored_name(kind.name(), variant),
+            kind.display_name().to_string(),
+        );
         let seats = match &kind {
             GameKind::Board(v) => usize::from(v.sides),
             GameKind::Glass(_) => 2,
