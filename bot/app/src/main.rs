@@ -152,7 +152,9 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
                 &settings.instance,
                 console.then_some(args.as_player.as_deref()).flatten(),
             ))
-            .with_bot(bot)?,
+            .with_bot(bot)?
+            // Players' own variants (`variant add`), kept in the same database.
+            .with_custom_variants(bot_core::custom::Library::new(store.clone())),
     );
     // What this process had claimed when it last stopped (killed between a move's commit
     // and its announcement's send): sent again now, before any new command.
