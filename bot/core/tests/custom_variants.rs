@@ -126,6 +126,11 @@ async fn a_players_variant_in_each_format_is_added_played_removed_and_still_repl
     assert!(!text.contains("know the variant"), "{text}");
     let game = games(&svc).await.pop().expect("a game");
     assert!(game.variant.starts_with("custom:"), "{}", game.variant);
+    let listed = say(&svc, &alice, "games").await;
+    assert!(
+        listed.contains(&format!("#{} centaur-king —", game.id)),
+        "{listed}"
+    );
     let start = position(&svc, &game);
     assert_eq!(
         start.legal_moves().len(),

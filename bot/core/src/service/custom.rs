@@ -104,8 +104,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         .await
                         .map(|v| v.display_name.clone())
                         .unwrap_or_default();
+                    let display = if display == e.name {
+                        String::new()
+                    } else {
+                        format!(" {display}")
+                    };
                     out.push_str(&format!(
-                        "\n- `{}` {} ({}, by {})",
+                        "\n- `{}`{} ({}, by {})",
                         e.name,
                         display,
                         e.format.as_str(),
@@ -178,6 +183,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
             Err(_) => typed.to_string(),
         }
+    }
+}
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// A stored variant name as players read it: a room's own variant by its name (when its
+    /// definition is loaded), not `custom:<hash>`; any other name as it is.
+    pub(super) fn variant_label(&self, stored: &str) -> String {
+        self.cached_custom(stored)
+            .map_or_else(|| stored.to_string(), |v| v.name.clone())
     }
 }
 

@@ -290,7 +290,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             many => user(format!(
                 "Which game? {} — add `#ID`, e.g. `board #{}`.",
                 many.iter()
-                    .map(|g| format!("#{} ({})", g.id, g.variant))
+                    .map(|g| format!("#{} ({})", g.id, self.variant_label(&g.variant)))
                     .collect::<Vec<_>>()
                     .join(", "),
                 many[0].id
