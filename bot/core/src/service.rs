@@ -614,12 +614,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
             },
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
-            Command::Rules(v) => Ok(vec![Reply::actor(match self.game_kind(&v)? {
-                GameKind::Glass(rules) => glass::rules_text(rules),
-                GameKind::Board(v) => text::rules(&v),
-            })]),
+            Command::Rules(v) => Ok(vec![Reply::actor(
+                match self.typed_kind(place, &v).await? {
+                    GameKind::Glass(rules) => glass::rules_text(rules),
+                    GameKind::Board(v) => text::rules(&v),
+                },
+            )]),
             Command::Piece { variant, piece } => {
-                let (v, is_glass) = match self.game_kind(&variant)? {
+                let (v, is_glass) = match self.typed_kind(place, &variant).await? {
                     GameKind::Glass(_) => (self.glass.clone(), true),
                     GameKind::Board(v) => (v, false),
                 };

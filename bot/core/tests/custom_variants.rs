@@ -61,7 +61,8 @@ fn service() -> (Arc<Svc>, Announcements) {
 }
 
 async fn say(svc: &Svc, who: &Actor, text: &str) -> String {
-    let r = svc.handle_text(who, &place(), text).await;
+    // Boxed: the service's future is large for a test thread's stack.
+    let r = Box::pin(svc.handle_text(who, &place(), text)).await;
     assert!(!r.is_empty(), "no reply to {text:?}");
     r.iter()
         .map(|r| r.text.clone())
@@ -105,6 +106,10 @@ async fn a_players_variant_in_each_format_is_added_played_removed_and_still_repl
     );
     let show = say(&svc, &alice, "variant show knightriders").await;
     assert!(show.contains("Nightrider"), "{show}");
+    let rules = say(&svc, &alice, "rules knightriders").await;
+    assert!(rules.contains("Nightrider"), "{rules}");
+    let piece = say(&svc, &alice, "piece knightriders N").await;
+    assert!(piece.contains("Nightrider"), "{piece}");
     let export = say(&svc, &alice, "variant export centaur-king").await;
     assert_eq!(export, "```ini\n[centaur-king:chess]\nking = k:KN\n```");
 

@@ -195,6 +195,18 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 }
 
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// What a name typed in `rules` or `piece` stands for, a room's own variant included.
+    /// Boxed, so the command dispatcher's future does not grow by the library's.
+    pub(super) fn typed_kind<'a>(
+        &'a self,
+        place: &'a Place,
+        typed: &'a str,
+    ) -> BoxFuture<'a, Result<GameKind, Failure>> {
+        Box::pin(async move { self.game_kind(&self.typed_variant(place, typed).await) })
+    }
+}
+
 /// The name a challenge or game stores: the typed `custom:<hash>` for a room's own variant
 /// (the variant's own name is only its name in one room), else the variant's name.
 pub(super) fn stored_name(kind_name: &str, typed: &str) -> String {
