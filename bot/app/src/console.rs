@@ -271,9 +271,50 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 .handle_text(&second, &self.place, "accept")
                 .await;
         }
+        // `variant add FILE.ini` (or `.toml`): the console reads the file.
+        if let Some((None, path)) = bot_core::command::variant_add_body(text)
+            && !path.contains('\n')
+            && [".ini", ".toml"]
+                .iter()
+                .any(|e| path.to_ascii_lowercase().ends_with(e))
+        {
+            return self.add_variant_file(&path).await;
+        }
         let parsed = bot_core::command::parse(text).ok();
         let actor = self.actor_for(parsed.as_ref()).await;
         self.service.handle_text(&actor, &self.place, text).await
+    }
+
+    /// `variant add PATH`: the file's text becomes the command's definition (its extension
+    /// chooses the format). A file that cannot be read is refused here, as an over-long line
+    /// is: the service never sees it.
+    async fn add_variant_file(&self, path: &str) -> Vec<Reply> {
+        let max = bot_core::command::MAX_DEFINITION_BYTES;
+        let read = std::fs::metadata(path).and_then(|m| {
+            if m.len() > max as u64 {
+                Err(std::io::Error::other(format!(
+                    "it has {} bytes; a definition has at most {max}",
+                    m.len()
+                )))
+            } else {
+                std::fs::read_to_string(path)
+            }
+        });
+        let text = match read {
+            Ok(t) => t,
+            Err(e) => {
+                return vec![Reply::actor(format!(
+                    "I cannot read {}: {e}. Give the path of a .ini or .toml file, or paste the definition after `variant add`.",
+                    bot_core::quote::quote(path)
+                ))];
+            }
+        };
+        let actor = self.actor_for(None).await;
+        let cmd = Command::Variant(bot_core::command::VariantCommand::Add {
+            file_name: Some(path.to_string()),
+            text,
+        });
+        self.service.handle(&actor, &self.place, cmd).await
     }
 
     /// `play VARIANT [OPTIONS]` for a four-player variant: Red challenges Blue, Yellow and

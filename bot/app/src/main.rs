@@ -164,7 +164,9 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
             &settings.instance,
             console.then_some(args.as_player.as_deref()).flatten(),
         ))
-        .with_bot(bot)?;
+        .with_bot(bot)?
+        // Players' own variants (`variant add`), kept in the same database.
+        .with_custom_variants(bot_core::custom::Library::new(sql.clone()));
     // Post-game analyses (`analyse`): their own thread, at the searches' priority.
     if let Some(analysis) = config.analysis.settings(settings.engine_nice)? {
         service = service.with_analysis(analysis)?;

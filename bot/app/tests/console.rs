@@ -646,3 +646,33 @@ fn kill_9_at_any_moment_after_a_move_loses_no_announcement() {
         "the kills came too early to test anything"
     );
 }
+
+/// `variant add FILE.ini` at the console: the file is checked and added, its name plays like
+/// a built-in one, removing it leaves the game in progress alone (the King's Knight leap
+/// `Kc3` after it), and a new process on the same database replays the game from the stored
+/// definition. (Custom games have no rendered board picture yet: not checked here.)
+#[test]
+fn a_players_variant_from_a_file_is_added_played_and_replays_after_removal_and_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let ini = dir.path().join("centaur.ini");
+    std::fs::write(&ini, "[centaur-king:chess]\nking = k:KN\n").unwrap();
+    let input = format!(
+        "variant add {}\nvariant list\nplay centaur-king\ne4\ne5\nvariant remove centaur-king\nvariant list\nKe2\nd6\nKc3\nvariant add {}/missing.ini\n",
+        ini.display(),
+        dir.path().display()
+    );
+    let (status, out, err, _) = run_with(&data, input.as_bytes());
+    assert!(status.success(), "{status}: {err}\n{out}");
+    assert!(out.contains("Added `centaur-king`"), "{out}");
+    assert!(out.contains("perft 1-3: 22,"), "{out}");
+    assert!(out.contains("- `centaur-king`"), "{out}");
+    assert!(out.contains("Game 1 starts"), "{out}");
+    assert!(out.contains("Removed `centaur-king`"), "{out}");
+    assert!(out.contains("No variants of your own here yet"), "{out}");
+    assert!(out.contains("I cannot read"), "{out}");
+    // A new process: no cache, the definition comes from the database by its hash.
+    let (status, out, err, _) = run_with(&data, b"history #1\n");
+    assert!(status.success(), "{status}: {err}\n{out}");
+    assert!(out.contains("1. e4 e5 2. Ke2 d6 3. Kc3"), "{out}");
+}

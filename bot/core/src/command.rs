@@ -150,6 +150,80 @@ pub enum Command {
     Leaderboard(String),
     /// Switch one's reminders of correspondence moves on (`true`) or off.
     Remind(bool),
+    /// Players' own variants: add, show, list, remove, export (issue 30).
+    Variant(VariantCommand),
+}
+
+/// A `variant` subcommand: the library of this room's own variants
+/// ([`crate::custom::Library`]).
+#[derive(Clone, PartialEq, Eq)]
+pub enum VariantCommand {
+    /// Check a definition and add it to this room's library.
+    Add {
+        /// The file's name when one was attached or read (its extension chooses the
+        /// format), or `x.ini` / `x.toml` from a code block's language tag.
+        file_name: Option<String>,
+        /// The definition, a code block's fences removed.
+        text: String,
+    },
+    /// A variant's rules and start position.
+    Show(String),
+    /// The room's own variants.
+    List,
+    /// Remove one (its author only).
+    Remove(String),
+    /// The text as uploaded.
+    Export(String),
+}
+
+impl std::fmt::Debug for VariantCommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VariantCommand::Add { file_name, text } => f
+                .debug_struct("Add")
+                .field("file_name", file_name)
+                .field("text", &format_args!("<{} bytes, not shown>", text.len()))
+                .finish(),
+            VariantCommand::Show(n) => f.debug_tuple("Show").field(n).finish(),
+            VariantCommand::List => f.write_str("List"),
+            VariantCommand::Remove(n) => f.debug_tuple("Remove").field(n).finish(),
+            VariantCommand::Export(n) => f.debug_tuple("Export").field(n).finish(),
+        }
+    }
+}
+
+/// The longest `variant add` text the parser reads: the library refuses definitions over its
+/// own cap (16 KB) with a clear message; past this the text is not read at all.
+pub const MAX_DEFINITION_BYTES: usize = 32 * 1024;
+
+/// The definition after `variant add`, when `text` is that command: the rest of the text with
+/// its line breaks, a Markdown code block's fences removed (the fence's `ini` or `toml` tag
+/// becomes a file name that chooses the format). `None` for any other command.
+pub fn variant_add_body(text: &str) -> Option<(Option<String>, String)> {
+    let rest = text.trim_start();
+    let rest = rest.strip_prefix('/').unwrap_or(rest);
+    let (head, rest) = rest.split_once(char::is_whitespace)?;
+    if !head.eq_ignore_ascii_case("variant") {
+        return None;
+    }
+    let rest = rest.trim_start();
+    let (sub, body) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    if !sub.eq_ignore_ascii_case("add") {
+        return None;
+    }
+    let body = body.trim();
+    let Some(fenced) = body.strip_prefix("```") else {
+        return Some((None, body.to_string()));
+    };
+    let (tag, inner) = fenced.split_once('\n').unwrap_or((fenced, ""));
+    let inner = inner.trim_end();
+    let inner = inner.strip_suffix("```").unwrap_or(inner);
+    let file_name = match tag.trim().to_ascii_lowercase().as_str() {
+        "ini" => Some("definition.ini".to_string()),
+        "toml" => Some("definition.toml".to_string()),
+        _ => None,
+    };
+    Some((file_name, inner.trim_end().to_string()))
 }
 
 impl std::fmt::Debug for Command {
@@ -228,6 +302,7 @@ impl std::fmt::Debug for Command {
             Command::Profile(who) => f.debug_tuple("Profile").field(who).finish(),
             Command::Leaderboard(v) => f.debug_tuple("Leaderboard").field(v).finish(),
             Command::Remind(on) => f.debug_tuple("Remind").field(on).finish(),
+            Command::Variant(v) => f.debug_tuple("Variant").field(v).finish(),
         }
     }
 }
@@ -262,6 +337,7 @@ impl Command {
             Command::Profile(_) => "profile",
             Command::Leaderboard(_) => "leaderboard",
             Command::Remind(_) => "remind",
+            Command::Variant(_) => "variant",
         }
     }
 
@@ -286,6 +362,15 @@ impl Command {
             Command::Setup { choice, .. } => vec![choice],
             Command::Profile(who) => who.iter().map(String::as_str).collect(),
             Command::Leaderboard(variant) => vec![variant],
+            Command::Variant(
+                VariantCommand::Show(n) | VariantCommand::Remove(n) | VariantCommand::Export(n),
+            ) => vec![n],
+            // A definition is held to the library's own cap, with its own message.
+            Command::Variant(VariantCommand::Add { text, .. })
+                if text.len() > MAX_DEFINITION_BYTES =>
+            {
+                vec![text]
+            }
             _ => Vec::new(),
         };
         fields
@@ -343,6 +428,7 @@ const NAMES: &[&str] = &[
     "profile",
     "leaderboard",
     "remind",
+    "variant",
 ];
 
 /// The usage line of each command, for `help COMMAND` and usage errors.
@@ -395,6 +481,9 @@ pub fn usage(command: &str) -> Option<&'static str> {
         }
         "leaderboard" => {
             "leaderboard VARIANT — the ten best ratings in a variant on this platform, and your place, e.g. `leaderboard toulousain`"
+        }
+        "variant" => {
+            "variant add|show|list|remove|export — this room's own variants: `variant add` followed by a definition (fairybot's TOML or a Fairy-Stockfish variants.ini section, in a code block) checks it and adds it; `variant show NAME`, `variant list`, `variant remove NAME` (yours), `variant export NAME` (the text as added); then `play NAME` as any variant"
         }
         _ => return None,
     })
@@ -508,6 +597,22 @@ pub fn closest<'a>(word: &str, options: impl IntoIterator<Item = &'a str>) -> Op
 /// # Errors
 /// [`ParseError`] with what to type instead.
 pub fn parse(text: &str) -> Result<Command, ParseError> {
+    // A definition is longer than any other command, and its line breaks matter.
+    if let Some((file_name, body)) = variant_add_body(text) {
+        if text.len() > MAX_DEFINITION_BYTES {
+            return Err(ParseError::TooLong(crate::quote::Oversized::of(text)));
+        }
+        if body.is_empty() {
+            return Err(usage_err(
+                "variant",
+                "`variant add` needs the definition after it, for example in a code block",
+            ));
+        }
+        return Ok(Command::Variant(VariantCommand::Add {
+            file_name,
+            text: body,
+        }));
+    }
     if text.len() > MAX_COMMAND_BYTES {
         return Err(ParseError::TooLong(crate::quote::Oversized::of(text)));
     }
@@ -776,6 +881,40 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             [who] => Command::Profile(Some(who.to_string())),
             _ => return Err(usage_err("profile", "name at most one player")),
         },
+        "variant" => {
+            let sub = args.first().map(|s| s.to_lowercase()).unwrap_or_default();
+            let name = |args: &[&str]| -> Result<String, ParseError> {
+                match args {
+                    [_, n] => Ok(n.to_lowercase()),
+                    [_] => Err(usage_err(
+                        "variant",
+                        &format!("`variant {sub}` needs a name"),
+                    )),
+                    _ => Err(usage_err("variant", "name one variant")),
+                }
+            };
+            Command::Variant(match sub.as_str() {
+                "list" => {
+                    no_more(&args[1..], "variant")?;
+                    VariantCommand::List
+                }
+                "show" | "rules" => VariantCommand::Show(name(&args)?),
+                "remove" | "delete" => VariantCommand::Remove(name(&args)?),
+                "export" => VariantCommand::Export(name(&args)?),
+                "" => {
+                    return Err(usage_err(
+                        "variant",
+                        "say what to do: add, show, list, remove or export",
+                    ));
+                }
+                other => {
+                    return Err(usage_err(
+                        "variant",
+                        &format!("{} is not add, show, list, remove or export", quote(other)),
+                    ));
+                }
+            })
+        }
         "leaderboard" | "top" => match args.as_slice() {
             [v] => Command::Leaderboard(v.to_lowercase()),
             [] => return Err(usage_err("leaderboard", "which variant?")),

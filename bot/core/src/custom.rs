@@ -15,9 +15,11 @@
 //! The store is a port ([`VariantStore`]) with an in-memory implementation and a conformance
 //! suite every backend runs.
 
+mod handle;
 mod library;
 mod memory;
 
+pub use handle::CustomLibrary;
 pub use library::{Added, CustomError, Library, Quotas};
 pub use memory::MemoryVariants;
 
@@ -30,6 +32,27 @@ use crate::store::Result;
 /// Where a custom variant lives: `discord:GUILD`, `matrix:ROOM`, `console`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Scope(pub String);
+
+impl Scope {
+    /// The scope of a command's place: its platform and room (`matrix:!room`,
+    /// `discord:CHANNEL`, `console:ROOM`). A [`Place`](crate::model::Place) carries the room,
+    /// not a Discord server, so a Discord variant belongs to the channel it was added in;
+    /// threads share their room's library.
+    pub fn of(place: &crate::model::Place) -> Scope {
+        Scope(format!("{}:{}", place.platform.as_str(), place.room))
+    }
+}
+
+/// What a game's record stores as its variant when it plays a custom one: this prefix and
+/// the definition's hash, so the record names the exact rules it started with.
+pub const GAME_VARIANT_PREFIX: &str = "custom:";
+
+/// The definition hash a game's `variant` field names, if it is a custom variant's.
+pub fn hash_of_game_variant(variant: &str) -> Option<&str> {
+    variant
+        .strip_prefix(GAME_VARIANT_PREFIX)
+        .filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
 
 /// The format a variant was uploaded in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,6 +14,7 @@ mod bot;
 mod challenges;
 pub(crate) mod chess960;
 mod clocks;
+mod custom;
 mod failure;
 mod games;
 mod glass;
@@ -162,6 +163,8 @@ pub struct GameService<S, C = SystemClock> {
     metrics: Option<Arc<crate::metrics::Metrics>>,
     /// The web pages' public address (`[web] public_url`): new games and results link there.
     public_url: Option<String>,
+    /// Players' own variants, when this bot keeps them ([`GameService::with_custom_variants`]).
+    custom: Option<Arc<dyn crate::custom::CustomLibrary>>,
 }
 
 type Outcomes = Result<Vec<Reply>, Failure>;
@@ -188,6 +191,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             },
             reminders: crate::clocks::ReminderPolicy::default(),
             bot: None,
+            custom: None,
             analyst: None,
             metrics: None,
             public_url: None,
@@ -454,6 +458,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 && let Ok(games) = self.actor_games_here(actor, place).await
                 && !games.is_empty()
             {
+                let names: Vec<&str> = games.iter().map(|g| g.variant.as_str()).collect();
+        self.warm_custom(&names).await;
                 // The only game is loaded already: play on it without a second lookup.
                 let loaded = match games.as_slice() {
                     [one] => self.rebuild(one.clone()).ok(),
@@ -663,12 +669,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Command::Analyse(game) => self.analyse(actor, place, game).await,
             Command::Replay(game) => self.replay(actor, place, game).await,
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
-            Command::Rules(v) => Ok(vec![Reply::actor(match self.game_kind(&v)? {
-                GameKind::Glass(rules) => glass::rules_text(rules),
-                GameKind::Board(v) => text::rules(&v),
-            })]),
+            Command::Rules(v) => Ok(vec![Reply::actor(
+                match self.typed_kind(place, &v).await? {
+                    GameKind::Glass(rules) => glass::rules_text(rules),
+                    GameKind::Board(v) => text::rules(&v),
+                },
+            )]),
             Command::Piece { variant, piece } => {
-                let (v, is_glass) = match self.game_kind(&variant)? {
+                let (v, is_glass) = match self.typed_kind(place, &variant).await? {
                     GameKind::Glass(_) => (self.glass.clone(), true),
                     GameKind::Board(v) => (v, false),
                 };
@@ -677,6 +685,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 )])
             }
             Command::Help(topic) => Ok(vec![Reply::actor(text::help(topic.as_deref()))]),
+            Command::Variant(v) => self.variant_command(actor, place, v).await,
         }
     }
 }

@@ -232,6 +232,16 @@ impl<S: VariantStore> Library<S> {
         Ok((entry.hash, v))
     }
 
+    /// The variant of `hash` if this library has loaded it already (added, resolved or read
+    /// by [`Library::by_hash`]): no waiting, for synchronous replay.
+    pub fn cached(&self, hash: &str) -> Option<Arc<Variant>> {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(hash)
+            .cloned()
+    }
+
     /// The variant a game stored, by its definition's hash: the same rules whatever happened
     /// to the library entry since.
     ///

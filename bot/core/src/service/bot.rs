@@ -337,6 +337,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Ok(l) => l,
             Err(e) => return user(format!("The bot's {e}, e.g. `play {variant} level 3`.")),
         };
+        let typed = self.typed_variant(place, variant).await;
+        let variant = typed.as_str();
         let kind = self.game_kind(variant)?;
         let sides = match &kind {
             GameKind::Board(v) => v.sides,
@@ -385,9 +387,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 v.display_name
             ));
         }
+        let stored = super::custom::stored_name(&v.name, variant);
         let (c, seats, bot_actor) = self
             .bot_challenge(
-                actor, place, &v.name, v.sides, level, colour, position, seat,
+                actor, place, &stored, v.sides, level, colour, position, seat,
             )
             .await?;
         let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
@@ -592,6 +595,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                 continue;
             };
             let seat = bot_seats.first();
+            self.warm_custom(&[record.variant.as_str()]).await;
             // Whose turn it is comes from the position (a game may start with Black to move).
             let to_move = match self.rebuild(record.clone()) {
                 Ok(Loaded::Board(g)) if bot_seats.plays(g.position.turn().0) => seat,

@@ -18,8 +18,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             clock,
             ..
         } = asked;
+        let typed = self.typed_variant(place, variant).await;
+        let variant = typed.as_str();
         let kind = self.game_kind(variant)?;
-        let (vname, display) = (kind.name().to_string(), kind.display_name().to_string());
+        let (vname, display) = (
+            super::custom::stored_name(kind.name(), variant),
+            kind.display_name().to_string(),
+        );
         let seats = match &kind {
             GameKind::Board(v) => usize::from(v.sides),
             GameKind::Glass(_) => 2,
@@ -201,7 +206,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             many => user(format!(
                 "Several challenges are waiting: {}. Say which, e.g. `accept {}`.",
                 many.iter()
-                    .map(|c| format!("{} ({})", c.id, c.variant))
+                    .map(|c| format!("{} ({})", c.id, self.variant_label(&c.variant)))
                     .collect::<Vec<_>>()
                     .join(", "),
                 many[0].id
@@ -438,7 +443,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Err(e) => return Err(e.into()),
         }
         let verb = if mine { "withdraws" } else { "declines" };
-        let mut text = format!("{{0}} {verb} challenge {} ({}).", c.id, c.variant);
+        let mut text = format!(
+            "{{0}} {verb} challenge {} ({}).",
+            c.id,
+            self.variant_label(&c.variant)
+        );
         if !c.more_invited.is_empty() {
             // One refusal cancels the table for everyone: say so to each of them.
             text.push_str(" It is cancelled for everyone:");

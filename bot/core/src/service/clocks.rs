@@ -419,6 +419,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if !record.status.is_active() {
             return Ok(Fired::Nothing);
         }
+        self.warm_custom(&[record.variant.as_str()]).await;
         let loaded = self.rebuild(record)?;
         let record = loaded.record();
         let Some((control, state)) = Self::clock_of(record) else {

@@ -71,7 +71,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     pub fn kind_of(&self, variant: &str) -> Option<GameKind> {
         match GameKind::glass(variant) {
             Some(rules) => Some(GameKind::Glass(rules)),
-            None => self.catalog.get(variant).ok().map(GameKind::Board),
+            None => self
+                .catalog
+                .get(variant)
+                .ok()
+                .or_else(|| self.cached_custom(variant))
+                .map(GameKind::Board),
         }
     }
 
@@ -101,6 +106,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 .await
                 .ok()?,
         };
+        let names: Vec<&str> = records.iter().map(|r| r.variant.as_str()).collect();
+        self.warm_custom(&names).await;
         let mut found: Vec<CurrentGame> = records
             .into_iter()
             .filter_map(|r| match self.rebuild(r) {
@@ -160,16 +167,20 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     pub(super) fn rebuild(&self, record: GameRecord) -> Result<Loaded, ServiceError> {
         tracing::Span::current().record("game", record.id.0);
         let id = record.id;
-        let kind = match GameKind::glass(&record.variant) {
-            Some(rules) => GameKind::Glass(rules),
-            None => GameKind::Board(self.catalog.get(&record.variant).map_err(|source| {
-                ServiceError::Variant {
-                    game: id,
-                    variant: record.variant.clone(),
-                    source,
-                }
-            })?),
-        };
+        let kind =
+            match GameKind::glass(&record.variant) {
+                Some(rules) => GameKind::Glass(rules),
+                None => GameKind::Board(match self.cached_custom(&record.variant) {
+                    Some(v) => v,
+                    None => self.catalog.get(&record.variant).map_err(|source| {
+                        ServiceError::Variant {
+                            game: id,
+                            variant: record.variant.clone(),
+                            source,
+                        }
+                    })?,
+                }),
+            };
         let remembered = self.memo.engine(id, record.version);
         let loaded = match (kind, remembered) {
             (GameKind::Board(_), Some(GameEngine::Board(position))) => {
@@ -203,7 +214,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     pub(super) async fn load(&self, id: GameId) -> Result<Loaded, Failure> {
         match self.store.get_game(id).await {
-            Ok(r) => Ok(self.rebuild(r)?),
+            Ok(r) => {
+                self.warm_custom(&[r.variant.as_str()]).await;
+                Ok(self.rebuild(r)?)
+            }
             Err(StoreError::NotFound(_)) => user(format!("There is no game {id}.")),
             Err(e) => Err(e.into()),
         }
@@ -265,11 +279,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             } else {
                 "There is no game here. Start one with `challenge @someone VARIANT`."
             }),
-            [one] => Ok(self.rebuild(one.clone())?),
+            [one] => {
+                self.warm_custom(&[one.variant.as_str()]).await;
+                Ok(self.rebuild(one.clone())?)
+            }
             many => user(format!(
                 "Which game? {} — add `#ID`, e.g. `board #{}`.",
                 many.iter()
-                    .map(|g| format!("#{} ({})", g.id, g.variant))
+                    .map(|g| format!("#{} ({})", g.id, self.variant_label(&g.variant)))
                     .collect::<Vec<_>>()
                     .join(", "),
                 many[0].id

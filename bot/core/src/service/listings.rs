@@ -99,7 +99,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     Some(p) => format!(" to {}", self.player_name(p).await),
                     None => String::new(),
                 };
-                newest_first.push(format!("{} {} by {by}{to}", c.id, c.variant));
+                newest_first.push(format!(
+                    "{} {} by {by}{to}",
+                    c.id,
+                    self.variant_label(&c.variant)
+                ));
             }
             push_listed(
                 &mut s,
@@ -149,7 +153,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         format!(
             "#{} {} — {players} (ply {}{turn}){clock}",
             g.id,
-            g.variant,
+            self.variant_label(&g.variant),
             g.moves.len()
         )
     }

@@ -130,7 +130,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             } else {
                 format!(" vs {}", opponents.join(", "))
             };
-            listed.push(format!("#{} {}{versus}{turn}", g.id, g.variant));
+            listed.push(format!(
+                "#{} {}{versus}{turn}",
+                g.id,
+                self.variant_label(&g.variant)
+            ));
         }
         listed.join("; ")
     }

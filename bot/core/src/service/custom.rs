@@ -1,0 +1,218 @@
+//! The `variant` commands: a room's library of players' own variants ([`crate::custom`]).
+//! The service holds the library behind [`CustomLibrary`]; without one, the commands say that
+//! this bot does not keep players' variants.
+
+use super::*;
+use crate::{
+    command::VariantCommand,
+    custom::{CustomError, CustomLibrary, Library, Scope, VariantStore},
+};
+
+impl From<CustomError> for Failure {
+    fn from(e: CustomError) -> Self {
+        match e {
+            CustomError::Store(e) => Failure::from(e),
+            other => Failure::User(other.to_string()),
+        }
+    }
+}
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// The same service keeping players' own variants in `library` (`variant add` and the
+    /// others; `play NAME` for a room's variant). Without it those commands are refused.
+    pub fn with_custom_variants<V: VariantStore + std::fmt::Debug + 'static>(
+        mut self,
+        library: Library<V>,
+    ) -> Self {
+        self.custom = Some(Arc::new(library));
+        self
+    }
+
+    /// The library, or the refusal for a bot without one.
+    fn library(&self) -> Result<&Arc<dyn CustomLibrary>, Failure> {
+        self.custom.as_ref().ok_or_else(|| {
+            Failure::User(
+                "This bot does not keep players' own variants; `variants` lists the ones it plays."
+                    .into(),
+            )
+        })
+    }
+
+    /// `variant add|show|list|remove|export`.
+    pub(super) async fn variant_command(
+        &self,
+        actor: &Actor,
+        place: &Place,
+        cmd: VariantCommand,
+    ) -> Outcomes {
+        let library = self.library()?;
+        let scope = Scope::of(place);
+        match cmd {
+            VariantCommand::Add { file_name, text } => {
+                let added = library
+                    .add(
+                        &scope,
+                        &actor.id.user,
+                        file_name.as_deref(),
+                        &text,
+                        self.clock.now_ms(),
+                    )
+                    .await?;
+                let v = &added.variant;
+                let perft = added
+                    .perft
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Ok(vec![Reply::actor(format!(
+                    "Added `{}` ({}, {}): {} moves from the start (perft 1-{}: {perft}). Play it with `play {} @someone` or `play {} vs bot`.\n{}",
+                    added.entry.name,
+                    v.display_name,
+                    added.entry.format.as_str(),
+                    added.perft.first().copied().unwrap_or(0),
+                    added.perft.len(),
+                    added.entry.name,
+                    added.entry.name,
+                    text::board(&Position::start(v)),
+                ))])
+            }
+            VariantCommand::Show(name) => {
+                let entry = library.entry(&scope, &name).await?;
+                let v = library.by_hash(&entry.hash).await?;
+                Ok(vec![Reply::actor(format!(
+                    "`{}`, added by {} ({}):\n{}\n{}",
+                    entry.name,
+                    self.player_name(&PlayerId::new(place.platform, entry.author.clone()))
+                        .await,
+                    entry.format.as_str(),
+                    text::rules(&v),
+                    text::board(&Position::start(&v)),
+                ))])
+            }
+            VariantCommand::List => {
+                let list = library.list(&scope).await?;
+                if list.is_empty() {
+                    return Ok(vec![Reply::actor(
+                        "No variants of your own here yet. Add one with `variant add` and a definition (see `help variant`).",
+                    )]);
+                }
+                let mut out = format!("This room's own variants ({}):", list.len());
+                for e in &list {
+                    let display = library
+                        .by_hash(&e.hash)
+                        .await
+                        .map(|v| v.display_name.clone())
+                        .unwrap_or_default();
+                    let display = if display == e.name {
+                        String::new()
+                    } else {
+                        format!(" {display}")
+                    };
+                    out.push_str(&format!(
+                        "\n- `{}`{} ({}, by {})",
+                        e.name,
+                        display,
+                        e.format.as_str(),
+                        self.player_name(&PlayerId::new(place.platform, e.author.clone()))
+                            .await
+                    ));
+                }
+                Ok(vec![Reply::actor(out)])
+            }
+            VariantCommand::Remove(name) => {
+                library.remove(&scope, &name, &actor.id.user, false).await?;
+                Ok(vec![Reply::actor(format!(
+                    "Removed `{}`. Games already played or under way keep their rules.",
+                    rules::quote::visible(&name, 40)
+                ))])
+            }
+            VariantCommand::Export(name) => {
+                let entry = library.entry(&scope, &name).await?;
+                let lang = entry.format.as_str();
+                Ok(vec![Reply::actor(format!(
+                    "```{lang}\n{}\n```",
+                    entry.source.trim_end()
+                ))])
+            }
+        }
+    }
+}
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// The variant a stored game or challenge names as `custom:<hash>`, when the library has
+    /// it loaded ([`GameService::warm_custom`]): the service replays synchronously.
+    pub(super) fn cached_custom(&self, stored: &str) -> Option<Arc<Variant>> {
+        let hash = crate::custom::hash_of_game_variant(stored)?;
+        self.custom.as_ref()?.cached(hash)
+    }
+
+    /// Loads the definitions of the custom variants these records play (by hash, whatever
+    /// happened to the library entries since), so that replaying them finds their rules.
+    /// A definition that cannot be loaded is left to the replay's own error.
+    pub(super) async fn warm_custom(&self, names: &[&str]) {
+        let Some(library) = &self.custom else { return };
+        for name in names.iter().copied() {
+            if let Some(hash) = crate::custom::hash_of_game_variant(name)
+                && library.cached(hash).is_none()
+                && let Err(e) = library.by_hash(hash).await
+            {
+                tracing::warn!(error = %e, "a stored custom variant did not load");
+            }
+        }
+    }
+
+    /// What a variant name typed in `challenge` or `play` is stored as: itself for a built-in
+    /// (or an unknown name, refused later with a suggestion), `custom:<hash>` for one of this
+    /// room's own variants, so the game keeps the exact definition it started with.
+    pub(super) async fn typed_variant(&self, place: &Place, typed: &str) -> String {
+        if self.kind_of(typed).is_some() {
+            return typed.to_string();
+        }
+        let Some(library) = &self.custom else {
+            return typed.to_string();
+        };
+        let scope = Scope::of(place);
+        match library.entry(&scope, typed).await {
+            Ok(entry) => match library.by_hash(&entry.hash).await {
+                Ok(_) => format!("{}{}", crate::custom::GAME_VARIANT_PREFIX, entry.hash),
+                Err(e) => {
+                    tracing::warn!(error = %e, "a custom variant's definition did not load");
+                    typed.to_string()
+                }
+            },
+            Err(_) => typed.to_string(),
+        }
+    }
+}
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// A stored variant name as players read it: a room's own variant by its name (when its
+    /// definition is loaded), not `custom:<hash>`; any other name as it is.
+    pub(super) fn variant_label(&self, stored: &str) -> String {
+        self.cached_custom(stored)
+            .map_or_else(|| stored.to_string(), |v| v.name.clone())
+    }
+}
+
+impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// What a name typed in `rules` or `piece` stands for, a room's own variant included.
+    /// Boxed, so the command dispatcher's future does not grow by the library's.
+    pub(super) fn typed_kind<'a>(
+        &'a self,
+        place: &'a Place,
+        typed: &'a str,
+    ) -> BoxFuture<'a, Result<GameKind, Failure>> {
+        Box::pin(async move { self.game_kind(&self.typed_variant(place, typed).await) })
+    }
+}
+
+/// The name a challenge or game stores: the typed `custom:<hash>` for a room's own variant
+/// (the variant's own name is only its name in one room), else the variant's name.
+pub(super) fn stored_name(kind_name: &str, typed: &str) -> String {
+    if crate::custom::hash_of_game_variant(typed).is_some() {
+        typed.to_string()
+    } else {
+        kind_name.to_string()
+    }
+}

@@ -1,0 +1,277 @@
+//! Players' own variants through the service (issue 30): `variant add` in each format, list,
+//! show, export, a game between two people to a result, a game against the bot, removal, and
+//! the finished game replaying unchanged afterwards.
+
+use std::{sync::Arc, time::Duration};
+
+use bot_core::{
+    Actor, GameService,
+    custom::{Library, MemoryVariants, Quotas},
+    engine::GameEngine,
+    model::{GameRecord, GameStatus, Place, Platform, PlayerId},
+    opponent::BotConfig,
+    outbox::Announcements,
+    store::{GameFilter, GameStore, memory::MemoryStore},
+};
+use rules::{Catalog, notation, validate::Limits};
+
+mod common;
+use common::*;
+
+type Svc = GameService<MemoryStore, TestClock>;
+
+const INI: &str = "variant add ```ini\n[centaur-king:chess]\nking = k:KN\n```";
+
+const TOML: &str = "variant add\n```toml\nname = \"knightriders\"\nextends = \"chess\"\ndisplay_name = \"Knightrider Chess\"\n[pieces.N]\nname = \"Nightrider\"\nmoves = \"NN\"\n```";
+
+fn place() -> Place {
+    Place::room(Platform::Matrix, "!room:example.org")
+}
+
+fn bot_id() -> PlayerId {
+    PlayerId::new(Platform::Matrix, "@fairybot:example.org")
+}
+
+/// A service with the bot (small node budget, repeatable) and an in-memory library whose
+/// check has a long deadline: a loaded test machine may take longer than the bot's 80 ms
+/// (rules/benches/validate.rs measures the real time).
+fn service() -> (Arc<Svc>, Announcements) {
+    let library = Library::with(
+        MemoryVariants::default(),
+        Quotas::default(),
+        Limits {
+            time: Duration::from_secs(20),
+            ..Limits::default()
+        },
+    );
+    let svc = GameService::new(
+        MemoryStore::new(),
+        TestClock::default(),
+        Arc::new(Catalog::builtin()),
+    )
+    .with_chance(bot_core::SeededChance::new(3))
+    .with_lease(Duration::from_secs(u64::from(u32::MAX)))
+    .with_bot(BotConfig::repeatable(2_000, 11))
+    .unwrap()
+    .with_custom_variants(library);
+    let svc = Arc::new(svc);
+    let announcements = Announcements::new(svc.clone(), &[]);
+    svc.set_bot_user(bot_id(), "fairybot");
+    (svc, announcements)
+}
+
+async fn say(svc: &Svc, who: &Actor, text: &str) -> String {
+    // Boxed: the service's future is large for a test thread's stack.
+    let r = Box::pin(svc.handle_text(who, &place(), text)).await;
+    assert!(!r.is_empty(), "no reply to {text:?}");
+    r.iter()
+        .map(|r| r.text.clone())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+async fn games(svc: &Svc) -> Vec<GameRecord> {
+    svc.store()
+        .list_games(&GameFilter::default())
+        .await
+        .unwrap()
+}
+
+fn position(svc: &Svc, record: &GameRecord) -> rules::Position {
+    match svc.engine(record).expect("the game replays") {
+        GameEngine::Board(p) => p,
+        GameEngine::Glass(_) => panic!("a board game"),
+    }
+}
+
+#[tokio::test]
+async fn a_players_variant_in_each_format_is_added_played_removed_and_still_replays() {
+    let (svc, _announcements) = service();
+    let (alice, bob) = (actor("alice"), actor("bob"));
+
+    // Added in both formats, each answered with its check's result and start position.
+    let text = say(&svc, &alice, INI).await;
+    assert!(text.contains("Added `centaur-king`"), "{text}");
+    assert!(text.contains("ini"), "{text}");
+    assert!(text.contains("perft 1-3: 22,"), "{text}");
+    let text = say(&svc, &bob, TOML).await;
+    assert!(text.contains("Added `knightriders`"), "{text}");
+    assert!(text.contains("Knightrider Chess"), "{text}");
+
+    let list = say(&svc, &alice, "variant list").await;
+    assert!(list.contains("`centaur-king`"), "{list}");
+    assert!(
+        list.contains("`knightriders` Knightrider Chess (toml, by bob)"),
+        "{list}"
+    );
+    let show = say(&svc, &alice, "variant show knightriders").await;
+    assert!(show.contains("Nightrider"), "{show}");
+    let rules = say(&svc, &alice, "rules knightriders").await;
+    assert!(rules.contains("Nightrider"), "{rules}");
+    let piece = say(&svc, &alice, "piece knightriders N").await;
+    assert!(piece.contains("Nightrider"), "{piece}");
+    let export = say(&svc, &alice, "variant export centaur-king").await;
+    assert_eq!(export, "```ini\n[centaur-king:chess]\nking = k:KN\n```");
+
+    // Another room has its own library: the name means nothing there.
+    let other = Place::room(Platform::Matrix, "!other:example.org");
+    let r = svc
+        .handle_text(&alice, &other, "variant show centaur-king")
+        .await;
+    assert!(
+        r[0].text.contains("no variant `centaur-king` here"),
+        "{}",
+        r[0].text
+    );
+
+    // A game between two people, to a result.
+    let text = say(&svc, &alice, "challenge @bob:example.org centaur-king").await;
+    assert!(text.to_lowercase().contains("challenge"), "{text}");
+    let text = say(&svc, &bob, "accept").await;
+    assert!(!text.contains("know the variant"), "{text}");
+    let game = games(&svc).await.pop().expect("a game");
+    assert!(game.variant.starts_with("custom:"), "{}", game.variant);
+    let listed = say(&svc, &alice, "games").await;
+    assert!(
+        listed.contains(&format!("#{} centaur-king —", game.id)),
+        "{listed}"
+    );
+    let start = position(&svc, &game);
+    assert_eq!(
+        start.legal_moves().len(),
+        22,
+        "the centaur king's leaps count"
+    );
+    let mut rng = Lcg(9);
+    for _ in 0..300 {
+        let record = svc.store().get_game(game.id).await.unwrap();
+        if !record.status.is_active() {
+            break;
+        }
+        let pos = position(&svc, &record);
+        let legal = pos.legal_moves();
+        let captures: Vec<_> = legal
+            .iter()
+            .filter(|m| pos.piece_at(m.to).is_some())
+            .collect();
+        let mv = match captures.as_slice() {
+            [] => legal[rng.below(legal.len())],
+            some => *some[rng.below(some.len())],
+        };
+        let who = if record.seats[pos.turn().index()] == alice.id {
+            &alice
+        } else {
+            &bob
+        };
+        let text = say(&svc, who, &format!("move {}", notation::coord(&pos, mv))).await;
+        assert!(text.contains("plays"), "{text}");
+    }
+    let mut finished = svc.store().get_game(game.id).await.unwrap();
+    if finished.status.is_active() {
+        say(&svc, &alice, "resign").await;
+        finished = svc.store().get_game(game.id).await.unwrap();
+    }
+    assert!(
+        matches!(finished.status, GameStatus::Finished { .. }),
+        "{:?}",
+        finished.status
+    );
+    assert!(finished.moves.len() > 4, "{} moves", finished.moves.len());
+    let end_fen = rules::fen::write(&position(&svc, &finished));
+    let history = say(&svc, &alice, &format!("history #{}", finished.id)).await;
+    assert!(
+        history.contains(&finished.moves.len().div_ceil(2).to_string()),
+        "{history}"
+    );
+    let pgn = say(&svc, &alice, &format!("export #{}", finished.id)).await;
+
+    // Only the author removes; then the name is gone from the room.
+    let text = say(&svc, &bob, "variant remove centaur-king").await;
+    assert!(text.contains("only the player who added"), "{text}");
+    let text = say(&svc, &alice, "variant remove centaur-king").await;
+    assert!(text.contains("Removed `centaur-king`"), "{text}");
+    let list = say(&svc, &alice, "variant list").await;
+    assert!(!list.contains("centaur-king"), "{list}");
+    let text = say(&svc, &alice, "play centaur-king @bob:example.org").await;
+    assert!(text.contains("I don't know the variant"), "{text}");
+
+    // The finished game still replays from its stored definition, unchanged.
+    assert_eq!(
+        say(&svc, &alice, &format!("history #{}", finished.id)).await,
+        history
+    );
+    assert_eq!(
+        say(&svc, &alice, &format!("export #{}", finished.id)).await,
+        pgn
+    );
+    assert_eq!(rules::fen::write(&position(&svc, &finished)), end_fen);
+}
+
+#[tokio::test]
+async fn a_players_variant_against_the_bot() {
+    let (svc, mut announcements) = service();
+    svc.start_bot().await.unwrap();
+    let alice = actor("alice");
+    let text = say(&svc, &alice, INI).await;
+    assert!(text.contains("Added"), "{text}");
+    let text = say(&svc, &alice, "play centaur-king vs bot level 1 white").await;
+    assert!(text.contains("against the bot at level 1"), "{text}");
+    let mut rng = Lcg(4);
+    for round in 0..4 {
+        let record = games(&svc).await.pop().unwrap();
+        assert!(record.variant.starts_with("custom:"), "{}", record.variant);
+        assert_eq!(record.moves.len(), round * 2);
+        let pos = position(&svc, &record);
+        let legal = pos.legal_moves();
+        let mv = legal[rng.below(legal.len())];
+        let text = say(&svc, &alice, &notation::coord(&pos, mv)).await;
+        assert!(text.contains("plays"), "{text}");
+        let a = tokio::time::timeout(Duration::from_secs(60), announcements.next())
+            .await
+            .expect("the bot answers within a minute")
+            .expect("the outbox is open");
+        assert!(a.replies[0].text.contains("plays"), "{}", a.replies[0].text);
+        // The bot's move is legal in the custom rules.
+        let after = games(&svc).await.pop().unwrap();
+        assert_eq!(after.moves.len(), round * 2 + 2);
+        position(&svc, &after);
+    }
+}
+
+#[tokio::test]
+async fn bad_variant_commands_say_what_to_do() {
+    let (svc, _announcements) = service();
+    let alice = actor("alice");
+    let cases = [
+        ("variant", "add, show, list, remove or export"),
+        (
+            "variant frobnicate",
+            "is not add, show, list, remove or export",
+        ),
+        ("variant add", "needs the definition"),
+        ("variant show", "needs a name"),
+        ("variant remove a b", "name one variant"),
+        ("variant export nothing", "no variant `nothing` here"),
+        (
+            "variant add ```ini\n[bad:chess]\nflagRegionWhite = *8\n```",
+            "line 2",
+        ),
+        ("variant add ```ini\n[chess:chess]\n```", "chess"),
+    ];
+    for (input, expected) in cases {
+        let text = say(&svc, &alice, input).await;
+        assert!(text.contains(expected), "{input:?}: {text}");
+    }
+    // A bot without a library says so.
+    let plain = GameService::new(
+        MemoryStore::new(),
+        TestClock::default(),
+        Arc::new(Catalog::builtin()),
+    );
+    let r = plain.handle_text(&alice, &place(), "variant list").await;
+    assert!(
+        r[0].text.contains("does not keep players' own variants"),
+        "{}",
+        r[0].text
+    );
+}
