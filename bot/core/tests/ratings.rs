@@ -208,7 +208,7 @@ async fn current_games_show_whose_move_it_is_in_profiles_and_games() {
     let (_, text) = room.one(&alice, "games").await;
     assert!(
         text.contains(
-            "#1 chess — @alice:example.org vs @bob:example.org (ply 1, @bob:example.org to move)"
+            "#1 chess — alice vs bob (ply 1, bob to move)"
         ),
         "{text}"
     );
