@@ -10,6 +10,7 @@ use tracing::Instrument;
 use rules::{Catalog, Outcome, Position, Side, Variant, glass::Glass, notation};
 
 mod analyse;
+pub use analyse::evaluation_graph;
 mod bot;
 mod challenges;
 pub(crate) mod chess960;

@@ -207,9 +207,7 @@ async fn current_games_show_whose_move_it_is_in_profiles_and_games() {
     room.say(&alice, "e4").await;
     let (_, text) = room.one(&alice, "games").await;
     assert!(
-        text.contains(
-            "#1 chess — alice vs bob (ply 1, bob to move)"
-        ),
+        text.contains("#1 chess — alice vs bob (ply 1, bob to move)"),
         "{text}"
     );
 }

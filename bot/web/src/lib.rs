@@ -95,6 +95,23 @@ pub struct Web<S> {
 }
 
 impl<S: GameStore + Clone + 'static> Web<S> {
+    /// The evaluation graph of a finished game's analysis, as SVG, when one covers all its
+    /// moves (analyses are only made of finished games, never of a hidden one).
+    async fn graph(&self, record: &GameRecord, names: &[String], theme: &Theme) -> Option<String> {
+        if record.status.is_active() {
+            return None;
+        }
+        let analysis = self.store.analysis(record.id).await.ok().flatten()?;
+        let bot_core::analysis::AnalysisState::Done(done) = analysis.state else {
+            return None;
+        };
+        if analysis.plies as usize != record.moves.len() {
+            return None;
+        }
+        let graph = bot_core::service::evaluation_graph(record, &done, names)?;
+        Some(bot_core::picture::graph_svg(&graph, theme))
+    }
+
     /// The server's state over a store, its variants, the process's counters, its health
     /// and the store's change notices.
     pub fn new(
@@ -317,10 +334,11 @@ async fn game_page<S: GameStore + Clone + 'static>(
         Ok(p) => p,
         Err(r) => return r,
     };
+    let graph = web.graph(&record, &names, &q.theme()).await;
     match page::GamePage::build(&record, &names, &web.catalog, ply, &q.theme(), web.now_ms()) {
         Ok(p) => {
             web.metrics.render("svg");
-            html(p.html(web.config.public_url.as_deref()))
+            html(p.with_graph(graph).html(web.config.public_url.as_deref()))
         }
         Err(e) => watch_error(&e),
     }

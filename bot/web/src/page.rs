@@ -149,9 +149,17 @@ pub struct GamePage {
     board: Option<String>,
     describe: String,
     clocks: Option<(Vec<i64>, Option<usize>)>,
+    /// The post-game analysis's evaluation graph as SVG, when the game has one.
+    graph: Option<String>,
 }
 
 impl GamePage {
+    /// The same page with the evaluation graph of the game's analysis under the board.
+    pub fn with_graph(mut self, svg: Option<String>) -> GamePage {
+        self.graph = svg;
+        self
+    }
+
     /// The page of `record` at position `ply` (the last when `None`).
     ///
     /// # Errors
@@ -183,6 +191,7 @@ impl GamePage {
             board: None,
             describe: String::new(),
             clocks: None,
+            graph: None,
         };
         if page.hidden {
             return Ok(page);
@@ -256,9 +265,13 @@ impl GamePage {
             "<ol id=\"moves\" aria-label=\"moves\">{}</ol>",
             self.moves_html()
         );
-        // Item 3 of issue 29 (post-game analysis) puts its evaluation graph here.
-        if let Some(graph) = evaluation_graph(self.id) {
-            let _ = writeln!(main, "<figure id=\"evaluation\">{graph}</figure>");
+        // The post-game analysis's evaluation graph (only finished games have one).
+        if let Some(graph) = &self.graph {
+            let _ = writeln!(
+                main,
+                "<figure id=\"evaluation\">{graph}<figcaption>Evaluation after each move \
+                 (post-game analysis)</figcaption></figure>"
+            );
         }
         if !self.hidden {
             let _ = writeln!(
@@ -393,13 +406,6 @@ fn describe(view: &BoardView, ply: usize, played: Option<&str>) -> String {
     }
     d.push('.');
     d
-}
-
-/// The evaluation graph of a finished game, as SVG, for the place under the board. Post-game
-/// analysis (item 3 of issue 29) is built separately; until it is merged there is no graph,
-/// and the page shows nothing there.
-pub fn evaluation_graph(_game: GameId) -> Option<String> {
-    None
 }
 
 /// A finished Looking-Glass game as text: its players and every action, as revealed.

@@ -204,3 +204,58 @@ async fn health_and_metrics() {
     assert!(m.contains("# TYPE fairybot_command_duration_seconds histogram"));
     assert!(m.lines().any(|l| l.starts_with("fairybot_outbox_waiting ")));
 }
+
+/// A finished game's analysis shows its evaluation graph under the board, the same graph as
+/// in chat; a game without one (or still played) shows none.
+#[tokio::test]
+async fn an_analysed_game_shows_its_evaluation_graph_under_the_board() {
+    use bot_core::analysis::{AnalysisRequest, AnalysisStart, GameAnalysis, SeatReport};
+    let s = Server::start().await;
+    let g = s.start_game("chess").await;
+    let (white, black) = (name(&g.seats[0]), name(&g.seats[1]));
+    s.say(&white, "e4").await;
+    let page = |s: &Server| s.url(&format!("/game/{}", g.id));
+    let (_, _, html) = get(&page(&s)).await;
+    assert!(
+        !html.contains("id=\"evaluation\""),
+        "a game in play has no graph"
+    );
+    s.say(&black, "resign").await;
+    let (_, _, html) = get(&page(&s)).await;
+    assert!(!html.contains("id=\"evaluation\""), "not analysed yet");
+
+    let store = s.store.inner();
+    let start = AnalysisStart {
+        game: g.id,
+        plies: 1,
+        total: 2,
+        owner: "main".into(),
+        request: AnalysisRequest {
+            place: g.place.clone(),
+            asked_by: g.seats[0].clone(),
+            progress: None,
+        },
+        now_ms: 1,
+    };
+    assert!(store.begin_analysis(&start, 0).await.unwrap());
+    let seat = |seat| SeatReport {
+        seat,
+        moves: u32::from(seat == 0),
+        accuracy: (seat == 0).then_some(97.0),
+        mistakes: Vec::new(),
+    };
+    let done = GameAnalysis {
+        game: g.id,
+        variant: "chess".into(),
+        plies: 1,
+        nodes: 10_000,
+        scores: vec![20, 35],
+        seats: vec![seat(0), seat(1)],
+    };
+    assert!(store.finish_analysis(&done, "main", 2).await.unwrap());
+    let (status, _, html) = get(&page(&s)).await;
+    assert_eq!(status, 200);
+    let figure = &html[html.find("id=\"evaluation\"").expect("the graph")..];
+    assert!(figure.contains("<svg"), "{figure}");
+    assert!(figure.contains("97%"), "the accuracy caption: {figure}");
+}

@@ -499,6 +499,18 @@ fn percent(chance: f32) -> String {
     format!("{:.0}%", chance * 100.0)
 }
 
+/// A finished analysis's evaluation graph, as the chat reply carries it: for the game's web
+/// page, which shows the same graph under the board.
+pub fn evaluation_graph(
+    record: &GameRecord,
+    analysis: &GameAnalysis,
+    names: &[String],
+) -> Option<crate::reply::GraphPicture> {
+    result_replies(record, analysis, names)
+        .into_iter()
+        .find_map(|r| r.graph)
+}
+
 /// The results of an analysis as replies to the game's room: the graph with each seat's
 /// accuracy, then each seat's biggest mistakes with the better move marked on the board
 /// (the position before the mistake, from the mover's side).
