@@ -907,12 +907,12 @@ mod tests {
             printed.contains("Game 1 analysed: 5 positions"),
             "{printed}"
         );
-        assert!(printed.contains("accuracy white (White) "), "{printed}");
+        assert!(printed.contains("accuracy alice (White) "), "{printed}");
         let boards = dir.path().join("boards");
         assert!(boards.join("game-1-analysis.png").exists());
         let svg = std::fs::read_to_string(boards.join("game-1-analysis.svg")).unwrap();
         assert!(
-            svg.starts_with("<svg") && svg.contains("white vs black"),
+            svg.starts_with("<svg") && svg.contains("alice vs bob"),
             "{svg}"
         );
         assert!(printed.contains("(board picture:"), "{printed}");

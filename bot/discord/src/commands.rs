@@ -3,7 +3,7 @@
 
 use bot_core::{
     clocks::TimeControl,
-    command::{Answer, ColourChoice, Command},
+    command::{Answer, ColourChoice, Command, VariantCommand},
     model::{GameId, Place},
     reply::Reply,
 };
@@ -72,6 +72,7 @@ fn commands() -> Vec<poise::Command<crate::Bot, Error>> {
         export(),
         analyse(),
         replay(),
+        variant(),
         variants(),
         rules(),
         profile(),
@@ -153,6 +154,26 @@ impl Seat {
             Seat::Green => 3,
         }
     }
+}
+
+/// What `/variant` does with a room's own variants.
+#[derive(Debug, Clone, Copy, poise::ChoiceParameter)]
+pub enum VariantAction {
+    /// Check a definition and add it.
+    #[name = "add"]
+    Add,
+    /// Its rules and start position.
+    #[name = "show"]
+    Show,
+    /// This room's variants.
+    #[name = "list"]
+    List,
+    /// Remove one you added.
+    #[name = "remove"]
+    Remove,
+    /// The text as it was added.
+    #[name = "export"]
+    Export,
 }
 
 /// Answer to an offer (draw, takeback).
@@ -693,6 +714,53 @@ pub async fn replay(
     #[description = "The game number"] game: Option<i64>,
 ) -> Result<(), Error> {
     run(ctx, Command::Replay(self::game(game))).await
+}
+
+/// This channel's own variants: add (a file or text), show, list, remove, export
+#[poise::command(slash_command)]
+pub async fn variant(
+    ctx: Ctx<'_>,
+    #[description = "What to do"] action: VariantAction,
+    #[description = "The variant's name (show, remove, export)"] name: Option<String>,
+    #[description = "add: a variants.ini section or fairybot TOML file"] file: Option<
+        serenity::Attachment,
+    >,
+    #[description = "add: the definition as text, instead of a file"] definition: Option<String>,
+) -> Result<(), Error> {
+    let named = |name: Option<String>| name.unwrap_or_default().trim().to_lowercase();
+    let cmd = match action {
+        VariantAction::List => VariantCommand::List,
+        VariantAction::Show => VariantCommand::Show(named(name)),
+        VariantAction::Remove => VariantCommand::Remove(named(name)),
+        VariantAction::Export => VariantCommand::Export(named(name)),
+        VariantAction::Add => {
+            let (file_name, text) = match (file, definition) {
+                (Some(f), _) => {
+                    // The library refuses anything over its own size limit with its message;
+                    // this only keeps a huge upload from being read at all.
+                    if f.size > 64 * 1024 {
+                        return run(
+                            ctx,
+                            Command::Variant(VariantCommand::Add {
+                                file_name: Some(f.filename.clone()),
+                                text: "x".repeat(64 * 1024 + 1),
+                            }),
+                        )
+                        .await;
+                    }
+                    let bytes = f.download().await.unwrap_or_default();
+                    (
+                        Some(f.filename.clone()),
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                    )
+                }
+                (None, Some(text)) => (None, text),
+                (None, None) => (None, String::new()),
+            };
+            VariantCommand::Add { file_name, text }
+        }
+    };
+    run(ctx, Command::Variant(cmd)).await
 }
 
 /// List the variants

@@ -352,6 +352,7 @@ async fn registration_payload() {
             "rules",
             "setup",
             "takeback",
+            "variant",
             "variants"
         ]
     );
@@ -997,7 +998,7 @@ async fn global_registration() {
     let bot = start_registered(false, Registration::Global).await;
     let fake = &bot.fake;
     let global = fake.registered_commands();
-    assert_eq!(global.len(), 25);
+    assert_eq!(global.len(), 27);
     assert!(fake.guild_commands(ids::GUILD).is_empty());
     for c in &global {
         assert_eq!(
@@ -1029,7 +1030,7 @@ async fn global_registration() {
 async fn guild_registration_still_offers_dm_play() {
     let bot = start().await;
     let fake = &bot.fake;
-    assert_eq!(fake.guild_commands(ids::GUILD).len(), 25);
+    assert_eq!(fake.guild_commands(ids::GUILD).len(), 27);
     let global = fake.registered_commands();
     let mut names: Vec<&str> = global.iter().map(|c| c.name.as_str()).collect();
     names.sort_unstable();
@@ -1057,6 +1058,7 @@ async fn guild_registration_still_offers_dm_play() {
             "rules",
             "setup",
             "takeback",
+            "variant",
             "variants"
         ]
     );

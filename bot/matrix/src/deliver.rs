@@ -543,10 +543,12 @@ impl MatrixBot {
         {
             message.mentions.push(p.user.clone());
         }
-        // A text that replaces an earlier message of this run: an edit of it.
+        // A text that replaces an earlier message of this run: an edit of it. The original
+        // may still be on its way (a short analysis ends while its first line is being sent):
+        // it is waited for a moment, then, if it never came in this run, this is sent anew.
         if let (Some(replaced), None, None, "") =
             (&reply.replaces, &reply.board, &reply.graph, suffix)
-            && let Some(original) = self.sent_event(replaced)
+            && let Some(original) = self.sent_event_soon(replaced).await
         {
             send_edit(room, &message, &original, transaction_id(key, suffix)).await?;
             return Ok(());
@@ -701,6 +703,18 @@ impl MatrixBot {
             .with_request_config(send_config())
             .await?;
         Ok(sent.response.event_id)
+    }
+
+    /// The event an outbox entry was sent as in this run, waiting up to two seconds for one
+    /// being sent now.
+    async fn sent_event_soon(&self, key: &bot_core::outbox::Key) -> Option<OwnedEventId> {
+        for _ in 0..20 {
+            if let Some(event) = self.sent_event(key) {
+                return Some(event);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        self.sent_event(key)
     }
 
     /// The event an outbox entry was sent as in this run, if any.

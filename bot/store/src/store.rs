@@ -1493,7 +1493,14 @@ impl GameStore for SqlStore {
                             return Err(StoreError::Invalid(format!("no outbox entry {key}")));
                         }
                     }
-                    if self.deliveries.queue(key.clone(), now_ms) {
+                    self.deliveries.queue(key.clone(), now_ms);
+                    // Written before this returns (in one statement with every report queued
+                    // meanwhile, or carried by a move that took the queue first): a kill -9
+                    // after a reply was sent must not send it again, and a Discord
+                    // interaction's answer has no key the platform would recognise. A failed
+                    // write leaves the report queued for the flush task to try again.
+                    if let Err(e) = self.flush_deliveries().await {
+                        tracing::warn!("outbox: delivery report not written yet: {e}");
                         self.flush_deliveries_soon();
                     }
                     Ok(())
