@@ -1,33 +1,36 @@
-//! Delivery reports carried on the next write (SQLite).
+//! Delivery reports written together (SQLite).
 //!
 //! After every reply the adapter reports it delivered ([`GameStore::settle`] with
 //! [`Settled::Delivered`]). Written at once, that report is a second write after the move's, and
 //! SQLite has one writer at a time: at eight busy tables the reports took a third of the write
-//! gate's turns and cost a third of the moves per second (issue 27's benchmark). The report need
-//! not be on disk when it returns (the port says so: lost, an entry is only sent again with its
-//! key, which the platforms recognise), so it need not be written at once either.
+//! gate's turns and cost a third of the moves per second (the command path's benchmark). The
+//! report need not be synced when it returns (lost in a power cut, an entry is only sent again
+//! with its key), but it must be written: reports made together share one write.
 //!
-//! Here a report is queued in memory and written with the next write that takes the gate:
+//! Here a report is queued in memory and written before `settle` returns, together with every
+//! report queued meanwhile:
 //!
-//! - the next move of any table takes every queued report into its own transaction (one more
-//!   statement in the same round trip, see `APPEND_MOVE_SQLITE`), so under load the reports
-//!   cost no write turn of their own;
-//! - when no move comes, one flush task (started by a report when none watches the queue)
-//!   writes the queue in one statement once its oldest report has waited [`FLUSH_AFTER`],
-//!   off the command path;
-//! - every reading of the outbox's state through the port (a sender's claim, the backlog,
-//!   another settlement, a release) flushes first, so what the port shows is as if the report
-//!   had been written when it was made.
+//! - the reporter takes a turn at the gate and writes the whole queue in one statement, so
+//!   concurrent reports share one turn;
+//! - a move that takes the gate first carries every queued report in its own transaction (one
+//!   more statement in the same round trip, see `APPEND_MOVE_SQLITE`), and the reporter then
+//!   finds nothing left to write;
+//! - a write that fails leaves the queue for a flush task, and every reading of the outbox's
+//!   state through the port (a claim, the backlog, another settlement, a release) flushes
+//!   first, so what the port shows is as if the report had been written when it was made.
+//!
+//! Why not leave reports queued until the next move: a process killed with reports still
+//! queued sends those replies again when it starts, and a Discord interaction's follow-up
+//! carries no key Discord would recognise, so the player saw the answer twice (the kill -9
+//! test of `bot/app/tests/discord_kill.rs`).
 //!
 //! A report's key is checked when it is made (an unknown key is refused, as the port says):
 //! by the [`Posted`] keys, those this store itself stored and has not seen settled (a
 //! command's replies, almost always), else by a read, which takes no write turn either.
 //!
 //! A batch taken for a write that then fails, or is abandoned, goes back to the queue (see
-//! [`Batch`]). A crash loses at most the queue, whose entries are still claimed by this
-//! process: the process starting again releases its claims and sends them again, with their
-//! keys, exactly as a report lost in a power cut always was. The window is [`FLUSH_AFTER`],
-//! far inside a claim's lease (minutes), so no other process takes an entry whose report waits.
+//! [`Batch`]). A power cut loses at most reports written but not yet synced: their entries are
+//! sent again, with their keys.
 //!
 //! [`GameStore::settle`]: bot_core::store::GameStore::settle
 //! [`Settled::Delivered`]: bot_core::outbox::Settled::Delivered
