@@ -8,9 +8,12 @@
 //! by default, under a second since `rules` is optimised in test builds) are skipped and
 //! reported; `FSF_PERFT_LIMIT=0` checks every recorded depth.
 
+mod common;
+use common::PerftTally;
+
 use std::{fs, path::Path};
 
-use rules::{Catalog, fen, perft::perft};
+use rules::{Catalog, fen};
 
 struct Case {
     file: String,
@@ -98,28 +101,20 @@ fn our_perft_equals_fairy_stockfish_on_starts_and_played_positions() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(2_000_000);
     let catalog = Catalog::builtin();
-    let (mut run, mut skipped) = (0, 0);
-    let mut failures = Vec::new();
+    let mut tally = PerftTally::new(limit);
     for case in load() {
         let variant = catalog.get(&case.variant).unwrap();
         let mut pos = fen::position(&variant, &case.epd)
             .unwrap_or_else(|e| panic!("{} {}: {e}", case.file, case.id));
         for &(depth, expected) in &case.depths {
-            if limit != 0 && expected > limit {
-                skipped += 1;
-                continue;
-            }
-            run += 1;
-            let got = perft(&mut pos, depth);
-            if got != expected {
-                failures.push(format!(
+            tally.check(&mut pos, depth, expected, |got| {
+                format!(
                     "{} {} depth {depth}: Fairy-Stockfish {expected}, ours {got}",
                     case.file, case.id
-                ));
-            }
+                )
+            });
         }
     }
-    println!("fsf perft: {run} counts checked, {skipped} skipped above {limit} nodes");
-    assert!(run >= 100, "only {run} counts checked");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(tally.run >= 100, "only {} counts checked", tally.run);
+    tally.finish("fsf perft");
 }

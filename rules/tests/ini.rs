@@ -10,9 +10,12 @@
 //! A node limit keeps CI fast: counts above `PERFT_LIMIT` (default 2,000,000) are skipped and
 //! reported; `PERFT_LIMIT=0` checks every one.
 
+mod common;
+use common::PerftTally;
+
 use std::{collections::BTreeMap, fs, path::Path, sync::Arc};
 
-use rules::{Variant, fen, ini, perft::perft};
+use rules::{Variant, fen, ini};
 
 fn data(name: &str) -> String {
     fs::read_to_string(
@@ -139,8 +142,7 @@ fn perft_equals_fairy_stockfish() {
             "{name} has no perft from Fairy-Stockfish: run scripts/fsf-ini-perft"
         );
     }
-    let (mut run, mut skipped) = (0, 0);
-    let mut failures = Vec::new();
+    let mut tally = PerftTally::new(limit);
     for case in &cases {
         let v = variants
             .get(&case.variant)
@@ -161,21 +163,14 @@ fn perft_equals_fairy_stockfish() {
             .map(|d| ("fairy-stockfish (current)", d))
             .chain(debian.map(|d| ("fairy-stockfish (debian)", d)))
         {
-            if limit != 0 && expected > limit {
-                skipped += 1;
-                continue;
-            }
-            run += 1;
-            let got = perft(&mut pos, depth);
-            if got != expected {
-                failures.push(format!(
+            tally.check(&mut pos, depth, expected, |got| {
+                format!(
                     "{} {} depth {depth}: {reference} {expected}, ours {got}",
                     case.variant, case.id
-                ));
-            }
+                )
+            });
         }
     }
-    println!("ini perft: {run} counts checked, {skipped} skipped above {limit} nodes");
     // Debian's build must really differ where it is said to predate a key: otherwise the
     // exemption hides nothing and should go.
     for (name, why) in DEBIAN_PREDATES {
@@ -188,6 +183,6 @@ fn perft_equals_fairy_stockfish() {
             "{name}: Debian's counts agree now ({why} no longer holds)"
         );
     }
-    assert!(run >= 100, "only {run} counts checked");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(tally.run >= 100, "only {} counts checked", tally.run);
+    tally.finish("ini perft");
 }

@@ -4,9 +4,12 @@
 //! A node limit keeps CI fast: depths whose expected count exceeds `PERFT_LIMIT` (default
 //! 10,000,000) are skipped and reported. `PERFT_LIMIT=0` runs every depth (the long mode).
 
+mod common;
+use common::PerftTally;
+
 use std::{fs, path::Path};
 
-use rules::{Catalog, fen, perft::perft};
+use rules::{Catalog, fen};
 
 struct Case {
     file: String,
@@ -66,8 +69,7 @@ fn perft_tables() {
     let catalog = Catalog::builtin();
     let cases = load();
     assert!(cases.len() >= 10, "the perft tables went missing");
-    let (mut run, mut skipped) = (0, 0);
-    let mut failures = Vec::new();
+    let mut tally = PerftTally::new(limit);
     for case in &cases {
         let variant = catalog.get(&case.variant).unwrap();
         let mut pos = fen::position(&variant, &case.epd)
@@ -79,22 +81,15 @@ fn perft_tables() {
             case.id
         );
         for &(depth, expected) in &case.depths {
-            if limit != 0 && expected > limit {
-                skipped += 1;
-                continue;
-            }
-            run += 1;
-            let got = perft(&mut pos, depth);
-            if got != expected {
-                failures.push(format!(
+            tally.check(&mut pos, depth, expected, |got| {
+                format!(
                     "{} {} depth {depth}: expected {expected}, got {got}",
                     case.file, case.id
-                ));
-            }
+                )
+            });
         }
     }
-    println!("perft: {run} counts checked, {skipped} skipped above {limit} nodes");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    tally.finish("perft");
 }
 
 /// The Courier endgames recorded from Fairy-Stockfish by `scripts/fsf-perft` (their counts

@@ -46,3 +46,55 @@ pub fn random_position(variant: &str, plies: usize, mut seed: u64) -> Position {
     }
     p
 }
+
+/// Perft counts checked against recorded ones, those above a node limit skipped (0: none),
+/// with every disagreement kept for one report at the end.
+pub struct PerftTally {
+    limit: u64,
+    /// Counts checked.
+    pub run: usize,
+    /// Counts skipped above the limit.
+    pub skipped: usize,
+    /// One line per disagreement.
+    pub failures: Vec<String>,
+}
+
+impl PerftTally {
+    /// A tally skipping recorded counts above `limit` nodes (0: none skipped).
+    pub fn new(limit: u64) -> Self {
+        PerftTally {
+            limit,
+            run: 0,
+            skipped: 0,
+            failures: Vec::new(),
+        }
+    }
+
+    /// Checks `expected` at `depth` from `pos`; `what(got)` words a disagreement.
+    pub fn check(
+        &mut self,
+        pos: &mut Position,
+        depth: u32,
+        expected: u64,
+        what: impl FnOnce(u64) -> String,
+    ) {
+        if self.limit != 0 && expected > self.limit {
+            self.skipped += 1;
+            return;
+        }
+        self.run += 1;
+        let got = rules::perft::perft(pos, depth);
+        if got != expected {
+            self.failures.push(what(got));
+        }
+    }
+
+    /// Prints what was checked under `name`, and fails with every disagreement.
+    pub fn finish(&self, name: &str) {
+        println!(
+            "{name}: {} counts checked, {} skipped above {} nodes",
+            self.run, self.skipped, self.limit
+        );
+        assert!(self.failures.is_empty(), "{}", self.failures.join("\n"));
+    }
+}
