@@ -103,6 +103,12 @@ async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
     deliver::deliver(ctx.data(), &mut target, replies).await
 }
 
+/// Answers a command with a refusal the adapter decided itself (before the core saw it).
+async fn refuse(ctx: Ctx<'_>, refusal: bot_core::reply::Reply) -> Result<(), Error> {
+    let mut target = Target::command(ctx);
+    deliver::deliver(ctx.data(), &mut target, vec![refusal]).await
+}
+
 fn game(id: Option<i64>) -> Option<GameId> {
     id.map(GameId)
 }
@@ -736,19 +742,29 @@ pub async fn variant(
         VariantAction::Add => {
             let (file_name, text) = match (file, definition) {
                 (Some(f), _) => {
-                    // The library refuses anything over its own size limit with its message;
-                    // this only keeps a huge upload from being read at all.
-                    if f.size > 64 * 1024 {
-                        return run(
-                            ctx,
-                            Command::Variant(VariantCommand::Add {
-                                file_name: Some(f.filename.clone()),
-                                text: "x".repeat(64 * 1024 + 1),
-                            }),
-                        )
-                        .await;
+                    // Not downloaded at all past the core's cap on a definition's size.
+                    if f.size as usize > bot_core::command::MAX_DEFINITION_BYTES {
+                        let refusal = bot_core::reply::Reply::actor(format!(
+                            "{} has {} bytes; a variant definition may have at most {} (one \
+                             variant takes 1-3 KB). Attach the one variant's section only.",
+                            bot_core::quote::quote(&f.filename),
+                            f.size,
+                            bot_core::command::MAX_DEFINITION_BYTES
+                        ));
+                        return refuse(ctx, refusal).await;
                     }
-                    let bytes = f.download().await.unwrap_or_default();
+                    let bytes = match f.download().await {
+                        Ok(bytes) => bytes,
+                        Err(e) => {
+                            tracing::warn!("variant attachment not downloaded: {e}");
+                            let refusal = bot_core::reply::Reply::actor(format!(
+                                "I could not read {} from Discord. Try again, or paste the \
+                                 definition in the `definition` option.",
+                                bot_core::quote::quote(&f.filename)
+                            ));
+                            return refuse(ctx, refusal).await;
+                        }
+                    };
                     (
                         Some(f.filename.clone()),
                         String::from_utf8_lossy(&bytes).into_owned(),

@@ -157,11 +157,19 @@ async fn start_registered(threads: bool, registration: Registration) -> Running 
 async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bot) -> Running {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
-    let service = Arc::new(GameService::new(
-        MemoryStore::new(),
-        SystemClock,
-        catalog.clone(),
-    ));
+    // Players' own variants, with a validation time limit that a busy machine keeps.
+    let library = bot_core::custom::Library::with(
+        bot_core::custom::MemoryVariants::default(),
+        bot_core::custom::Quotas::default(),
+        rules::validate::Limits {
+            time: Duration::from_secs(20),
+            ..rules::validate::Limits::default()
+        },
+    );
+    let service = Arc::new(
+        GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
+            .with_custom_variants(library),
+    );
     let bot = Bot::new(
         Arc::new(WithDm(service)),
         catalog,
@@ -462,6 +470,36 @@ async fn games_lists_players_by_name() {
         assert!(!text.contains(&id.to_string()), "{text}");
     }
     assert!(listing.mentioned_users().is_empty(), "{text}");
+}
+
+/// `/variant` adds a player's definition given as text, lists it, and refuses one with a key
+/// fairybot has no rule for by its line and name.
+#[tokio::test]
+async fn a_players_variant_is_added_and_listed_by_slash_command() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ini = "[knightmare:chess]\nknight = -\ncustomPiece1 = n:NN\n";
+    let ix = fake
+        .slash("variant")
+        .integer("action", 0)
+        .string("definition", ini)
+        .send();
+    let added = message(fake, &ix).await;
+    assert!(added.content.contains("knightmare"), "{}", added.content);
+    let ix = fake.slash("variant").integer("action", 2).send();
+    let listed = message(fake, &ix).await;
+    assert!(listed.content.contains("knightmare"), "{}", listed.content);
+    let ix = fake
+        .slash("variant")
+        .integer("action", 0)
+        .string("definition", "[flags:chess]\nflagPiece = k\n")
+        .send();
+    let refused = message(fake, &ix).await;
+    assert!(
+        refused.content.contains("flagPiece") && refused.content.contains("line 2"),
+        "{}",
+        refused.content
+    );
 }
 
 /// The description of a message's one embed.
