@@ -176,6 +176,12 @@ impl<S: GameStore + Clone + 'static> Web<S> {
     /// The game with its players' names, or the page to answer instead.
     // The error is the answer itself, as axum handlers return it: boxing it would buy nothing.
     #[allow(clippy::result_large_err)]
+    /// The game a path names (`/game/ID/...`): a page saying what is wrong when `id` is not
+    /// a number or no such game exists.
+    async fn load_path(&self, id: &str) -> Result<(GameRecord, Vec<String>), Response> {
+        self.load(game_id(id)?).await
+    }
+
     async fn load(&self, id: i64) -> Result<(GameRecord, Vec<String>), Response> {
         let record = match self.store.get_game(GameId(id)).await {
             Ok(r) => r,
@@ -322,11 +328,7 @@ async fn game_page<S: GameStore + Clone + 'static>(
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
 ) -> Response {
-    let id = match game_id(&id) {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
-    let (record, names) = match web.load(id).await {
+    let (record, names) = match web.load_path(&id).await {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -349,11 +351,7 @@ async fn board_svg<S: GameStore + Clone + 'static>(
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
 ) -> Response {
-    let id = match game_id(&id) {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
-    let (record, names) = match web.load(id).await {
+    let (record, names) = match web.load_path(&id).await {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -388,11 +386,7 @@ async fn export<S: GameStore + Clone + 'static>(
     State(web): State<Arc<Web<S>>>,
     Path(id): Path<String>,
 ) -> Response {
-    let id = match game_id(&id) {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
-    let (record, names) = match web.load(id).await {
+    let (record, names) = match web.load_path(&id).await {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -439,11 +433,7 @@ async fn replay_gif<S: GameStore + Clone + 'static>(
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
 ) -> Response {
-    let id = match game_id(&id) {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
-    let (record, names) = match web.load(id).await {
+    let (record, names) = match web.load_path(&id).await {
         Ok(x) => x,
         Err(r) => return r,
     };
