@@ -5,60 +5,9 @@
 //! 10,000,000) are skipped and reported. `PERFT_LIMIT=0` runs every depth (the long mode).
 
 mod common;
-use common::PerftTally;
-
-use std::{fs, path::Path};
+use common::{PerftCase, PerftTally, perft_cases};
 
 use rules::{Catalog, fen};
-
-struct Case {
-    file: String,
-    variant: String,
-    id: String,
-    epd: String,
-    depths: Vec<(u32, u64)>,
-}
-
-fn load() -> Vec<Case> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let mut files: Vec<_> = fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "perft"))
-        .collect();
-    files.sort();
-    let mut cases: Vec<Case> = Vec::new();
-    for path in files {
-        let file = path.file_name().unwrap().to_string_lossy().to_string();
-        let mut variant = String::new();
-        for (n, line) in fs::read_to_string(&path).unwrap().lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
-            match key {
-                "variant" => variant = rest.trim().to_string(),
-                "id" => cases.push(Case {
-                    file: file.clone(),
-                    variant: variant.clone(),
-                    id: rest.trim().to_string(),
-                    epd: String::new(),
-                    depths: Vec::new(),
-                }),
-                "epd" => cases.last_mut().unwrap().epd = rest.trim().to_string(),
-                "perft" => {
-                    let mut it = rest.split_whitespace();
-                    let d = it.next().unwrap().parse().unwrap();
-                    let nodes = it.next().unwrap().parse().unwrap();
-                    cases.last_mut().unwrap().depths.push((d, nodes));
-                }
-                other => panic!("{file}:{}: unknown key {other:?}", n + 1),
-            }
-        }
-    }
-    cases
-}
 
 #[test]
 fn perft_tables() {
@@ -67,7 +16,7 @@ fn perft_tables() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(10_000_000);
     let catalog = Catalog::builtin();
-    let cases = load();
+    let cases = perft_cases("data");
     assert!(cases.len() >= 10, "the perft tables went missing");
     let mut tally = PerftTally::new(limit);
     for case in &cases {
@@ -100,7 +49,7 @@ fn perft_tables() {
 fn courier_endgames_from_fairy_stockfish_are_where_the_rules_agree() {
     let catalog = Catalog::builtin();
     let courier = catalog.get("courier").unwrap();
-    let cases: Vec<Case> = load()
+    let cases: Vec<PerftCase> = perft_cases("data")
         .into_iter()
         .filter(|c| c.file == "courier-endgames.perft")
         .collect();

@@ -98,3 +98,66 @@ impl PerftTally {
         assert!(self.failures.is_empty(), "{}", self.failures.join("\n"));
     }
 }
+
+/// One position of a perft table file (`tests/data/**/*.perft`): its variant, its state and
+/// the recorded count at each depth.
+pub struct PerftCase {
+    /// The file it was read from.
+    pub file: String,
+    /// The variant.
+    pub variant: String,
+    /// Its name in the file.
+    pub id: String,
+    /// Its state text.
+    pub epd: String,
+    /// (depth, nodes), as recorded.
+    pub depths: Vec<(u32, u64)>,
+}
+
+/// Every case of the `.perft` files in `tests/DIR`, files in name order.
+pub fn perft_cases(dir: &str) -> Vec<PerftCase> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(dir);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "perft"))
+        .collect();
+    files.sort();
+    let mut cases: Vec<PerftCase> = Vec::new();
+    for path in files {
+        let file = path.file_name().unwrap().to_string_lossy().to_string();
+        let mut variant = String::new();
+        for (n, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+            let at = || format!("{file}:{}", n + 1);
+            match key {
+                "variant" => variant = rest.trim().to_string(),
+                "id" => cases.push(PerftCase {
+                    file: file.clone(),
+                    variant: variant.clone(),
+                    id: rest.trim().to_string(),
+                    epd: String::new(),
+                    depths: Vec::new(),
+                }),
+                "epd" => cases.last_mut().unwrap().epd = rest.trim().to_string(),
+                "perft" => {
+                    let mut it = rest.split_whitespace();
+                    let d = it.next().and_then(|d| d.parse().ok());
+                    let nodes = it.next().and_then(|n| n.parse().ok());
+                    let (Some(d), Some(nodes)) = (d, nodes) else {
+                        panic!("{}: `perft DEPTH NODES` expected", at());
+                    };
+                    cases.last_mut().unwrap().depths.push((d, nodes));
+                }
+                other => panic!("{}: unknown key {other:?}", at()),
+            }
+        }
+    }
+    cases
+}
