@@ -556,8 +556,19 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             stdout.write_all(format!("Resuming game {} ({}).\n", g.id, g.variant).as_bytes())?;
         }
         stdout.write_all(self.mail().as_bytes())?;
-        let mut lines = input::spawn_stdin();
         let mut announcements = self.announcements.take();
+        // What the outbox still owes this console (a move stored by a process that stopped
+        // before printing its announcement) is printed before the first prompt, so that
+        // nothing typed now is answered ahead of it.
+        if let Some(owed) = announcements.as_mut() {
+            while let Some(a) = owed.try_next_held().await {
+                let out = self.announcement(&a).await;
+                stdout.write_all(out.as_bytes())?;
+                stdout.flush()?;
+                self.delivered(&a.replies).await;
+            }
+        }
+        let mut lines = input::spawn_stdin();
         let mut poll = tokio::time::interval(MAIL_POLL);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut prompt = true;

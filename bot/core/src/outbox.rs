@@ -97,9 +97,12 @@ impl Keys {
     }
 
     /// The next key (`prefix.counter`; the counter in base 36 keeps it under 25 characters).
+    /// The counter is padded to eight digits, so that one process's keys sort in the order
+    /// they were made: a store's index on the keys then grows at its end, one page per write,
+    /// instead of inserting among older keys (`"10"` sorts before `"2"`).
     pub fn next(&self) -> Key {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        Key(format!("{}.{}", self.prefix, base36(n)))
+        Key(format!("{}.{:0>8}", self.prefix, base36(n)))
     }
 }
 
@@ -249,8 +252,15 @@ impl Tell {
 /// How an attempt to deliver an entry ended, as the store records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Settled {
-    /// The platform took it: never sent again.
+    /// The platform took it, and would show it again were it sent again (a Discord
+    /// interaction's answer, a line printed at a console): never sent again, and the store
+    /// records so before `settle` returns, so that a crash right after cannot repeat it.
     Delivered,
+    /// The platform took it under the entry's key (a Matrix transaction id, a Discord message
+    /// nonce it enforces), so it would recognise a repeat: never sent again, and the store may
+    /// record so with its next write instead (a crash in between sends it once more, under
+    /// the same key, and the platform shows it once).
+    DeliveredUnderKey,
     /// Not now: due again at `not_before_ms` (a 5xx, a 429's wait, a time-out), with the
     /// command's handle if the adapter has one to keep.
     Later {
@@ -286,8 +296,11 @@ pub const MAX_ATTEMPTS: u32 = 300;
 /// How one attempt to deliver an entry ended, as an adapter reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Attempt {
-    /// The platform took it.
+    /// The platform took it (see [`Settled::Delivered`]).
     Delivered,
+    /// The platform took it under the entry's key, and would recognise a repeat (see
+    /// [`Settled::DeliveredUnderKey`]).
+    DeliveredUnderKey,
     /// Try again after `wait` (what the platform asked for, or [`backoff`]).
     Later {
         /// How long to wait at least.
@@ -297,6 +310,13 @@ pub enum Attempt {
     },
     /// It can never be delivered (the room is gone); the reason is kept and logged.
     Failed(String),
+}
+
+impl Attempt {
+    /// Whether the platform took it, under the entry's key or not.
+    pub fn is_delivered(&self) -> bool {
+        matches!(self, Attempt::Delivered | Attempt::DeliveredUnderKey)
+    }
 }
 
 /// What a sender delivers for one entry, in the shape the adapters deliver announcements:
@@ -486,6 +506,15 @@ mod tests {
         };
         assert!(far.next().as_str().len() <= Key::MAX_LEN);
         assert_ne!(Keys::new(1).next(), Keys::new(2).next());
+    }
+
+    #[test]
+    fn one_process_keys_sort_in_the_order_they_were_made() {
+        let keys = Keys::new(42);
+        let made: Vec<Key> = (0..5_000).map(|_| keys.next()).collect();
+        let mut sorted = made.clone();
+        sorted.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        assert_eq!(made, sorted);
     }
 
     #[test]

@@ -390,6 +390,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let now = self.clock.now_ms();
         let settled = match attempt {
             Attempt::Delivered => Settled::Delivered,
+            Attempt::DeliveredUnderKey => Settled::DeliveredUnderKey,
             Attempt::Later { wait, handle } => Settled::Later {
                 not_before_ms: now
                     .saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX)),

@@ -331,8 +331,16 @@ pub(crate) async fn post(
 ) -> Result<(), SendError> {
     let out = outgoing(bot, reply, false).await;
     let r = send::post_message(http, bot.retry, channel, &out, None, reply.key.as_ref()).await;
-    settle(bot, reply, &r, None).await;
+    settle(bot, reply, &r, None, Sent::UnderKey).await;
     r
+}
+
+/// How a reply was sent, for its delivery report: under its outbox key (a message nonce that
+/// Discord enforces, so a repeat after a crash shows once) or not (an interaction's answer).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sent {
+    UnderKey,
+    Once,
 }
 
 /// Reports to the outbox how sending a reply went, when it has a key: delivered, or to be
@@ -343,11 +351,13 @@ pub(crate) async fn settle(
     reply: &Reply,
     result: &Result<(), SendError>,
     handle: Option<Handle>,
+    sent: Sent,
 ) {
     let Some(key) = &reply.key else {
         return;
     };
     let attempt = match result {
+        Ok(()) if sent == Sent::UnderKey => Attempt::DeliveredUnderKey,
         Ok(()) => Attempt::Delivered,
         Err(e) => {
             tracing::warn!(%key, "a reply goes to the outbox's sender: {e}");
@@ -360,9 +370,10 @@ pub(crate) async fn settle(
     bot.games.settle_mail(key, attempt).await;
 }
 
-/// Reports a reply delivered (sent, or kept for its player when Discord will not deliver it).
-async fn delivered(bot: &Bot, reply: &Reply) {
-    settle(bot, reply, &Ok(()), None).await;
+/// Reports a reply delivered (sent as `sent` says, or kept for its player when Discord will
+/// not deliver it: [`Sent::Once`], as keeping it again would show it twice).
+async fn delivered(bot: &Bot, reply: &Reply, sent: Sent) {
+    settle(bot, reply, &Ok(()), None, sent).await;
 }
 
 /// What the channel is told when a player's DMs are closed (nothing of the private content).
@@ -457,7 +468,7 @@ pub(crate) async fn deliver(
                 reply.key.as_ref(),
             )
             .await;
-            settle(bot, reply, &posted, None).await;
+            settle(bot, reply, &posted, None, Sent::UnderKey).await;
             continue;
         }
         match &reply.audience {
@@ -480,11 +491,11 @@ pub(crate) async fn deliver(
                 } else {
                     route_down = true;
                 }
-                settle(bot, reply, &result, Some(target.handle())).await;
+                settle(bot, reply, &result, Some(target.handle()), Sent::Once).await;
             }
             Audience::Private(p) => {
                 let Some(uid) = convert::user_id(p) else {
-                    delivered(bot, reply).await;
+                    delivered(bot, reply, Sent::Once).await;
                     continue;
                 };
                 let out = outgoing(bot, reply, false).await;
@@ -493,12 +504,12 @@ pub(crate) async fn deliver(
                         .await;
                 let e = match result {
                     Ok(()) => {
-                        delivered(bot, reply).await;
+                        delivered(bot, reply, Sent::UnderKey).await;
                         continue;
                     }
                     Err(e) if e.transient() => {
                         // Discord may take it later: the sender tries again.
-                        settle(bot, reply, &Err(e), None).await;
+                        settle(bot, reply, &Err(e), None, Sent::Once).await;
                         continue;
                     }
                     Err(e) => e,
@@ -526,13 +537,13 @@ pub(crate) async fn deliver(
                         .await;
                     if shown.is_ok() {
                         sent = true;
-                        delivered(bot, reply).await;
+                        delivered(bot, reply, Sent::Once).await;
                         continue;
                     }
                     route_down = true;
                 }
                 hold(bot, reply).await;
-                delivered(bot, reply).await;
+                delivered(bot, reply, Sent::Once).await;
                 let notice = missed_notice(uid, closed);
                 match game_channel {
                     Some(c) if c == here && !route_down => {
@@ -612,7 +623,7 @@ fn channel_of(p: &Place) -> Option<u64> {
 /// with its reason.
 fn attempt_of(result: Result<(), SendError>, handle: Option<Handle>) -> Attempt {
     match result {
-        Ok(()) => Attempt::Delivered,
+        Ok(()) => Attempt::DeliveredUnderKey,
         Err(e) if e.transient() => Attempt::Later {
             wait: e.wait(),
             handle,
@@ -686,7 +697,7 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
             };
             let out = outgoing(bot, &reply, false).await;
             let e = match send::direct_message(http, bot.retry, uid, &out, Some(&env.key)).await {
-                Ok(()) => return Attempt::Delivered,
+                Ok(()) => return Attempt::DeliveredUnderKey,
                 Err(e) if e.transient() => return attempt_of(Err(e), None),
                 Err(e) => e,
             };

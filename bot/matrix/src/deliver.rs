@@ -161,7 +161,9 @@ impl MatrixBot {
     /// delivered to: [`Attempt::Failed`], which is logged; the game itself is stored, and
     /// `board` shows it.
     pub(crate) async fn announce(&self, a: Announcement, attempts: u32) -> Attempt {
-        let mut outcome = Attempt::Delivered;
+        // Every message is sent under its entry's key as transaction id, which the
+        // homeserver recognises when it comes again.
+        let mut outcome = Attempt::DeliveredUnderKey;
         for reply in a.replies {
             let attempt = match &reply.audience {
                 Audience::Room | Audience::Actor => {
@@ -169,7 +171,7 @@ impl MatrixBot {
                     match self.room_of(place) {
                         Some((room, anchor)) => match self.post(&room, &anchor, &reply, None).await
                         {
-                            Ok(()) => Attempt::Delivered,
+                            Ok(()) => Attempt::DeliveredUnderKey,
                             Err(e) => {
                                 tracing::warn!("an announcement in {} failed: {e}", place.room);
                                 e.attempt(attempts)
@@ -186,8 +188,11 @@ impl MatrixBot {
                         .await
                 }
             };
-            // One reply per entry; should there be more, the worst attempt is reported.
-            if !matches!(attempt, Attempt::Delivered) && matches!(outcome, Attempt::Delivered) {
+            // One reply per entry; should there be more, the worst attempt is reported (a
+            // reply held for its player counts as delivered once, not under a key).
+            if !attempt.is_delivered() && outcome.is_delivered()
+                || attempt == Attempt::Delivered && outcome == Attempt::DeliveredUnderKey
+            {
                 outcome = attempt;
             }
         }
@@ -269,7 +274,8 @@ impl MatrixBot {
     /// How a command's reply went, logged when it failed.
     fn attempt_of(&self, room: &Room, result: Result<(), SendError>) -> Attempt {
         match result {
-            Ok(()) => Attempt::Delivered,
+            // Sent under the reply's key as transaction id.
+            Ok(()) => Attempt::DeliveredUnderKey,
             Err(e) => {
                 tracing::warn!("reply in {} failed: {e}", room.room_id());
                 e.attempt(0)
@@ -291,7 +297,7 @@ impl MatrixBot {
         attempts: u32,
     ) -> Attempt {
         let e = match self.send_private(player, reply).await {
-            Ok(()) => return Attempt::Delivered,
+            Ok(()) => return Attempt::DeliveredUnderKey,
             Err(e) => e,
         };
         tracing::warn!("private message to {} failed: {e}", player.user);

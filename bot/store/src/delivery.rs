@@ -7,22 +7,26 @@
 //! report need not be synced when it returns (lost in a power cut, an entry is only sent again
 //! with its key), but it must be written: reports made together share one write.
 //!
-//! Here a report is queued in memory and written before `settle` returns, together with every
-//! report queued meanwhile:
+//! Here a report is queued in memory, and how soon it is written depends on whether the
+//! platform would recognise the reply if it were sent again:
 //!
-//! - the reporter takes a turn at the gate and writes the whole queue in one statement, so
-//!   concurrent reports share one turn;
-//! - a move that takes the gate first carries every queued report in its own transaction (one
-//!   more statement in the same round trip, see `APPEND_MOVE_SQLITE`), and the reporter then
-//!   finds nothing left to write;
-//! - a write that fails leaves the queue for a flush task, and every reading of the outbox's
-//!   state through the port (a claim, the backlog, another settlement, a release) flushes
-//!   first, so what the port shows is as if the report had been written when it was made.
+//! - [`Settled::DeliveredUnderKey`] (a Matrix transaction id, a Discord message nonce that
+//!   Discord enforces): the next move that takes the write gate carries every queued report in
+//!   its own transaction (one more statement in the same round trip, see
+//!   `APPEND_MOVE_SQLITE`), and a flush task writes what no move carried after
+//!   [`FLUSH_AFTER`]. A process killed in between sends those replies again after its
+//!   restart, under the same keys, and the platform shows each once (Discord keeps a nonce
+//!   for a few minutes, far longer than [`FLUSH_AFTER`] and a restart). This is the command
+//!   path of Matrix and of Discord's channel messages: no write of its own per reply.
+//! - [`Settled::Delivered`] (a Discord interaction's answer, a line printed at a console):
+//!   written before `settle` returns, in one statement with every report queued meanwhile, or
+//!   carried by a move that took the queue first. Left queued, a kill -9 would show the
+//!   answer twice (our own kill test did, `bot/app/tests/discord_kill.rs`).
 //!
-//! Why not leave reports queued until the next move: a process killed with reports still
-//! queued sends those replies again when it starts, and a Discord interaction's follow-up
-//! carries no key Discord would recognise, so the player saw the answer twice (the kill -9
-//! test of `bot/app/tests/discord_kill.rs`).
+//! Either way, a write that fails leaves the queue for the flush task, and every reading of
+//! the outbox's state through the port (a claim, the backlog, another settlement, a release)
+//! flushes first, so what the port shows is as if the report had been written when it was
+//! made.
 //!
 //! A report's key is checked when it is made (an unknown key is refused, as the port says):
 //! by the [`Posted`] keys, those this store itself stored and has not seen settled (a
@@ -34,6 +38,7 @@
 //!
 //! [`GameStore::settle`]: bot_core::store::GameStore::settle
 //! [`Settled::Delivered`]: bot_core::outbox::Settled::Delivered
+//! [`Settled::DeliveredUnderKey`]: bot_core::outbox::Settled::DeliveredUnderKey
 
 use std::{
     collections::{BTreeMap, HashSet},

@@ -304,7 +304,7 @@ impl SqlStore {
 }
 
 /// Log pages between automatic checkpoints (see `configure_sqlite`).
-pub(crate) const WAL_AUTOCHECKPOINT_PAGES: u32 = 4_000;
+pub(crate) const WAL_AUTOCHECKPOINT_PAGES: u32 = 1_000;
 
 /// Per-connection SQLite settings. `synchronous=NORMAL`: in WAL mode SQLite then syncs only
 /// around checkpoints, and the store syncs the log after each write's turn, so that concurrent
@@ -317,11 +317,11 @@ async fn configure_sqlite(conn: &mut AnyConnection) -> Result<(), sqlx::Error> {
         .execute(&mut *conn)
         .await?;
     // A checkpoint (copying the log into the database, two fsyncs) runs inside the commit
-    // that makes the log pass this many pages, while that writer holds the write gate. Since
-    // the outbox, a move's commit writes about 8 pages to the log instead of 2-3 (the entry,
-    // its two indexes, the key sequence), so SQLite's default of 1,000 pages checkpointed
-    // three times as often; 4,000 keeps about the old rhythm (issue 27's benchmark), for a
-    // log of up to 16 MB between checkpoints.
+    // that makes the log pass this many pages, while that writer holds the write gate. Fewer
+    // checkpoints are not cheaper: every read and write looks pages up in the log's index,
+    // which grows with the log. Measured on the command path's benchmark (issue 27), 1,000
+    // pages (SQLite's default) moved 1.11x the moves per second of 4,000 at one table and the
+    // same at eight; with no checkpoint at all during the run, 0.91x and 0.95x.
     sqlx::query(AssertSqlSafe(format!(
         "PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}"
     )))

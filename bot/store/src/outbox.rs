@@ -187,7 +187,7 @@ pub(crate) async fn settle(
         return Ok(());
     }
     let result = match settled {
-        Settled::Delivered => {
+        Settled::Delivered | Settled::DeliveredUnderKey => {
             sqlx::query(
                 "UPDATE outbox SET state = 'delivered', settled_ms = $1, claim_owner = NULL, \
                  claim_until_ms = NULL WHERE entry_key = $2",

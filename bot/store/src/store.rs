@@ -1476,11 +1476,11 @@ impl GameStore for SqlStore {
     }
 
     async fn settle(&self, key: &Key, settled: &Settled, now_ms: i64) -> Result<()> {
-        if *settled == Settled::Delivered {
+        if matches!(settled, Settled::Delivered | Settled::DeliveredUnderKey) {
             return match self.backend {
-                // The command path's report after every reply: queued for the next write,
-                // which carries it (see `crate::delivery`); only its key is checked now, by a
-                // read, which takes no write turn.
+                // The command path's report after every reply: queued, and carried by the
+                // next write (see `crate::delivery`); only its key is checked now, by a read,
+                // which takes no write turn.
                 Backend::Sqlite => {
                     if !self.posted.take(key) {
                         let known: Option<i64> =
@@ -1493,15 +1493,22 @@ impl GameStore for SqlStore {
                             return Err(StoreError::Invalid(format!("no outbox entry {key}")));
                         }
                     }
-                    self.deliveries.queue(key.clone(), now_ms);
-                    // Written before this returns (in one statement with every report queued
-                    // meanwhile, or carried by a move that took the queue first): a kill -9
-                    // after a reply was sent must not send it again, and a Discord
-                    // interaction's answer has no key the platform would recognise. A failed
-                    // write leaves the report queued for the flush task to try again.
+                    if self.deliveries.queue(key.clone(), now_ms) {
+                        self.flush_deliveries_soon();
+                    }
+                    // Under its key, a repeat after a crash is recognised by the platform: the
+                    // report rides on the next move's transaction, or the flush task writes
+                    // it after `FLUSH_AFTER`.
+                    if *settled == Settled::DeliveredUnderKey {
+                        return Ok(());
+                    }
+                    // Otherwise written before this returns (in one statement with every
+                    // report queued meanwhile, or carried by a move that took the queue
+                    // first): a kill -9 after a Discord interaction's answer must not send it
+                    // again. A failed write leaves the report queued for the flush task, which
+                    // is watching the queue.
                     if let Err(e) = self.flush_deliveries().await {
                         tracing::warn!("outbox: delivery report not written yet: {e}");
-                        self.flush_deliveries_soon();
                     }
                     Ok(())
                 }

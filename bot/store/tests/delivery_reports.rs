@@ -1,7 +1,9 @@
-//! Delivery reports on SQLite (issue 27's benchmark): a reply reported delivered is queued and
-//! written by the next write that takes the write gate (a move of any game), or on its own
-//! shortly after when none comes, or before anything reads the outbox, or when the store
-//! closes; never lost by a write that fails.
+//! Delivery reports on SQLite (issue 27's benchmark). A reply the platform took under its
+//! entry's key ([`Settled::DeliveredUnderKey`]) is queued and written by the next write that
+//! takes the write gate (a move of any game), or on its own shortly after when none comes, or
+//! before anything reads the outbox, or when the store closes; never lost by a write that
+//! fails. One the platform would show again ([`Settled::Delivered`]) is written before
+//! `settle` returns.
 
 use std::time::{Duration, Instant};
 
@@ -100,6 +102,33 @@ async fn a_report_is_written_before_settle_returns() {
     assert_eq!(store.delivery_reports_queued(), 0);
 }
 
+/// Under its key, a report waits for the next write: a move of any game carries it, at the
+/// time it was made, in the move's own transaction.
+#[tokio::test]
+async fn a_report_under_the_key_rides_on_the_next_move() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = patient_store(&dir).await;
+    let keys = Keys::new(16);
+    let game = store.create_game(new_game()).await.unwrap();
+    let a = posted(&store, &keys, "a").await;
+    store
+        .settle(&a, &Settled::DeliveredUnderKey, MS + 3)
+        .await
+        .unwrap();
+    assert_eq!(store.delivery_reports_queued(), 1);
+    assert_eq!(
+        row(&store, &a).await,
+        ("waiting".into(), None),
+        "not written yet"
+    );
+    store
+        .append_move(game.id, 0, "e2e4", &GameUpdate::active(), 2)
+        .await
+        .unwrap();
+    assert_eq!(store.delivery_reports_queued(), 0);
+    assert_eq!(row(&store, &a).await, ("delivered".into(), Some(MS + 3)));
+}
+
 #[tokio::test]
 async fn a_report_with_no_move_after_it_is_written_on_its_own_soon() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
@@ -108,7 +137,10 @@ async fn a_report_with_no_move_after_it_is_written_on_its_own_soon() {
         .unwrap();
     let keys = Keys::new(12);
     let a = posted(&store, &keys, "a").await;
-    store.settle(&a, &Settled::Delivered, MS).await.unwrap();
+    store
+        .settle(&a, &Settled::DeliveredUnderKey, MS)
+        .await
+        .unwrap();
     let start = Instant::now();
     while row(&store, &a).await.0 != "delivered" {
         assert!(
@@ -129,12 +161,18 @@ async fn reading_or_settling_the_outbox_writes_the_queue_first() {
         posted(&store, &keys, "a").await,
         posted(&store, &keys, "b").await,
     );
-    store.settle(&a, &Settled::Delivered, MS).await.unwrap();
+    store
+        .settle(&a, &Settled::DeliveredUnderKey, MS)
+        .await
+        .unwrap();
     assert_eq!(store.backlog().await.unwrap().waiting, 1, "only b waits");
     assert_eq!(row(&store, &a).await.0, "delivered");
 
     // A report then a failure for the same entry: the report came first and wins.
-    store.settle(&b, &Settled::Delivered, MS).await.unwrap();
+    store
+        .settle(&b, &Settled::DeliveredUnderKey, MS)
+        .await
+        .unwrap();
     store
         .settle(&b, &Settled::GaveUp("room gone".into()), MS)
         .await
@@ -143,7 +181,10 @@ async fn reading_or_settling_the_outbox_writes_the_queue_first() {
 
     // A sender's claim never sees an entry whose report waits, even once its claim ran out.
     let c = posted(&store, &keys, "c").await;
-    store.settle(&c, &Settled::Delivered, MS).await.unwrap();
+    store
+        .settle(&c, &Settled::DeliveredUnderKey, MS)
+        .await
+        .unwrap();
     let claim = Claim {
         owner: "other".into(),
         until_ms: MS + 999_999,
@@ -161,7 +202,10 @@ async fn queued_reports_are_written_when_the_store_closes() {
     let store = patient_store(&dir).await;
     let keys = Keys::new(14);
     let a = posted(&store, &keys, "a").await;
-    store.settle(&a, &Settled::Delivered, MS).await.unwrap();
+    store
+        .settle(&a, &Settled::DeliveredUnderKey, MS)
+        .await
+        .unwrap();
     store.close().await;
     let again = SqlStore::open_sqlite(dir.path().join("games.db"))
         .await

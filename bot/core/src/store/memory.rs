@@ -722,7 +722,7 @@ impl GameStore for MemoryStore {
         }
         l.claim = None;
         match settled {
-            Settled::Delivered => l.settled = Some(Ok(())),
+            Settled::Delivered | Settled::DeliveredUnderKey => l.settled = Some(Ok(())),
             Settled::GaveUp(why) => l.settled = Some(Err(why.clone())),
             Settled::Later {
                 not_before_ms,

@@ -385,9 +385,11 @@ pub trait GameStore: Send + Sync {
 
     /// Record how an attempt to deliver the entry `key` ended, and drop its claim. Settling an
     /// entry already delivered or given up changes nothing; an unknown key is
-    /// [`StoreError::Invalid`]. Unlike other writes, [`Settled::Delivered`] need not be on
-    /// disk when this returns: lost in a power cut, the entry is only sent again, with its
-    /// key, which the platforms recognise (and the command path saves an fsync a reply).
+    /// [`StoreError::Invalid`]. Unlike other writes, a delivery need not be on disk when this
+    /// returns (lost in a power cut, the entry is only sent again); [`Settled::Delivered`]
+    /// must be written (a process killed after this returns does not send it again), while
+    /// [`Settled::DeliveredUnderKey`] may wait for the store's next write, as a repeat is
+    /// recognised by the platform (the command path then saves a write per reply).
     fn settle(
         &self,
         key: &Key,
