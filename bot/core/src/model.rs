@@ -112,6 +112,7 @@ pub struct Place {
     /// The platform's room or channel id.
     pub room: String,
     /// A thread inside the room, when the game has its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread: Option<String>,
     /// Whether only the speaker and the bot read this room (a direct chat). Not stored with
     /// games: it describes where a command came from, and decides where secret input (a

@@ -110,7 +110,9 @@ pub enum Action {
     AnswerTakeback(GameId),
 }
 
-/// One reply.
+/// One reply. Stored as JSON in the outbox and with held messages: empty fields are left out
+/// (a move's announcement is written with every move, so its size is on the command path)
+/// and read back as empty.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Reply {
     /// Who sees it.
@@ -118,31 +120,36 @@ pub struct Reply {
     /// The text (plain, with `{0}`, `{1}`... standing for the mentions in order).
     pub text: String,
     /// Players to mention (notify).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mentions: Vec<PlayerId>,
     /// A board to attach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<BoardPicture>,
     /// An animated replay to attach (`replay`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub animation: Option<ReplayPicture>,
     /// Buttons to offer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actions: Vec<Action>,
     /// For [`Audience::Room`]: the game's room when it is not where the command was given
     /// (a Looking-Glass player gives his orders in his private channel, and the game's room
     /// is told the public part). `None`: the room of the command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub place: Option<Place>,
     /// A table to show under the text (a profile, a leaderboard): Matrix renders it as an
     /// HTML table, Discord as an embed, plain renderings as aligned columns
     /// ([`Reply::render_text`] includes it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<Table>,
     /// An evaluation graph to attach (a post-game analysis), drawn by the adapters like a
     /// board ([`crate::picture::graph_png`]).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<GraphPicture>,
     /// The outbox key of an earlier reply this one replaces (an analysis's progress line):
     /// an adapter that can edit the message it sent for that key edits it (Discord: the
     /// message; Matrix: an `m.replace` edit); one that cannot, or no longer knows the
     /// message (a restart), sends this reply as a new message, so nothing is lost.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<crate::outbox::Key>,
     /// Its entry in the store's outbox once posted ([`crate::outbox`]): the adapter that
     /// delivers the reply reports it delivered, or to be tried again, by this key. `None`: not

@@ -12,8 +12,8 @@
 //!
 //! - [`Settled::DeliveredUnderKey`] (a Matrix transaction id, a Discord message nonce that
 //!   Discord enforces): the next move that takes the write gate carries every queued report in
-//!   its own transaction (one more statement in the same round trip, see
-//!   `APPEND_MOVE_SQLITE`), and a flush task writes what no move carried after
+//!   its own transaction (one more statement in the same round trip, see [`crate::batch`]),
+//!   and a flush task writes what no move carried after
 //!   [`FLUSH_AFTER`]. A process killed in between sends those replies again after its
 //!   restart, under the same keys, and the platform shows each once (Discord keeps a nonce
 //!   for a few minutes, far longer than [`FLUSH_AFTER`] and a restart). This is the command
@@ -237,25 +237,13 @@ impl Posted {
     }
 }
 
-/// Marks a batch (see [`Batch::json`]) bound at placeholder `$p` delivered: each waiting entry
-/// among its keys, at its own time. Entries already settled are left alone, as by a report
-/// written at once. A macro, so that a move's statement list can bind the batch at its own
-/// placeholder (`crate::store`'s `APPEND_MOVE_SQLITE`).
-macro_rules! mark_delivered {
-    ($p:literal) => {
-        concat!(
-            "UPDATE outbox SET state = 'delivered', settled_ms = (SELECT r.value FROM json_each(",
-            $p,
-            ") AS r WHERE r.key = outbox.entry_key), claim_owner = NULL, claim_until_ms = NULL \
-             WHERE entry_key IN (SELECT r.key FROM json_each(",
-            $p,
-            ") AS r) AND state = 'waiting'"
-        )
-    };
-}
-
-/// [`mark_delivered!`] on its own, for a flush.
-pub(crate) const MARK_DELIVERED: &str = mark_delivered!("$1");
+/// Marks a batch (see [`Batch::json`]) bound at `$1` delivered: each waiting entry among its
+/// keys, at its own time. Entries already settled are left alone, as by a report written at
+/// once. A batch of moves binds it at its own last placeholder (see [`crate::batch`]).
+pub(crate) const MARK_DELIVERED: &str = "UPDATE outbox SET state = 'delivered', settled_ms = \
+     (SELECT r.value FROM json_each($1) AS r WHERE r.key = outbox.entry_key), \
+     claim_owner = NULL, claim_until_ms = NULL \
+     WHERE entry_key IN (SELECT r.key FROM json_each($1) AS r) AND state = 'waiting'";
 
 #[cfg(test)]
 mod tests {

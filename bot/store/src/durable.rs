@@ -26,9 +26,14 @@ use std::{
     path::PathBuf,
     sync::{
         Arc,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
 };
+
+/// Write turns between two checkpoints run beside the writers: about 600 log pages at five
+/// pages a move, below SQLite's own threshold ([`crate::open::WAL_AUTOCHECKPOINT_PAGES`]),
+/// which stays as the backstop should these fall behind.
+pub(crate) const CHECKPOINT_EVERY: u64 = 128;
 
 use bot_core::store::{Result, StoreError};
 use tokio::sync::{Mutex, OwnedMutexGuard};
@@ -46,6 +51,8 @@ pub(crate) struct LogSync {
     synced: Mutex<u64>,
     /// Turns taken, for the store's tests: every turn taken must be ended.
     taken: AtomicU64,
+    /// Whether a checkpoint started by [`LogSync::checkpoint_due`] is running.
+    checkpointing: AtomicBool,
 }
 
 impl LogSync {
@@ -57,7 +64,24 @@ impl LogSync {
             committed: AtomicU64::new(0),
             synced: Mutex::new(0),
             taken: AtomicU64::new(0),
+            checkpointing: AtomicBool::new(false),
         }
+    }
+
+    /// Whether the caller should start a checkpoint now (and then call
+    /// [`LogSync::checkpoint_done`]): every [`CHECKPOINT_EVERY`] turns, one at a time. The
+    /// checkpoint runs beside the writers (see `SqlStore::checkpoint_soon`), so that no
+    /// writer copies the log into the database inside its commit.
+    pub(crate) fn checkpoint_due(&self) -> bool {
+        let taken = self.taken.load(Ordering::Acquire);
+        taken.is_multiple_of(CHECKPOINT_EVERY)
+            && taken > 0
+            && !self.checkpointing.swap(true, Ordering::AcqRel)
+    }
+
+    /// The checkpoint started for [`LogSync::checkpoint_due`] has ended.
+    pub(crate) fn checkpoint_done(&self) {
+        self.checkpointing.store(false, Ordering::Release);
     }
 
     /// Returns once an fsync of the log that started after turn `turn` committed has ended.
@@ -149,6 +173,10 @@ impl WriteGate {
 
     pub(crate) fn log(&self) -> Option<&LogSync> {
         self.log.as_deref()
+    }
+
+    pub(crate) fn log_arc(&self) -> Option<Arc<LogSync>> {
+        self.log.clone()
     }
 }
 

@@ -16,8 +16,8 @@
 
 mod analyses;
 mod backup;
+mod batch;
 mod codec;
-#[macro_use]
 mod delivery;
 mod durable;
 mod open;

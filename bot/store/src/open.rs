@@ -7,6 +7,7 @@ use std::{
 };
 
 use crate::{
+    batch::Moves,
     delivery::{Posted, Reports},
     durable::{LogSync, WriteGate},
     redact::{DbError, redact_url},
@@ -124,6 +125,8 @@ pub struct SqlStore {
     pub(crate) deliveries: Arc<Reports>,
     /// Keys of entries posted here and not seen settled (SQLite only, see [`crate::delivery`]).
     pub(crate) posted: Arc<Posted>,
+    /// Moves waiting to be written together (SQLite only, see [`crate::batch`]).
+    pub(crate) moves: Arc<Moves>,
 }
 
 /// The first bytes of every SQLite 3 database file.
@@ -251,6 +254,7 @@ impl SqlStore {
             write_gate,
             deliveries: Arc::default(),
             posted: Arc::default(),
+            moves: Arc::default(),
         })
     }
 

@@ -78,35 +78,19 @@ macro_rules! update_game {
     };
 }
 
-/// A move that does not finish the game, on SQLite, as one round trip to the connection's
-/// thread while this process's write turn is held: the versioned update, then the move
-/// (`$12`) only if the update matched (`changes()`), then the delivery reports queued so far
-/// (`$13`, whether or not the move applied; see [`crate::delivery`]), in one transaction.
-/// PostgreSQL cannot take several statements with binds at once and runs them one by one.
-const APPEND_MOVE_SQLITE: &str = concat!(
-    "BEGIN IMMEDIATE; ",
+/// One move's statements in a batch of moves (see [`crate::batch`]), `$1`-`$18`: the
+/// versioned update ([`update_game!`]'s eleven values), which also returns the move's place in
+/// the batch (`{job}`, replaced by a number), the move (`$12`) only if the update matched
+/// (`changes()`), and its announcement (`$13` key, `$14` platform, `$15` body, `$16` posted,
+/// `$17` claim owner, `$18` claim end) only if the move was written and it has one.
+pub(crate) const MOVE_STATEMENTS: &str = concat!(
     update_game!(),
-    "; INSERT INTO moves (game_id, ply, mv, created_at) \
-     SELECT $7, (SELECT COALESCE(MAX(ply) + 1, 0) FROM moves WHERE game_id = $7), $12, $6 \
-     WHERE changes() = 1; ",
-    mark_delivered!("$13"),
-    "; COMMIT"
-);
-
-/// [`APPEND_MOVE_SQLITE`] with the move's announcement posted in the same round trip (`$13`
-/// key, `$14` platform, `$15` body, `$16` posted, `$17` claim owner, `$18` claim end), only if
-/// the move was (`changes()` of the move's insert), and the queued delivery reports as `$19`:
-/// the command path of almost every move.
-const APPEND_MOVE_TOLD_SQLITE: &str = concat!(
-    "BEGIN IMMEDIATE; ",
-    update_game!(),
-    "; INSERT INTO moves (game_id, ply, mv, created_at) \
+    ", {job} AS job; \
+     INSERT INTO moves (game_id, ply, mv, created_at) \
      SELECT $7, (SELECT COALESCE(MAX(ply) + 1, 0) FROM moves WHERE game_id = $7), $12, $6 \
      WHERE changes() = 1; \
      INSERT INTO outbox (entry_key, platform, body, posted_ms, claim_owner, claim_until_ms) \
-     SELECT $13, $14, $15, $16, $17, $18 WHERE changes() = 1; ",
-    mark_delivered!("$19"),
-    "; COMMIT"
+     SELECT $13, $14, $15, $16, $17, $18 WHERE changes() = 1 AND $13 IS NOT NULL; "
 );
 
 /// Binds [`update_game!`]'s eleven values.
@@ -341,11 +325,39 @@ impl SqlStore {
 
     /// Wait for this process's turn to write (SQLite only; see `SqlStore::write_gate`). A
     /// write outside a transaction (one statement) ends the turn itself, after the statement.
-    async fn write_turn(&self) -> WriteTurn {
+    pub(crate) async fn write_turn(&self) -> WriteTurn {
         match self.backend {
-            Backend::Sqlite => self.write_gate.turn().await,
+            Backend::Sqlite => {
+                let turn = self.write_gate.turn().await;
+                self.checkpoint_soon();
+                turn
+            }
             Backend::Postgres => WriteTurn::none(),
         }
+    }
+
+    /// Starts a checkpoint of the write-ahead log beside the writers when one is due (see
+    /// `LogSync::checkpoint_due`). `PASSIVE`: it copies what no reader still needs and waits
+    /// for nobody; SQLite's own checkpoint inside a commit then seldom has anything to do,
+    /// which keeps it out of the command path's slowest moves.
+    fn checkpoint_soon(&self) {
+        let Some(log) = self.write_gate.log_arc() else {
+            return;
+        };
+        if !log.checkpoint_due() {
+            return;
+        }
+        let pool = self.pool.clone();
+        tokio::spawn(async move {
+            if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(&pool)
+                .await
+                && !pool.is_closed()
+            {
+                tracing::warn!("a checkpoint of the database log failed: {e}");
+            }
+            log.checkpoint_done();
+        });
     }
 
     /// Begin a write transaction. On SQLite, after the write gate, `BEGIN IMMEDIATE` takes
@@ -456,79 +468,6 @@ impl SqlStore {
             .await
             .map_err(backend)?;
         row.map(|row| get(&row, "version")).transpose()
-    }
-
-    /// [`APPEND_MOVE_SQLITE`]: the new version, or `None` if the game was not at `expected`
-    /// (then nothing was written). A failure part-way leaves the transaction open on the
-    /// connection: it is rolled back, and a connection that cannot roll back, or whose statement
-    /// was abandoned mid-way (a cancelled future), is closed rather than returned to the pool.
-    async fn append_move_sqlite(
-        &self,
-        id: GameId,
-        expected: i64,
-        mv: &str,
-        update: &GameUpdate,
-        at: i64,
-    ) -> Result<Option<i64>> {
-        // Everything that can be made before the turn is: the gate is held only for SQLite.
-        let body = match update.tell.envelopes.as_slice() {
-            [one] => Some(outbox::encode(one)?),
-            _ => None,
-        };
-        let turn = self.write_turn().await;
-        let mut conn = ClosedUnlessReturned(Some(self.pool.acquire().await.map_err(backend)?));
-        let query = match update.tell.envelopes.as_slice() {
-            [] => bind_update(sqlx::query(APPEND_MOVE_SQLITE), id, expected, update, at).bind(mv),
-            [one] => {
-                let claim = update.tell.claim.as_ref();
-                bind_update(
-                    sqlx::query(APPEND_MOVE_TOLD_SQLITE),
-                    id,
-                    expected,
-                    update,
-                    at,
-                )
-                .bind(mv)
-                .bind(one.key.as_str().to_owned())
-                .bind(one.platform().as_str())
-                .bind(body)
-                .bind(update.tell.posted_ms)
-                .bind(claim.map(|c| c.owner.clone()))
-                .bind(claim.map(|c| c.until_ms))
-            }
-            _ => {
-                return Err(StoreError::Invalid(
-                    "the one-round-trip move takes one envelope at most".into(),
-                ));
-            }
-        };
-        // Taken in the turn: every report made while this move waited for it rides along.
-        let reports = self.deliveries.take();
-        let rows = query
-            .bind(reports.json())
-            .fetch_all(&mut **conn.get())
-            .await;
-        if rows.is_err() {
-            // The reports go back to the queue with the batch.
-            drop(reports);
-            sqlx::query("ROLLBACK")
-                .execute(&mut **conn.get())
-                .await
-                .map_err(backend)?;
-        } else {
-            reports.written();
-        }
-        conn.give_back();
-        turn.end().await?;
-        let version = rows
-            .map_err(backend)?
-            .first()
-            .map(|row| get(row, "version"))
-            .transpose()?;
-        if version.is_some() {
-            self.note_posted(&update.tell.envelopes);
-        }
-        Ok(version)
     }
 
     /// Begins a versioned game write: a write transaction in which the game's `UPDATE` is
@@ -691,31 +630,6 @@ impl SqlStore {
         Self::load_invitees(conn, &mut challenge).await?;
         let [challenge] = challenge;
         Ok(challenge)
-    }
-}
-
-/// A pooled connection that goes back to the pool only through [`Self::give_back`]: dropped
-/// any other way (an error returned early, a cancelled future) it is closed, so a transaction
-/// left open on it never reaches another user of the pool.
-struct ClosedUnlessReturned(Option<sqlx::pool::PoolConnection<Any>>);
-
-impl ClosedUnlessReturned {
-    fn get(&mut self) -> &mut sqlx::pool::PoolConnection<Any> {
-        self.0
-            .as_mut()
-            .expect("the connection is held until given back")
-    }
-
-    fn give_back(mut self) {
-        drop(self.0.take());
-    }
-}
-
-impl Drop for ClosedUnlessReturned {
-    fn drop(&mut self) {
-        if let Some(mut conn) = self.0.take() {
-            conn.close_on_drop();
-        }
     }
 }
 
@@ -1127,11 +1041,12 @@ impl GameStore for SqlStore {
             && !matches!(update.status, GameStatus::Finished { .. })
             && update.tell.envelopes.len() <= 1
         {
-            return match self
-                .append_move_sqlite(id, expected_version, mv, update, at)
-                .await?
-            {
-                Some(version) => Ok(version),
+            let row = crate::batch::MoveRow::new(id, expected_version, mv, update, at)?;
+            return match self.append_move_batched(row).await? {
+                Some(version) => {
+                    self.note_posted(&update.tell.envelopes);
+                    Ok(version)
+                }
                 None => Err(self.version_error_pooled(id, expected_version).await),
             };
         }
