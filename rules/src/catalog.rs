@@ -251,6 +251,35 @@ impl Catalog {
         self.files.keys().cloned().collect()
     }
 
+    /// Makes a variant defined elsewhere (a player's own, which the bot stores by the hash of
+    /// its definition) found by [`Catalog::get`] under `name`, so that whoever shares this
+    /// catalog (the board pictures of every platform) draws its games. It stays out of
+    /// [`Catalog::names`]. Returns `false`, changing nothing, when `name` is a built-in's:
+    /// a definition from outside never stands in for one.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let catalog = rules::Catalog::builtin();
+    /// let mine = catalog.get("chess")?;
+    /// assert!(catalog.register("custom:abc", mine.clone()));
+    /// assert_eq!(catalog.get("custom:abc")?.name, mine.name);
+    /// assert!(!catalog.register("chess", mine));
+    /// assert!(!catalog.names().contains(&"custom:abc".to_string()));
+    /// # Ok::<_, rules::SpecError>(())
+    /// ```
+    pub fn register(&self, name: &str, variant: Arc<Variant>) -> bool {
+        if self.files.contains_key(name) {
+            return false;
+        }
+        self.resolved
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(name.to_owned())
+            .or_insert(variant);
+        true
+    }
+
     /// A variant's display name without building the variant (its tables take a while on a
     /// large board): listing every variant stays cheap. Inherited through `extends` as in
     /// [`Catalog::get`]; the name itself when the file has none.

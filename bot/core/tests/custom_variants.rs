@@ -142,6 +142,21 @@ async fn a_players_variant_in_each_format_is_added_played_removed_and_still_repl
         22,
         "the centaur king's leaps count"
     );
+    // Its board is a picture, as a built-in's: drawn from the catalog the adapters share
+    // with the service.
+    let r = Box::pin(svc.handle_text(&alice, &place(), "board")).await;
+    let board = r
+        .iter()
+        .find_map(|r| r.board.as_ref())
+        .expect("a board picture");
+    let view = bot_core::picture::board_view(board, svc.catalog())
+        .unwrap_or_else(|e| panic!("the board of a player's variant does not draw: {e}"));
+    let svg = render::Renderer::new().svg(&view, &render::Theme::light());
+    assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
+    assert!(
+        bot_core::picture::text_board(board, svc.catalog()).is_some(),
+        "and as text"
+    );
     let mut rng = Lcg(9);
     for _ in 0..300 {
         let record = svc.store().get_game(game.id).await.unwrap();

@@ -144,7 +144,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// it loaded ([`GameService::warm_custom`]): the service replays synchronously.
     pub(super) fn cached_custom(&self, stored: &str) -> Option<Arc<Variant>> {
         let hash = crate::custom::hash_of_game_variant(stored)?;
-        self.custom.as_ref()?.cached(hash)
+        let v = self.custom.as_ref()?.cached(hash)?;
+        // The adapters draw boards from the catalog they share with the service.
+        self.catalog.register(stored, v.clone());
+        Some(v)
     }
 
     /// Loads the definitions of the custom variants these records play (by hash, whatever
@@ -153,11 +156,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     pub(super) async fn warm_custom(&self, names: &[&str]) {
         let Some(library) = &self.custom else { return };
         for name in names.iter().copied() {
-            if let Some(hash) = crate::custom::hash_of_game_variant(name)
-                && library.cached(hash).is_none()
-                && let Err(e) = library.by_hash(hash).await
-            {
-                tracing::warn!(error = %e, "a stored custom variant did not load");
+            let Some(hash) = crate::custom::hash_of_game_variant(name) else {
+                continue;
+            };
+            match library.by_hash(hash).await {
+                // Found by the board pictures too (see `cached_custom`).
+                Ok(v) => {
+                    self.catalog.register(name, v);
+                }
+                Err(e) => tracing::warn!(error = %e, "a stored custom variant did not load"),
             }
         }
     }

@@ -300,10 +300,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let last = (g.position.moves_played().count() == g.record.moves.len())
             .then(|| crate::picture::last_move(&g.position))
             .flatten();
+        // A player's own variant is drawn by its stored name (`custom:<hash>`), under which
+        // the catalog the adapters share knows it; a built-in by its own name.
+        let variant = if crate::custom::hash_of_game_variant(&g.record.variant).is_some() {
+            g.record.variant.clone()
+        } else {
+            g.position.variant().name.clone()
+        };
         Reply::room(text.to_string()).with_board(BoardPicture {
             game: g.record.id,
             engine: EngineKind::Board,
-            variant: g.position.variant().name.clone(),
+            variant,
             state: rules::fen::write(&g.position),
             last_move: last,
             viewer,
