@@ -332,8 +332,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
-    /// Completes the room replies posted with the write that finished game `game` with the
-    /// rating line (read after the write, which rated it): what changed is posted again under
+    /// Completes the room replies posted with the write that finished game `game`, and each
+    /// player's private copy of them, with the rating line (read after the write, which rated
+    /// it): what changed is posted again under
     /// the same keys, before anything is sent. Should the process die in between, the
     /// envelopes go out as first posted, without the line.
     pub(crate) async fn amend_with_ratings(
@@ -343,6 +344,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         game: GameId,
     ) {
         let mut changed = Vec::new();
+        let mut amended: Vec<(String, String)> = Vec::new();
         for e in told.iter_mut() {
             if e.reply.audience != crate::reply::Audience::Room {
                 continue;
@@ -350,6 +352,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             let before = e.reply.text.clone();
             self.note_ratings(game, &mut e.reply).await;
             if e.reply.text != before {
+                amended.push((before, e.reply.text.clone()));
+                changed.push(e.clone());
+            }
+        }
+        // Each player's private copy of the ending (see `tell_each_player`) reads the same.
+        for e in told.iter_mut() {
+            if let crate::reply::Audience::Private(_) = e.reply.audience
+                && let Some((_, after)) = amended.iter().find(|(before, _)| *before == e.reply.text)
+            {
+                e.reply.text = after.clone();
                 changed.push(e.clone());
             }
         }

@@ -65,6 +65,13 @@ impl Room {
             .filter(|r| r.audience == Audience::Room)
             .collect();
         assert_eq!(room.len(), 1, "{replies:#?}");
+        // Each player's private copy of the ending reads as the room's, ratings included.
+        for r in replies
+            .iter()
+            .filter(|r| matches!(r.audience, Audience::Private(_)))
+        {
+            assert_eq!(r.text, room[0].text, "{replies:#?}");
+        }
         room[0].render_text(|p| p.user.clone())
     }
 }
