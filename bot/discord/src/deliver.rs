@@ -42,6 +42,8 @@ pub(crate) struct Target<'a> {
     public_pending: bool,
     /// When the interaction's token stops working (Unix milliseconds).
     until_ms: i64,
+    /// Where the last answer went, for a later edit of it ([`crate::edits`]).
+    last_sent: Option<crate::edits::Sent>,
 }
 
 /// Unix milliseconds now.
@@ -57,6 +59,7 @@ impl<'a> Target<'a> {
             retry: ctx.data().retry,
             public_pending: false,
             until_ms: now_ms().saturating_add(ctx.data().handle_life_ms()),
+            last_sent: None,
         }
     }
 
@@ -75,6 +78,7 @@ impl<'a> Target<'a> {
             retry: bot.retry,
             public_pending: false,
             until_ms: now_ms().saturating_add(bot.handle_life_ms()),
+            last_sent: None,
         }
     }
 
@@ -199,10 +203,17 @@ impl<'a> Target<'a> {
             if self.has_responded() {
                 let path = format!("webhooks/{app}/{token}?wait=true");
                 let body = out.body(&part, serde_json::json!({}));
-                send::retrying(policy, "a followup", || {
+                let sent = send::retrying(policy, "a followup", || {
                     rest.call(reqwest::Method::POST, &path, &body)
                 })
                 .await?;
+                self.last_sent =
+                    send::message_id(sent.as_ref()).map(|m| crate::edits::Sent::Webhook {
+                        app,
+                        token: token.to_string(),
+                        message: m.to_string(),
+                        until_ms: self.until_ms,
+                    });
             } else {
                 let path = format!("interactions/{id}/{token}/callback");
                 let (payload, files) = out.payload(&part);
@@ -219,7 +230,14 @@ impl<'a> Target<'a> {
                     rest.call(reqwest::Method::POST, &path, &body)
                 })
                 .await?;
+                let original = crate::edits::Sent::Webhook {
+                    app,
+                    token: token.to_string(),
+                    message: "@original".into(),
+                    until_ms: self.until_ms,
+                };
                 self.responded();
+                self.last_sent = Some(original);
             }
         }
         Ok(())
@@ -330,9 +348,19 @@ pub(crate) async fn post(
     reply: &Reply,
 ) -> Result<(), SendError> {
     let out = outgoing(bot, reply, false).await;
-    let r = send::post_message(http, bot.retry, channel, &out, None, reply.key.as_ref()).await;
+    let r = send::post_message_id(http, bot.retry, channel, &out, None, reply.key.as_ref())
+        .await
+        .map(|id| remember(bot, reply, channel.get(), id));
     settle(bot, reply, &r, None, Sent::UnderKey).await;
     r
+}
+
+/// Remembers where a reply's message went, for a later edit of it ([`crate::edits`]).
+fn remember(bot: &Bot, reply: &Reply, channel: u64, message: Option<u64>) {
+    if let (Some(key), Some(message)) = (&reply.key, message) {
+        bot.sent
+            .remember(key, crate::edits::Sent::Channel { channel, message });
+    }
 }
 
 /// How a reply was sent, for its delivery report: under its outbox key (a message nonce that
@@ -459,7 +487,7 @@ pub(crate) async fn deliver(
     for reply in &replies {
         if let Some(channel) = elsewhere(reply, here) {
             let out = outgoing(bot, reply, false).await;
-            let posted = send::post_message(
+            let posted = send::post_message_id(
                 target.http(),
                 bot.retry,
                 serenity::ChannelId::new(channel),
@@ -467,7 +495,8 @@ pub(crate) async fn deliver(
                 None,
                 reply.key.as_ref(),
             )
-            .await;
+            .await
+            .map(|id| remember(bot, reply, channel, id));
             settle(bot, reply, &posted, None, Sent::UnderKey).await;
             continue;
         }
@@ -488,6 +517,9 @@ pub(crate) async fn deliver(
                 };
                 if result.is_ok() {
                     sent = true;
+                    if let (Some(key), Some(at)) = (&reply.key, target.last_sent.take()) {
+                        bot.sent.remember(key, at);
+                    }
                 } else {
                     route_down = true;
                 }
@@ -643,6 +675,12 @@ fn attempt_of(result: Result<(), SendError>, handle: Option<Handle>) -> Attempt 
 /// the private content.
 pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -> Attempt {
     let env = &entry.envelope;
+    // A line that replaces an earlier one (an analysis's progress) edits its message.
+    if env.reply.audience == Audience::Room
+        && let Some(edited) = crate::edits::edit_in_place(bot, http, &env.reply).await
+    {
+        return edited;
+    }
     let given = match &env.origin {
         Origin::Command { handle, .. } => handle.clone(),
         Origin::Unasked => None,
@@ -680,7 +718,7 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
                 return Attempt::Failed(format!("no Discord channel: {}", env.room().room));
             };
             let out = outgoing(bot, &reply, false).await;
-            let r = send::post_message(
+            let r = send::post_message_id(
                 http,
                 bot.retry,
                 serenity::ChannelId::new(c),
@@ -688,7 +726,8 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
                 None,
                 Some(&env.key),
             )
-            .await;
+            .await
+            .map(|id| remember(bot, &reply, c, id));
             attempt_of(r, None)
         }
         Audience::Private(p) => {

@@ -12,6 +12,7 @@ pub use bot_core::suggest as moves;
 mod commands;
 mod deliver;
 mod drain;
+mod edits;
 mod errors;
 mod rest;
 mod send;
@@ -100,6 +101,9 @@ pub struct Bot {
     drain: Drain,
     retry: Retry,
     handle_life: std::time::Duration,
+    /// Where recent messages went, by outbox key, for replies that edit them
+    /// ([`edits`]).
+    sent: Arc<edits::SentMessages>,
 }
 
 impl std::fmt::Debug for Bot {
@@ -130,6 +134,7 @@ impl Bot {
             drain: Drain::default(),
             retry: Retry::default(),
             handle_life: INTERACTION_TOKEN_LIFE,
+            sent: Arc::default(),
         }
     }
 

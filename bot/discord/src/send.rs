@@ -389,8 +389,24 @@ pub(crate) async fn post_message(
     dm_user: Option<u64>,
     key: Option<&Key>,
 ) -> Result<(), SendError> {
+    post_message_id(http, policy, channel, out, dm_user, key)
+        .await
+        .map(|_| ())
+}
+
+/// [`post_message`], returning the id of the message of its last part (the one a later
+/// edit changes), when Discord said it.
+pub(crate) async fn post_message_id(
+    http: &serenity::Http,
+    policy: Retry,
+    channel: serenity::ChannelId,
+    out: &Outgoing,
+    dm_user: Option<u64>,
+    key: Option<&Key>,
+) -> Result<Option<u64>, SendError> {
     let rest = Rest::of(http);
     let path = format!("channels/{channel}/messages");
+    let mut last = None;
     for (i, part) in out.parts().iter().enumerate() {
         let body = out.body(part, nonce(key, i));
         let sent = retrying(policy, "a channel message", || {
@@ -404,11 +420,16 @@ pub(crate) async fn post_message(
                 return Err(SendError::ClosedDm { user });
             }
             (r, _) => {
-                r?;
+                last = message_id(r?.as_ref());
             }
         }
     }
-    Ok(())
+    Ok(last)
+}
+
+/// The id of the message Discord answered with.
+pub(crate) fn message_id(message: Option<&serde_json::Value>) -> Option<u64> {
+    message?["id"].as_str()?.parse().ok()
 }
 
 /// Sends a message to a user privately: opens (or finds) the DM channel, then posts there,

@@ -2044,8 +2044,8 @@ async fn playing_the_bot_by_play_and_by_challenging_its_user() {
 }
 
 /// Issue 29 item 3: `/analyse` after a game answers at once with the progress line; the
-/// analysis (on its own thread) then posts, through the outbox's sender, the line "analysed",
-/// the evaluation graph as a picture with each player's accuracy, and White's blunder with
+/// analysis (on its own thread) then edits that answer, through the outbox's sender, up to
+/// the line "analysed", and posts the evaluation graph as a picture with each player's accuracy, and White's blunder with
 /// the better move on a board. Before the end it is refused, privately.
 #[tokio::test]
 async fn analysing_a_finished_game_posts_graph_and_mistakes() {
@@ -2140,6 +2140,30 @@ async fn analysing_a_finished_game_posts_graph_and_mistakes() {
         blunder.content
     );
     assert!(blunder.attachment("board.png").unwrap().is_png());
+    // The progress lines edit the answer in place: it ends as the line "analysed", and no
+    // other message carries a progress line.
+    let edited = fake
+        .wait_until("the answer edited", Duration::from_secs(30), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.id == progress.id && m.content.contains("Game 1 analysed"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(!edited.deleted);
+    let lines: Vec<String> = fake.inspect(|r| {
+        r.messages()
+            .iter()
+            .filter(|m| {
+                !m.deleted
+                    && (m.content.contains("Analysing game 1")
+                        || m.content.contains("Game 1 analysed"))
+            })
+            .map(|m| m.content.clone())
+            .collect()
+    });
+    assert_eq!(lines.len(), 1, "{lines:#?}");
     assert!(
         fake.unhandled_requests().is_empty(),
         "{:?}",

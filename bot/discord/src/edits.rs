@@ -1,0 +1,161 @@
+//! Edits in place: a reply that replaces an earlier one ([`Reply::replaces`], an analysis's
+//! progress line) edits the message Discord shows for that one, instead of adding a message.
+//!
+//! The bot remembers, by outbox key, where it sent its recent messages: a channel message by
+//! channel and id, an interaction's answer by the interaction's webhook (valid for the
+//! token's 15 minutes). A replacing reply with only text edits that message; one with a
+//! picture, one whose original the bot does not know (sent before a restart, or long ago),
+//! or one whose edit Discord refuses is sent as a new message, so nothing is lost. An edit
+//! sent twice shows the same text: it is reported delivered under its key.
+
+use std::{
+    collections::{HashMap, VecDeque},
+    sync::Mutex,
+};
+
+use bot_core::{
+    outbox::{Attempt, Key},
+    reply::Reply,
+};
+use poise::serenity_prelude as serenity;
+use serde_json::json;
+
+use crate::{
+    Bot,
+    deliver::now_ms,
+    rest::{Body, Rest},
+    send,
+};
+
+/// Where a message the bot sent can be edited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// A message in a channel (or a DM channel).
+    Channel { channel: u64, message: u64 },
+    /// An interaction's answer (`@original`) or follow-up, through its webhook while the
+    /// interaction's token works.
+    Webhook {
+        app: u64,
+        token: String,
+        message: String,
+        until_ms: i64,
+    },
+}
+
+/// Recent messages by key; the oldest are forgotten past [`SentMessages::KEEP`].
+#[derive(Debug, Default)]
+pub(crate) struct SentMessages {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    by_key: HashMap<Key, Sent>,
+    order: VecDeque<Key>,
+}
+
+impl SentMessages {
+    /// Far more than the replies an analysis edits while it runs.
+    const KEEP: usize = 2_000;
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn remember(&self, key: &Key, sent: Sent) {
+        let mut inner = self.lock();
+        if inner.by_key.insert(key.clone(), sent).is_none() {
+            inner.order.push_back(key.clone());
+        }
+        while inner.order.len() > Self::KEEP {
+            if let Some(old) = inner.order.pop_front() {
+                inner.by_key.remove(&old);
+            }
+        }
+    }
+
+    fn find(&self, key: &Key) -> Option<Sent> {
+        self.lock().by_key.get(key).cloned()
+    }
+}
+
+/// Edits the message `reply` replaces, if it can (see the module's note): the attempt to
+/// report, or `None` when the reply is to be sent as a new message.
+pub(crate) async fn edit_in_place(
+    bot: &Bot,
+    http: &serenity::Http,
+    reply: &Reply,
+) -> Option<Attempt> {
+    let replaced = reply.replaces.as_ref()?;
+    if reply.board.is_some() || reply.graph.is_some() || reply.animation.is_some() {
+        return None;
+    }
+    let target = bot.sent.find(replaced)?;
+    let path = match &target {
+        Sent::Channel { channel, message } => format!("channels/{channel}/messages/{message}"),
+        Sent::Webhook {
+            app,
+            token,
+            message,
+            until_ms,
+        } => {
+            if *until_ms <= now_ms() {
+                return None;
+            }
+            format!("webhooks/{app}/{token}/messages/{message}")
+        }
+    };
+    let body = Body::Json(json!({
+        "content": crate::convert::text(reply),
+        "allowed_mentions": {"parse": []},
+    }));
+    let rest = Rest::of(http);
+    match send::retrying(bot.retry, "an edit", || {
+        rest.call(reqwest::Method::PATCH, &path, &body)
+    })
+    .await
+    {
+        Ok(_) => {
+            // A later replacement of this one edits the same message.
+            if let Some(key) = &reply.key {
+                bot.sent.remember(key, target);
+            }
+            Some(Attempt::DeliveredUnderKey)
+        }
+        Err(e) => {
+            tracing::info!(%replaced, "an edit was refused ({e}): sent as a new message");
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bot_core::outbox::Keys;
+
+    #[test]
+    fn the_oldest_messages_are_forgotten_first() {
+        let sent = SentMessages::default();
+        let keys = Keys::new(5);
+        let first = keys.next();
+        sent.remember(
+            &first,
+            Sent::Channel {
+                channel: 1,
+                message: 1,
+            },
+        );
+        for i in 0..SentMessages::KEEP as u64 {
+            sent.remember(
+                &keys.next(),
+                Sent::Channel {
+                    channel: 1,
+                    message: i + 2,
+                },
+            );
+        }
+        assert_eq!(sent.find(&first), None);
+        assert_eq!(sent.lock().by_key.len(), SentMessages::KEEP);
+    }
+}
