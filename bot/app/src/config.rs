@@ -55,7 +55,7 @@ pub struct Settings {
     /// How often this process fires due deadlines and reminders.
     pub scheduler_interval: std::time::Duration,
     /// When correspondence players are reminded of their move.
-    pub reminders: bot_core::clocks::ReminderPolicy,
+    pub reminders: bot_core::time_control::ReminderPolicy,
     /// Threads for the bot's searches.
     pub engine_threads: usize,
     /// Their nice value.
@@ -481,12 +481,12 @@ impl Config {
                  (default 1; a real-time flag falls at most this late)"
             );
         }
-        let mut reminders = bot_core::clocks::ReminderPolicy::default();
+        let mut reminders = bot_core::time_control::ReminderPolicy::default();
         if let Some(points) = &self.clocks.reminders {
             reminders.points = points
                 .iter()
                 .map(|p| {
-                    bot_core::clocks::ReminderPolicy::parse_point(p)
+                    bot_core::time_control::ReminderPolicy::parse_point(p)
                         .map_err(|e| anyhow::anyhow!("[clocks] reminders: {e}"))
                 })
                 .collect::<anyhow::Result<_>>()?;
@@ -495,7 +495,7 @@ impl Config {
             if h > 24 * 30 {
                 bail!("[clocks] reminder_gap_hours = {h} is out of range: 0 to 720 (default 6)");
             }
-            reminders.per_game_gap_ms = i64::from(h) * bot_core::clocks::HOUR_MS;
+            reminders.per_game_gap_ms = i64::from(h) * bot_core::time_control::HOUR_MS;
         }
         if let Some(n) = self.clocks.reminders_per_day {
             reminders.daily_cap = n;
@@ -694,11 +694,14 @@ mod tests {
         assert_eq!(
             s.reminders.points,
             vec![
-                bot_core::clocks::ReminderPoint::Used(750),
-                bot_core::clocks::ReminderPoint::Left(bot_core::clocks::DAY_MS)
+                bot_core::time_control::ReminderPoint::Used(750),
+                bot_core::time_control::ReminderPoint::Left(bot_core::time_control::DAY_MS)
             ]
         );
-        assert_eq!(s.reminders.per_game_gap_ms, 2 * bot_core::clocks::HOUR_MS);
+        assert_eq!(
+            s.reminders.per_game_gap_ms,
+            2 * bot_core::time_control::HOUR_MS
+        );
         assert_eq!(s.reminders.daily_cap, 3);
         for (text, says) in [
             (

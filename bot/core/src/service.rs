@@ -10,6 +10,7 @@ use tracing::Instrument;
 use rules::{Catalog, Outcome, Position, Side, Variant, glass::Glass, notation};
 
 mod analyse;
+mod memo;
 pub use analyse::evaluation_graph;
 mod bot;
 mod challenges;
@@ -36,11 +37,8 @@ pub use replay::MAX_REPLAY_PLIES;
 
 use crate::{
     chance::{Chance, OsChance},
-    clocks::TimeControl,
     command::{self, Answer, ColourChoice, Command},
-    engine::{EngineKind, GameEngine, GameKind},
     export,
-    memo::Memo,
     model::{
         ChallengeId, ChallengeRecord, ChallengeResolution, ChallengeStatus, EndReason, GameId,
         GameRecord, GameResult, GameStatus, GameUpdate, NewChallenge, NewGame, Offer, OfferKind,
@@ -49,8 +47,11 @@ use crate::{
     options::GameOptions,
     outbox::{Attempt, Claim, Entry, Envelope, Key, Keys, Origin, Settled, Tell},
     reply::{Action, BoardPicture, Reply},
+    rules_engine::{EngineKind, GameEngine, GameKind},
+    service::memo::Memo,
     store::{ChallengeFilter, GameFilter, GameStore, StoreError},
     text,
+    time_control::TimeControl,
 };
 use failure::{Failure, References, user};
 use games::{BoardGame, GlassGame, Loaded};
@@ -155,7 +156,7 @@ pub struct GameService<S, C = SystemClock> {
     /// The outbox as this process uses it: keys, its claims, the senders' wake-up.
     mail: Mail,
     /// When correspondence players are reminded of their move.
-    reminders: crate::clocks::ReminderPolicy,
+    reminders: crate::time_control::ReminderPolicy,
     /// The bot as a player (its search threads), when it plays; see `service/bot.rs`.
     bot: Option<bot::Bot>,
     /// Post-game analyses (their threads), when they are on; see `service/analyse.rs`.
@@ -190,7 +191,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 lease_ms: 120_000,
                 signal: Arc::new(tokio::sync::Notify::new()),
             },
-            reminders: crate::clocks::ReminderPolicy::default(),
+            reminders: crate::time_control::ReminderPolicy::default(),
             bot: None,
             custom: None,
             analyst: None,
@@ -230,7 +231,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 
     /// The same service reminding correspondence players by `policy` (the default: at half
     /// time and with 12 hours left).
-    pub fn with_reminders(mut self, policy: crate::clocks::ReminderPolicy) -> Self {
+    pub fn with_reminders(mut self, policy: crate::time_control::ReminderPolicy) -> Self {
         self.reminders = policy;
         self
     }

@@ -645,7 +645,8 @@ fn dm() -> Place {
 
 /// The referee's state of the stored game (the test sees everything; the bot does not).
 fn glass_of(record: &GameRecord) -> rules::glass::Glass {
-    let rules = bot_core::engine::GameKind::glass(&record.variant).expect("a Looking-Glass game");
+    let rules =
+        bot_core::rules_engine::GameKind::glass(&record.variant).expect("a Looking-Glass game");
     rules::glass::Glass::replay(rules::glass::variant(), rules, &record.moves).unwrap()
 }
 

@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use bot_core::{
     Actor, GameService,
-    clocks::{DAY_MS, HOUR_MS, MINUTE_MS, ReminderPolicy, SECOND_MS},
     model::{EndReason, GameRecord, GameResult, GameStatus, Place, Platform},
     outbox::{self, Announcement, Announcements},
     reply::{Audience, Reply},
     store::{GameFilter, GameStore, memory::MemoryStore},
+    time_control::{DAY_MS, HOUR_MS, MINUTE_MS, ReminderPolicy, SECOND_MS},
 };
 use rules::Catalog;
 

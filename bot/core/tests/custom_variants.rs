@@ -7,10 +7,10 @@ use std::{sync::Arc, time::Duration};
 use bot_core::{
     Actor, GameService,
     custom::{Library, MemoryVariants, Quotas},
-    engine::GameEngine,
     model::{GameRecord, GameStatus, Place, Platform, PlayerId},
     opponent::BotConfig,
     outbox::Announcements,
+    rules_engine::GameEngine,
     store::{GameFilter, GameStore, memory::MemoryStore},
 };
 use rules::{Catalog, notation, validate::Limits};

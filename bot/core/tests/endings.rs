@@ -166,7 +166,7 @@ fn check_ending(
 }
 
 fn glass_rules(variant: &str) -> Option<GlassRules> {
-    bot_core::engine::GameKind::glass(variant)
+    bot_core::rules_engine::GameKind::glass(variant)
 }
 
 /// A random legal move for the side to move, as the player would type it, or `None` when

@@ -613,7 +613,7 @@ fn the_checker_catches_a_leak() {
     let mut reply = Reply::private(seats[0].clone(), "board");
     reply.board = Some(bot_core::reply::BoardPicture {
         game: bot_core::model::GameId(1),
-        engine: bot_core::engine::EngineKind::Glass,
+        engine: bot_core::rules_engine::EngineKind::Glass,
         variant: glass::NAME.into(),
         state: g.view(Side::BLACK).text(v),
         last_move: None,

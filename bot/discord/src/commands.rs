@@ -2,10 +2,10 @@
 //! replies.
 
 use bot_core::{
-    clocks::TimeControl,
     command::{Answer, ColourChoice, Command, VariantCommand},
     model::{GameId, Place},
     reply::Reply,
+    time_control::TimeControl,
 };
 use poise::serenity_prelude as serenity;
 
@@ -225,7 +225,7 @@ pub(crate) fn variant_names(names: &[String], partial: &str) -> Vec<String> {
 }
 
 async fn variant_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
-    let every = bot_core::engine::GameKind::every_name(&ctx.data().catalog);
+    let every = bot_core::rules_engine::GameKind::every_name(&ctx.data().catalog);
     let choices = variant_names(&every, partial)
         .into_iter()
         .map(|n| serenity::AutocompleteChoice::new(n.clone(), n))

@@ -140,7 +140,7 @@ fn clocked_games() -> usize {
 /// `n` live correspondence games between other players in other rooms, each with a clock
 /// whose deadline is days away (not measured).
 async fn seed_clocked_games(store: &SqlStore, n: usize) {
-    use bot_core::{Clock, clocks::TimeControl, model::NewGame, store::GameStore};
+    use bot_core::{Clock, model::NewGame, store::GameStore, time_control::TimeControl};
     let control = TimeControl::parse("3d").unwrap();
     let now = SystemClock.now_ms();
     let start = rules::fen::write(&Position::start(

@@ -136,7 +136,7 @@ pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError>
             get(row, "offer_agreed")?,
         )?,
         clock: get::<Option<String>>(row, "clock")?
-            .map(|t| bot_core::clocks::ClockState::parse(&t))
+            .map(|t| bot_core::time_control::ClockState::parse(&t))
             .transpose()
             .map_err(corrupt)?,
         version: get(row, "version")?,

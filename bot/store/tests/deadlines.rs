@@ -9,11 +9,11 @@ use std::{collections::BTreeSet, sync::Arc};
 
 use bot_core::{
     Clock, GameService,
-    clocks::TimeControl,
     model::{EndReason, GameId, GameStatus, NewGame, Place, Platform, PlayerId},
     outbox::Announcements,
     reply::Audience,
     store::{GameFilter, GameStore},
+    time_control::TimeControl,
 };
 use bot_store::SqlStore;
 

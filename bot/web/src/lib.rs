@@ -392,7 +392,7 @@ async fn export<S: GameStore + Clone + 'static>(
     };
     let text = if watch::is_hidden(&record) {
         return watch_error(&WatchError::Hidden(record.id));
-    } else if bot_core::engine::GameKind::glass(&record.variant).is_some() {
+    } else if bot_core::rules_engine::GameKind::glass(&record.variant).is_some() {
         page::glass_export(&record, &names)
     } else {
         let Ok(v) = web.catalog.get(&record.variant) else {

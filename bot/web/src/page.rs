@@ -8,8 +8,8 @@
 use std::fmt::Write;
 
 use bot_core::{
-    engine::GameKind,
     model::{GameId, GameRecord, GameResult, GameStatus},
+    rules_engine::GameKind,
     watch::{self, WatchError},
 };
 use render::{BoardView, Theme};
@@ -329,7 +329,7 @@ impl GamePage {
                 ms,
                 u8::from(Some(seat) == *running),
                 escape(side),
-                escape(&bot_core::clocks::clock_text(*ms)),
+                escape(&bot_core::time_control::clock_text(*ms)),
             );
         }
         out

@@ -13,7 +13,7 @@
 //! what happened never is.
 
 use super::{glass, *};
-use crate::clocks::{ClockState, DAY_MS, TimeControl};
+use crate::time_control::{ClockState, DAY_MS, TimeControl};
 
 /// What one pass of the scheduler did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -494,7 +494,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         {
             return Ok(Fired::Reminded(None));
         }
-        let left = crate::clocks::duration_text(state.deadline_ms - now_ms);
+        let left = crate::time_control::duration_text(state.deadline_ms - now_ms);
         let text = format!(
             "Game {}: it is your move, and {left} are left (until the deadline, then the game is lost on time). `remind off` stops these reminders.",
             record.id

@@ -15,9 +15,9 @@ use rules::glass::{
 
 use super::{Failure, GameService, GlassGame, Loaded, Outcomes, RACE_RETRIES, user};
 use crate::{
-    engine::{EngineKind, GameEngine, GameKind},
     model::{GameRecord, GameStatus, GameUpdate, Place, PlayerId},
     reply::{BoardPicture, Reply},
+    rules_engine::{EngineKind, GameEngine, GameKind},
     service::{Actor, Clock},
     store::{GameStore, StoreError},
 };

@@ -455,7 +455,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 .record
                 .moves
                 .iter()
-                .filter(|m| !crate::engine::is_setup_action(m))
+                .filter(|m| !crate::rules_engine::is_setup_action(m))
                 .count(),
             Loaded::Board(board) => board.record.moves.len(),
         };

@@ -1645,8 +1645,8 @@ pub async fn racing_results_for_one_player_lose_no_update<S: GameStore + Clone +
 // ---------------------------------------------------------------------------------------------
 // Clocks (issue 16)
 
-fn clock(deadline_ms: i64, wake_ms: i64) -> crate::clocks::ClockState {
-    crate::clocks::ClockState {
+fn clock(deadline_ms: i64, wake_ms: i64) -> crate::time_control::ClockState {
+    crate::time_control::ClockState {
         remaining_ms: vec![600_000, 599_999],
         turn_started_ms: deadline_ms - 600_000,
         deadline_ms,

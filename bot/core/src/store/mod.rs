@@ -190,7 +190,7 @@ impl ChallengeFilter {
 /// clone them into tasks.
 ///
 /// Times (`at`, `created_at`) are unix seconds from the caller's clock; clock times
-/// (`now_ms`, [`ClockState`](crate::clocks::ClockState)) are Unix milliseconds.
+/// (`now_ms`, [`ClockState`](crate::time_control::ClockState)) are Unix milliseconds.
 pub trait GameStore: Send + Sync {
     /// Record a new pending challenge.
     fn create_challenge(
@@ -308,7 +308,7 @@ pub trait GameStore: Send + Sync {
     fn get_player(&self, id: &PlayerId) -> impl Future<Output = Result<PlayerRecord>> + Send;
 
     /// The active games whose clock wants attention at `now_ms` (a deadline or a reminder
-    /// is due: [`ClockState::wake_ms`](crate::clocks::ClockState::wake_ms) ≤ `now_ms`), most
+    /// is due: [`ClockState::wake_ms`](crate::time_control::ClockState::wake_ms) ≤ `now_ms`), most
     /// overdue first, at most `limit`. Only a hint of what to look at: the scheduler claims
     /// each by its versioned write, so two processes asking at once both get the same ids and
     /// exactly one of them acts on each.

@@ -18,8 +18,8 @@ use std::{
 };
 
 use crate::{
-    engine::GameEngine,
     model::{GameId, PlayerId},
+    rules_engine::GameEngine,
 };
 
 /// How many entries each memory keeps before it starts afresh (bounded memory without an LRU:

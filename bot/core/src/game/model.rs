@@ -11,7 +11,7 @@
 
 use std::{fmt, str::FromStr};
 
-pub use crate::clocks::ClockState;
+pub use crate::time_control::ClockState;
 
 /// The chat platform a player or a room belongs to.
 ///
@@ -482,7 +482,7 @@ pub struct GameRecord {
     pub status: GameStatus,
     /// The offer waiting for an answer, if any.
     pub pending_offer: Option<Offer>,
-    /// The clock, in a game with a time control (see [`crate::clocks`]).
+    /// The clock, in a game with a time control (see [`crate::time_control`]).
     pub clock: Option<ClockState>,
     /// Bumped by every change; writers pass the version they read (optimistic concurrency).
     pub version: i64,

@@ -15,7 +15,7 @@
 //! A command's replies are posted **claimed** by the process that ran it ([`Claim`]): its
 //! adapter sends them at once through the platform's own answer to the command (a Discord
 //! interaction response, a Matrix reply) and reports each one by its [`Key`]
-//! ([`crate::Games::delivered`], or [`crate::Games::deliver_later`] after a failure). What the
+//! ([`crate::Games::settle_mail`], with how the attempt went). What the
 //! service says unasked (the bot's move, a flag, a reminder) is posted unclaimed. Each
 //! platform then runs one **sender** ([`crate::Games::claim_mail`] in a loop): it takes the
 //! entries that are due (unclaimed, released after a failure, or whose claim ran out because

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use rules::{Catalog, Cell, Position, Variant};
 
 use crate::{
-    engine::EngineKind,
     reply::{BoardPicture, GraphPicture, MovedCells},
+    rules_engine::EngineKind,
 };
 
 /// Why a picture could not be made.
@@ -294,7 +294,10 @@ pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView
         picture.viewer,
         &picture.players,
     );
-    view.caption = picture.clock.as_deref().map(crate::clocks::picture_caption);
+    view.caption = picture
+        .clock
+        .as_deref()
+        .map(crate::time_control::picture_caption);
     Ok(view)
 }
 
@@ -435,7 +438,10 @@ fn glass_view(picture: &BoardPicture) -> Result<BoardView, PictureError> {
         );
     }
     view.side_to_move = p.to_move.map(army);
-    view.caption = picture.clock.as_deref().map(crate::clocks::picture_caption);
+    view.caption = picture
+        .clock
+        .as_deref()
+        .map(crate::time_control::picture_caption);
     let viewer_army = army(p.viewer.unwrap_or(rules::Side::WHITE));
     view.viewer = Some(viewer_army);
     view.rotation = Rotation::for_two_player(viewer_army);

@@ -46,8 +46,8 @@ mod tests {
     use super::*;
     use crate::store::memory::MemoryStore;
     use crate::{
-        clocks::TimeControl,
         model::{NewGame, Place, Platform, PlayerId},
+        time_control::TimeControl,
     };
 
     /// A clock standing still far in the future: every deadline has passed.

@@ -15,12 +15,12 @@ use rules::{
 };
 
 use crate::{
-    clocks::TimeControl,
-    engine::{EngineKind, GameKind},
     model::{GameId, GameRecord, GameStatus},
     options::GameOptions,
     picture,
     reply::{BoardPicture, ReplayPicture},
+    rules_engine::{EngineKind, GameKind},
+    time_control::TimeControl,
 };
 
 /// Why a game, or one of its positions, cannot be shown.

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use crate::{clocks::TimeControl, command::ColourChoice};
+use crate::{command::ColourChoice, time_control::TimeControl};
 
 /// What a challenge asked for beyond the variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 //! console line) and deliver privately what is private.
 
 use crate::{
-    engine::EngineKind,
     model::{GameId, Place, PlayerId},
+    rules_engine::EngineKind,
 };
 
 /// Who may see a reply.

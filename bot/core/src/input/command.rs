@@ -14,9 +14,9 @@
 //! ```
 
 use crate::{
-    clocks::TimeControl,
     model::GameId,
     quote::{MAX_COMMAND_BYTES, quote},
+    time_control::TimeControl,
 };
 
 /// Which colour the challenger wants.
@@ -721,7 +721,7 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
                                 "challenge",
                                 &format!(
                                     "`clock` needs a time control. {}",
-                                    crate::clocks::ACCEPTED
+                                    crate::time_control::ACCEPTED
                                 ),
                             )
                         })?;
