@@ -28,6 +28,7 @@ pub mod eval;
 pub mod glass;
 pub mod level;
 pub mod search;
+pub mod sprt;
 mod tt;
 pub mod uci;
 

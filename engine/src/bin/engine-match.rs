@@ -14,6 +14,11 @@
 //! losses of A and the Elo difference with its 95% margin. `--log FILE` appends each game's
 //! result, last position (FEN) and moves, to replay a game or examine a refused move.
 //!
+//! `--sprt ELO0,ELO1` turns the match into a sequential test (see `engine::sprt`): after each
+//! pair of games it prints the pentanomial counts and the log-likelihood ratio, and it stops
+//! as soon as H1 (A is stronger by about ELO1) or H0 (A is not stronger by ELO0) is accepted,
+//! `--games` being the most it plays. `scripts/sprt` runs it between two builds.
+//!
 //! In a variant of more than two sides (the four-player Double Cross forms) A holds one seat
 //! and B every other, A's seat going round the table from game to game (see `many_sided`).
 
@@ -25,7 +30,13 @@ use std::{
 };
 
 use anyhow::{Context, bail};
-use engine::{Evaluator, Level, Player, Searcher, elo::Tally, level::Rng, search::Limits};
+use engine::{
+    Evaluator, Level, Player, Searcher,
+    elo::Tally,
+    level::Rng,
+    search::Limits,
+    sprt::{Pairs, Sprt, Verdict},
+};
 use rules::{Catalog, Move, Outcome, Position, Side, Variant, notation};
 
 struct Args {
@@ -47,6 +58,9 @@ struct Args {
     times: bool,
     /// Where to append each finished game: its result, moves and final position.
     log: Option<std::path::PathBuf>,
+    /// A sequential test (`--sprt ELO0,ELO1`): `--games` is then the most to play, and the
+    /// match stops as soon as the test decides (see `engine::sprt`).
+    sprt: Option<Sprt>,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
@@ -66,6 +80,7 @@ fn parse_args() -> anyhow::Result<Args> {
         max_plies: 400,
         times: false,
         log: None,
+        sprt: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -94,10 +109,21 @@ fn parse_args() -> anyhow::Result<Args> {
             "--max-plies" => a.max_plies = val()?.parse()?,
             "--times" => a.times = true,
             "--log" => a.log = Some(val()?.into()),
+            "--sprt" => {
+                let v = val()?;
+                let (lo, hi) = v
+                    .split_once(',')
+                    .context("--sprt takes ELO0,ELO1, for example 0,5")?;
+                let (elo0, elo1): (f64, f64) = (lo.trim().parse()?, hi.trim().parse()?);
+                if elo1 <= elo0 {
+                    bail!("--sprt {v}: ELO1 must be above ELO0");
+                }
+                a.sprt = Some(Sprt::new(elo0, elo1));
+            }
             "--help" | "-h" => {
                 println!(
                     "engine-match --variant V --games N (--movetime MS | --nodes N) --a ENGINE --b ENGINE \
-                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE]\n\
+                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE] [--sprt ELO0,ELO1]\n\
                      ENGINE: level:1..5 or uci:PATH"
                 );
                 std::process::exit(0);
@@ -347,7 +373,23 @@ fn main() -> anyhow::Result<()> {
     let mut a = Engine::make(&args.a, &variant, &eval, &args.a_opts, args.seed)?;
     let mut b = Engine::make(&args.b, &variant, &eval, &args.b_opts, args.seed ^ 0xB)?;
     let mut tally = Tally::default();
+    let mut pairs = Pairs::default();
+    // A's score in the first game of the pair being played.
+    let mut first_of_pair = 0.0;
     let mut think: Vec<f64> = Vec::new();
+    if let Some(s) = &args.sprt {
+        println!(
+            "SPRT elo0 {} elo1 {} alpha {} beta {}: stops when the LLR leaves ({:.2}, {:.2}), \
+             or after {} games",
+            s.elo0,
+            s.elo1,
+            s.alpha,
+            s.beta,
+            s.bounds().0,
+            s.bounds().1,
+            args.games
+        );
+    }
     println!(
         "{} games of {}: A = {} {:?} vs B = {} {:?}, {}",
         args.games,
@@ -413,18 +455,18 @@ fn main() -> anyhow::Result<()> {
         }
         let (winner, why) = result.unwrap_or((None, "?".into()));
         let a_side = if a_white { Side::WHITE } else { Side::BLACK };
-        let text = match winner {
+        let (text, a_score) = match winner {
             None => {
                 tally.draws += 1;
-                "1/2-1/2"
+                ("1/2-1/2", 0.5)
             }
             Some(w) if w == a_side => {
                 tally.wins += 1;
-                if a_white { "1-0" } else { "0-1" }
+                (if a_white { "1-0" } else { "0-1" }, 1.0)
             }
             Some(_) => {
                 tally.losses += 1;
-                if a_white { "0-1" } else { "1-0" }
+                (if a_white { "0-1" } else { "1-0" }, 0.0)
             }
         };
         println!(
@@ -452,8 +494,53 @@ fn main() -> anyhow::Result<()> {
                 .and_then(|mut f| f.write_all(line.as_bytes()))
                 .map_err(|e| anyhow::anyhow!("cannot write the log {}: {e}", path.display()))?;
         }
+        if g % 2 == 0 {
+            first_of_pair = a_score;
+        } else {
+            pairs.add(first_of_pair, a_score);
+            if let Some(s) = &args.sprt {
+                let verdict = s.verdict(&pairs);
+                println!(
+                    "pair {:>4}: pentanomial {:?} LLR {:.2}{}",
+                    pairs.count(),
+                    pairs.0,
+                    s.llr(&pairs),
+                    match verdict {
+                        Verdict::H1 => " -> H1 accepted",
+                        Verdict::H0 => " -> H0 accepted",
+                        Verdict::Continue => "",
+                    }
+                );
+                if verdict != Verdict::Continue {
+                    break;
+                }
+            }
+        }
     }
     print_summary(&tally, t0);
+    if pairs.count() > 0 {
+        let (elo, margin) = pairs.elo();
+        println!(
+            "pairs {} pentanomial {:?}: Elo {elo:+.1} +/- {margin:.1} (95%, from the pairs)",
+            pairs.count(),
+            pairs.0
+        );
+    }
+    if let Some(s) = &args.sprt {
+        let verdict = match s.verdict(&pairs) {
+            Verdict::H1 => "H1 accepted (A is stronger)",
+            Verdict::H0 => "H0 accepted (A is not stronger)",
+            Verdict::Continue => "no decision within the games allowed",
+        };
+        println!(
+            "SPRT [{}, {}]: LLR {:.2} ({:.2}, {:.2}): {verdict}",
+            s.elo0,
+            s.elo1,
+            s.llr(&pairs),
+            s.bounds().0,
+            s.bounds().1
+        );
+    }
     if args.times {
         print_times(&mut think);
     }
