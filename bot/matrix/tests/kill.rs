@@ -331,7 +331,7 @@ impl<G: Games> Games for Marks<G> {
 
     fn settle_mail<'a>(&'a self, key: &'a Key, attempt: Attempt) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            if attempt == Attempt::Delivered {
+            if attempt.is_delivered() {
                 self.wait_for_the_kill("send", "SENT").await;
             }
             self.inner.settle_mail(key, attempt).await;
