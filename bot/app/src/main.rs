@@ -222,6 +222,9 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
                 changes.clone(),
                 web_config.clone(),
             );
+            if let Some(library) = service.custom_library() {
+                web.use_custom_variants(library);
+            }
             let stop = stop.clone();
             Some(tokio::spawn(
                 web.serve(listener, async move { stop.requested().await }),

@@ -92,9 +92,39 @@ pub struct Web<S> {
     hub: Arc<Hub>,
     clock: SystemClock,
     config: WebConfig,
+    /// The players' variants, to load the definition of a game's variant that this process
+    /// has not loaded yet (after a restart, the page of such a game may be the first to ask).
+    custom: std::sync::OnceLock<Arc<dyn bot_core::custom::CustomLibrary>>,
 }
 
 impl<S: GameStore + Clone + 'static> Web<S> {
+    /// Lets the pages draw games of players' own variants: `library` is the game service's
+    /// ([`bot_core::GameService::custom_library`]).
+    pub fn use_custom_variants(&self, library: Arc<dyn bot_core::custom::CustomLibrary>) {
+        let _ = self.custom.set(library);
+    }
+
+    /// Makes sure the catalogue knows a stored game's variant: a player's own is loaded by its
+    /// hash and registered (see [`rules::Catalog::register`]). A definition that does not load
+    /// is left to the page's own error.
+    async fn know_variant(&self, stored: &str) {
+        let Some(hash) = bot_core::custom::hash_of_game_variant(stored) else {
+            return;
+        };
+        if self.catalog.get(stored).is_ok() {
+            return;
+        }
+        let Some(library) = self.custom.get() else {
+            return;
+        };
+        match library.by_hash(hash).await {
+            Ok(v) => {
+                self.catalog.register(stored, v);
+            }
+            Err(e) => tracing::warn!("web: the variant of a game did not load: {e}"),
+        }
+    }
+
     /// The evaluation graph of a finished game's analysis, as SVG, when one covers all its
     /// moves (analyses are only made of finished games, never of a hidden one).
     async fn graph(&self, record: &GameRecord, names: &[String], theme: &Theme) -> Option<String> {
@@ -131,6 +161,7 @@ impl<S: GameStore + Clone + 'static> Web<S> {
             hub: Arc::new(Hub::new(changes)),
             clock: SystemClock,
             config,
+            custom: std::sync::OnceLock::new(),
         })
     }
 
@@ -199,6 +230,7 @@ impl<S: GameStore + Clone + 'static> Web<S> {
                 ));
             }
         };
+        self.know_variant(&record.variant).await;
         let names = self.names(&record).await;
         Ok((record, names))
     }

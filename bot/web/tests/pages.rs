@@ -259,3 +259,28 @@ async fn an_analysed_game_shows_its_evaluation_graph_under_the_board() {
     assert!(figure.contains("<svg"), "{figure}");
     assert!(figure.contains("97%"), "the accuracy caption: {figure}");
 }
+
+/// The page of a game of a player's own variant draws its board, even from a catalogue that
+/// had never loaded the variant (a web server started after the game was played).
+#[tokio::test]
+async fn a_players_variant_game_page_draws_its_board() {
+    let s = Server::start_with_players_variants().await;
+    let added = s
+        .say(
+            "alice",
+            "variant add ```ini\n[centaur-king:chess]\nking = k:KN\n```",
+        )
+        .await;
+    assert!(
+        added[0].text.contains("Added `centaur-king`"),
+        "{}",
+        added[0].text
+    );
+    let g = s.start_game("centaur-king").await;
+    assert!(g.variant.starts_with("custom:"), "{}", g.variant);
+    let (status, _, body) = get(&s.url(&format!("/game/{}", g.id))).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<svg"), "{body}");
+    let (status, _, svg) = get(&s.url(&format!("/game/{}/board.svg", g.id))).await;
+    assert_eq!(status, 200, "{svg}");
+}

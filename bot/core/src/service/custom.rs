@@ -28,6 +28,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         self
     }
 
+    /// The players' variants this service keeps, for the web pages of their games (which
+    /// draw from the same catalogue once a definition is loaded, see `GameService::warm_custom`).
+    pub fn custom_library(&self) -> Option<Arc<dyn CustomLibrary>> {
+        self.custom.clone()
+    }
+
     /// The library, or the refusal for a bot without one.
     fn library(&self) -> Result<&Arc<dyn CustomLibrary>, Failure> {
         self.custom.as_ref().ok_or_else(|| {

@@ -44,23 +44,50 @@ impl Server {
     }
 
     pub async fn start_with(config: WebConfig) -> Server {
+        Server::start_as(config, false).await
+    }
+
+    /// A server whose service keeps players' variants in memory, and whose pages draw from a
+    /// catalogue of their own, as a web server started after the games were played would:
+    /// it knows no player's variant until it loads one.
+    pub async fn start_with_players_variants() -> Server {
+        Server::start_as(WebConfig::new("127.0.0.1:0".parse().unwrap()), true).await
+    }
+
+    async fn start_as(config: WebConfig, custom: bool) -> Server {
         let changes = GameChanges::new();
         let store = Watched::new(MemoryStore::new(), changes.clone());
         let catalog = Arc::new(Catalog::builtin());
         let metrics = Arc::new(Metrics::new());
-        let svc = Arc::new(
-            GameService::new(store.clone(), SystemClock, catalog.clone())
-                .with_metrics(metrics.clone()),
-        );
+        let mut svc = GameService::new(store.clone(), SystemClock, catalog.clone())
+            .with_metrics(metrics.clone());
+        if custom {
+            svc = svc.with_custom_variants(bot_core::custom::Library::with(
+                bot_core::custom::MemoryVariants::default(),
+                bot_core::custom::Quotas::default(),
+                rules::validate::Limits {
+                    time: Duration::from_secs(20),
+                    ..rules::validate::Limits::default()
+                },
+            ));
+        }
+        let svc = Arc::new(svc);
         let health = Health::new();
         let web = Web::new(
             store.clone(),
-            catalog,
+            if custom {
+                Arc::new(Catalog::builtin())
+            } else {
+                catalog
+            },
             metrics.clone(),
             health.clone(),
             changes,
             config,
         );
+        if let Some(library) = svc.custom_library() {
+            web.use_custom_variants(library);
+        }
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
