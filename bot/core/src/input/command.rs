@@ -623,167 +623,178 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
     let head = words.remove(0).to_lowercase();
     let head = head.trim_start_matches('/');
     let mut args = words;
-    let opt_id =
-        |args: &[&str], cmd: &str| -> Result<Option<i64>, ParseError> {
-            match args {
-                [] => Ok(None),
-                [one] => one.trim_start_matches('#').parse().map(Some).map_err(|_| {
-                    usage_err(cmd, &format!("{} is not a challenge number", quote(one)))
-                }),
-                _ => Err(usage_err(cmd, "too many arguments")),
-            }
-        };
-    let no_more = |args: &[&str], cmd: &str| -> Result<(), ParseError> {
-        if args.is_empty() {
-            Ok(())
-        } else {
-            Err(usage_err(
-                cmd,
-                &format!("unexpected {}", quote(&args.join(" "))),
-            ))
-        }
-    };
-    let answer = |args: &mut Vec<&str>, cmd: &str| -> Result<Answer, ParseError> {
-        match args.first().map(|a| a.to_lowercase()) {
-            None => Ok(Answer::Offer),
-            Some(a) if a == "accept" || a == "yes" => {
-                args.remove(0);
-                Ok(Answer::Accept)
-            }
-            Some(a) if a == "decline" || a == "no" => {
-                args.remove(0);
-                Ok(Answer::Decline)
-            }
-            Some(a) if a == "offer" => {
-                args.remove(0);
-                Ok(Answer::Offer)
-            }
-            Some(a) => Err(usage_err(
-                cmd,
-                &format!("{} is not accept or decline", quote(&a)),
-            )),
-        }
-    };
-    Ok(match head {
-        "challenge" | "play" => {
-            let mut opponents = Vec::new();
-            let mut variant = None;
-            let mut colour = ColourChoice::First;
-            let mut position = None;
-            // Against the bot: `vs bot`, `against bot`, `bot`, or a level.
-            let (mut bot, mut level, mut colour_named) = (false, None, false);
-            // A four-player seat named by its colour (against the bot only).
-            let mut seat = None;
-            let mut rated = true;
-            let mut clock = TimeControl::None;
-            let mut args = args.into_iter().peekable();
-            while let Some(a) = args.next() {
-                let lower = a.to_lowercase();
-                match lower.as_str() {
-                    "white" | "first" => (colour, colour_named) = (ColourChoice::First, true),
-                    "black" | "second" => (colour, colour_named) = (ColourChoice::Second, true),
-                    "random" => (colour, colour_named) = (ColourChoice::Random, true),
-                    "red" => seat = Some(0),
-                    "blue" => seat = Some(1),
-                    "yellow" => seat = Some(2),
-                    "green" => seat = Some(3),
-                    "unrated" | "casual" => rated = false,
-                    "rated" => rated = true,
-                    "vs" | "versus" | "against"
-                        if args.peek().is_some_and(|b| b.eq_ignore_ascii_case("bot")) =>
-                    {
-                        args.next();
-                        bot = true;
-                    }
-                    "bot" => bot = true,
-                    "level" | "lvl" => {
-                        let n = args.next().ok_or_else(|| {
-                            usage_err(
-                                "play",
-                                "`level` needs a number: 1 (beginner) to 5 (full strength)",
-                            )
-                        })?;
-                        level = Some(bot_level(n)?);
-                        bot = true;
-                    }
-                    "position" | "pos" => {
-                        let n = args.next().ok_or_else(|| {
-                            usage_err(
-                                "challenge",
-                                "`position` needs a Chess960 position number from 0 to 959",
-                            )
-                        })?;
-                        position = Some(chess960_position(n)?);
-                    }
-                    "clock" | "time" => {
-                        let t = args.next().ok_or_else(|| {
-                            usage_err(
-                                "challenge",
-                                &format!(
-                                    "`clock` needs a time control. {}",
-                                    crate::time_control::ACCEPTED
-                                ),
-                            )
-                        })?;
-                        clock =
-                            TimeControl::parse(t).map_err(|e| ParseError::Usage(e.to_string()))?;
-                    }
-                    _ if a.starts_with('@') || a.starts_with("<@") => opponents.push(a.to_string()),
-                    _ if variant.is_none() => variant = Some(lower),
-                    _ => return Err(usage_err("challenge", &format!("unexpected {}", quote(a)))),
-                }
-            }
-            let variant = variant.ok_or_else(|| usage_err("challenge", "which variant?"))?;
-            if bot {
-                if !opponents.is_empty() {
-                    return Err(usage_err(
-                        "play",
-                        "play either the bot or a person: drop `vs bot`/`level`, or drop the @name",
-                    ));
-                }
-                if clock.is_some() {
-                    return Err(usage_err(
-                        "play",
-                        &format!("the bot plays without a clock: drop `clock {clock}`"),
-                    ));
-                }
-                return Ok(Command::PlayBot {
-                    variant,
-                    level,
-                    colour: if colour_named {
-                        colour
-                    } else {
-                        ColourChoice::Random
-                    },
-                    position,
-                    seat,
-                });
-            }
-            if seat.is_some() {
-                return Err(usage_err(
-                    "challenge",
-                    "a seat colour (red, blue, yellow, green) picks your seat against the bot (`play dcb-balanced-4p vs bot blue`); against people the seats go Red, Blue, Yellow, Green in the order named, you first",
-                ));
-            }
-            Command::Challenge {
-                opponents,
-                variant,
-                colour,
-                position,
-                rated,
-                clock,
-            }
-        }
+    // One family of commands after the other; each knows its own words and aliases.
+    challenges(head, &args)
+        .or_else(|| in_game(head, &mut args))
+        .or_else(|| about_games(head, &mut args))
+        .or_else(|| about_variants_and_players(head, &args))
+        .unwrap_or_else(|| {
+            Err(ParseError::Unknown {
+                word: head.to_string(),
+                suggestion: closest(head, NAMES.iter().copied()).map(str::to_string),
+            })
+        })
+}
+
+/// Challenges: `challenge`, `play` (against people or the bot), and the answers to one.
+fn challenges(head: &str, args: &[&str]) -> Option<Result<Command, ParseError>> {
+    Some(Ok(match head {
+        "challenge" | "play" => return Some(challenge(args)),
+        "accept" => return Some(challenge_number(args, "accept").map(Command::Accept)),
+        "decline" => return Some(challenge_number(args, "decline").map(Command::Decline)),
+        "cancel" => return Some(challenge_number(args, "cancel").map(Command::Cancel)),
         "remind" => match args.first().map(|a| a.to_lowercase()).as_deref() {
             Some("on") if args.len() == 1 => Command::Remind(true),
             Some("off") if args.len() == 1 => Command::Remind(false),
-            _ => return Err(usage_err("remind", "say `remind on` or `remind off`")),
+            _ => return Some(Err(usage_err("remind", "say `remind on` or `remind off`"))),
         },
-        "accept" => Command::Accept(opt_id(&args, "accept")?),
-        "decline" => Command::Decline(opt_id(&args, "decline")?),
-        "cancel" => Command::Cancel(opt_id(&args, "cancel")?),
+        _ => return None,
+    }))
+}
+
+/// `challenge` and `play`: opponents, the variant and the options, in any order.
+fn challenge(args: &[&str]) -> Result<Command, ParseError> {
+    let mut opponents = Vec::new();
+    let mut variant = None;
+    let mut colour = ColourChoice::First;
+    let mut position = None;
+    // Against the bot: `vs bot`, `against bot`, `bot`, or a level.
+    let (mut bot, mut level, mut colour_named) = (false, None, false);
+    // A four-player seat named by its colour (against the bot only).
+    let mut seat = None;
+    let mut rated = true;
+    let mut clock = TimeControl::None;
+    let mut args = args.iter().copied().peekable();
+    while let Some(a) = args.next() {
+        let lower = a.to_lowercase();
+        match lower.as_str() {
+            "white" | "first" => (colour, colour_named) = (ColourChoice::First, true),
+            "black" | "second" => (colour, colour_named) = (ColourChoice::Second, true),
+            "random" => (colour, colour_named) = (ColourChoice::Random, true),
+            "red" => seat = Some(0),
+            "blue" => seat = Some(1),
+            "yellow" => seat = Some(2),
+            "green" => seat = Some(3),
+            "unrated" | "casual" => rated = false,
+            "rated" => rated = true,
+            "vs" | "versus" | "against"
+                if args.peek().is_some_and(|b| b.eq_ignore_ascii_case("bot")) =>
+            {
+                args.next();
+                bot = true;
+            }
+            "bot" => bot = true,
+            "level" | "lvl" => {
+                let n = args.next().ok_or_else(|| {
+                    usage_err(
+                        "play",
+                        "`level` needs a number: 1 (beginner) to 5 (full strength)",
+                    )
+                })?;
+                level = Some(bot_level(n)?);
+                bot = true;
+            }
+            "position" | "pos" => {
+                let n = args.next().ok_or_else(|| {
+                    usage_err(
+                        "challenge",
+                        "`position` needs a Chess960 position number from 0 to 959",
+                    )
+                })?;
+                position = Some(chess960_position(n)?);
+            }
+            "clock" | "time" => {
+                let t = args.next().ok_or_else(|| {
+                    usage_err(
+                        "challenge",
+                        &format!(
+                            "`clock` needs a time control. {}",
+                            crate::time_control::ACCEPTED
+                        ),
+                    )
+                })?;
+                clock = TimeControl::parse(t).map_err(|e| ParseError::Usage(e.to_string()))?;
+            }
+            _ if a.starts_with('@') || a.starts_with("<@") => opponents.push(a.to_string()),
+            _ if variant.is_none() => variant = Some(lower),
+            _ => return Err(usage_err("challenge", &format!("unexpected {}", quote(a)))),
+        }
+    }
+    let variant = variant.ok_or_else(|| usage_err("challenge", "which variant?"))?;
+    if bot {
+        if !opponents.is_empty() {
+            return Err(usage_err(
+                "play",
+                "play either the bot or a person: drop `vs bot`/`level`, or drop the @name",
+            ));
+        }
+        if clock.is_some() {
+            return Err(usage_err(
+                "play",
+                &format!("the bot plays without a clock: drop `clock {clock}`"),
+            ));
+        }
+        return Ok(Command::PlayBot {
+            variant,
+            level,
+            colour: if colour_named {
+                colour
+            } else {
+                ColourChoice::Random
+            },
+            position,
+            seat,
+        });
+    }
+    if seat.is_some() {
+        return Err(usage_err(
+            "challenge",
+            "a seat colour (red, blue, yellow, green) picks your seat against the bot (`play dcb-balanced-4p vs bot blue`); against people the seats go Red, Blue, Yellow, Green in the order named, you first",
+        ));
+    }
+    Ok(Command::Challenge {
+        opponents,
+        variant,
+        colour,
+        position,
+        rated,
+        clock,
+    })
+}
+
+/// Commands in a game: moves, the board, offers, resigning, the Looking-Glass setup.
+fn in_game(head: &str, args: &mut Vec<&str>) -> Option<Result<Command, ParseError>> {
+    let known = matches!(
+        head,
+        "move"
+            | "m"
+            | "board"
+            | "show"
+            | "moves"
+            | "legal"
+            | "resign"
+            | "draw"
+            | "takeback"
+            | "undo"
+            | "abort"
+            | "setup"
+            | "ask"
+    );
+    if !known {
+        return None;
+    }
+    let game = take_game(args);
+    Some(in_game_with(head, game, args))
+}
+
+/// [`in_game`] once the game (`#ID`) is taken off the words.
+fn in_game_with(
+    head: &str,
+    game: Option<GameId>,
+    args: &mut Vec<&str>,
+) -> Result<Command, ParseError> {
+    Ok(match head {
         "move" | "m" => {
-            let game = take_game(&mut args);
             if args.is_empty() {
                 return Err(usage_err("move", "which move?"));
             }
@@ -793,140 +804,175 @@ pub fn parse(text: &str) -> Result<Command, ParseError> {
             }
         }
         "board" | "show" => {
-            let g = take_game(&mut args);
-            no_more(&args, "board")?;
-            Command::Board(g)
+            nothing_more(args, "board")?;
+            Command::Board(game)
         }
         "moves" | "legal" => {
-            let game = take_game(&mut args);
-            let from = args.first().map(|s| s.to_lowercase());
             if args.len() > 1 {
                 return Err(usage_err("moves", "give at most one cell"));
             }
-            Command::Moves { game, from }
+            Command::Moves {
+                game,
+                from: args.first().map(|s| s.to_lowercase()),
+            }
         }
         "resign" => {
-            let g = take_game(&mut args);
-            no_more(&args, "resign")?;
-            Command::Resign(g)
+            nothing_more(args, "resign")?;
+            Command::Resign(game)
         }
         "draw" => {
-            let g = take_game(&mut args);
-            let a = answer(&mut args, "draw")?;
-            no_more(&args, "draw")?;
-            Command::Draw(a, g)
+            let a = answer(args, "draw")?;
+            nothing_more(args, "draw")?;
+            Command::Draw(a, game)
         }
         "takeback" | "undo" => {
-            let g = take_game(&mut args);
-            let a = answer(&mut args, "takeback")?;
-            no_more(&args, "takeback")?;
-            Command::Takeback(a, g)
+            let a = answer(args, "takeback")?;
+            nothing_more(args, "takeback")?;
+            Command::Takeback(a, game)
         }
         "abort" => {
-            let g = take_game(&mut args);
-            no_more(&args, "abort")?;
-            Command::Abort(g)
+            nothing_more(args, "abort")?;
+            Command::Abort(game)
         }
-        "games" => Command::Games,
-        "history" | "moves-played" => {
-            let g = take_game(&mut args);
-            no_more(&args, "history")?;
-            Command::History(g)
-        }
-        "export" | "pgn" => {
-            let g = take_game(&mut args);
-            no_more(&args, "export")?;
-            Command::Export(g)
-        }
-        "analyse" | "analyze" | "analysis" => {
-            let g = take_game(&mut args);
-            no_more(&args, "analyse")?;
-            Command::Analyse(g)
-        }
-        "replay" | "gif" => {
-            let g = take_game(&mut args);
-            no_more(&args, "replay")?;
-            Command::Replay(g)
-        }
-        "variants" => Command::Variants,
-        "rules" => match args.as_slice() {
-            [v] => Command::Rules(v.to_lowercase()),
-            _ => return Err(usage_err("rules", "which variant?")),
+        "setup" => match args.as_slice() {
+            [one] => Command::Setup {
+                game,
+                choice: one.to_string(),
+            },
+            _ => return Err(usage_err("setup", "give one choice")),
         },
-        "piece" => match args.as_slice() {
+        // "ask"
+        _ => {
+            nothing_more(args, "ask")?;
+            Command::Ask(game)
+        }
+    })
+}
+
+/// Commands about games as a whole: the list, a game's history, export, analysis, replay.
+fn about_games(head: &str, args: &mut Vec<&str>) -> Option<Result<Command, ParseError>> {
+    let (name, make): (&str, fn(Option<GameId>) -> Command) = match head {
+        "games" => return Some(Ok(Command::Games)),
+        "history" | "moves-played" => ("history", Command::History),
+        "export" | "pgn" => ("export", Command::Export),
+        "analyse" | "analyze" | "analysis" => ("analyse", Command::Analyse),
+        "replay" | "gif" => ("replay", Command::Replay),
+        _ => return None,
+    };
+    let game = take_game(args);
+    Some(nothing_more(args, name).map(|()| make(game)))
+}
+
+/// Commands about variants and players: the lists, rules, pieces, help, profiles, the
+/// leaderboards and a room's own variants.
+fn about_variants_and_players(head: &str, args: &[&str]) -> Option<Result<Command, ParseError>> {
+    Some(Ok(match head {
+        "variants" => Command::Variants,
+        "rules" => match args {
+            [v] => Command::Rules(v.to_lowercase()),
+            _ => return Some(Err(usage_err("rules", "which variant?"))),
+        },
+        "piece" => match args {
             [v, p @ ..] if !p.is_empty() => Command::Piece {
                 variant: v.to_lowercase(),
                 piece: p.join(" "),
             },
-            _ => return Err(usage_err("piece", "which variant and piece?")),
+            _ => return Some(Err(usage_err("piece", "which variant and piece?"))),
         },
         "help" | "?" => Command::Help(args.first().map(|s| s.to_lowercase())),
-        "setup" => {
-            let game = take_game(&mut args);
-            match args.as_slice() {
-                [one] => Command::Setup {
-                    game,
-                    choice: one.to_string(),
-                },
-                _ => return Err(usage_err("setup", "give one choice")),
-            }
-        }
-        "ask" => {
-            let g = take_game(&mut args);
-            no_more(&args, "ask")?;
-            Command::Ask(g)
-        }
-        "profile" | "ratings" => match args.as_slice() {
+        "profile" | "ratings" => match args {
             [] => Command::Profile(None),
             [who] => Command::Profile(Some(who.to_string())),
-            _ => return Err(usage_err("profile", "name at most one player")),
+            _ => return Some(Err(usage_err("profile", "name at most one player"))),
         },
-        "variant" => {
-            let sub = args.first().map(|s| s.to_lowercase()).unwrap_or_default();
-            let name = |args: &[&str]| -> Result<String, ParseError> {
-                match args {
-                    [_, n] => Ok(n.to_lowercase()),
-                    [_] => Err(usage_err(
-                        "variant",
-                        &format!("`variant {sub}` needs a name"),
-                    )),
-                    _ => Err(usage_err("variant", "name one variant")),
-                }
-            };
-            Command::Variant(match sub.as_str() {
-                "list" => {
-                    no_more(&args[1..], "variant")?;
-                    VariantCommand::List
-                }
-                "show" | "rules" => VariantCommand::Show(name(&args)?),
-                "remove" | "delete" => VariantCommand::Remove(name(&args)?),
-                "export" => VariantCommand::Export(name(&args)?),
-                "" => {
-                    return Err(usage_err(
-                        "variant",
-                        "say what to do: add, show, list, remove or export",
-                    ));
-                }
-                other => {
-                    return Err(usage_err(
-                        "variant",
-                        &format!("{} is not add, show, list, remove or export", quote(other)),
-                    ));
-                }
-            })
-        }
-        "leaderboard" | "top" => match args.as_slice() {
+        "leaderboard" | "top" => match args {
             [v] => Command::Leaderboard(v.to_lowercase()),
-            [] => return Err(usage_err("leaderboard", "which variant?")),
-            _ => return Err(usage_err("leaderboard", "name one variant")),
+            [] => return Some(Err(usage_err("leaderboard", "which variant?"))),
+            _ => return Some(Err(usage_err("leaderboard", "name one variant"))),
         },
-        other => {
-            return Err(ParseError::Unknown {
-                word: other.to_string(),
-                suggestion: closest(other, NAMES.iter().copied()).map(str::to_string),
-            });
+        "variant" => return Some(variant(args)),
+        _ => return None,
+    }))
+}
+
+/// `variant show|list|remove|export` (`variant add` is read before the words are split).
+fn variant(args: &[&str]) -> Result<Command, ParseError> {
+    let sub = args.first().map(|s| s.to_lowercase()).unwrap_or_default();
+    let name = |args: &[&str]| -> Result<String, ParseError> {
+        match args {
+            [_, n] => Ok(n.to_lowercase()),
+            [_] => Err(usage_err(
+                "variant",
+                &format!("`variant {sub}` needs a name"),
+            )),
+            _ => Err(usage_err("variant", "name one variant")),
         }
-    })
+    };
+    Ok(Command::Variant(match sub.as_str() {
+        "list" => {
+            nothing_more(&args[1..], "variant")?;
+            VariantCommand::List
+        }
+        "show" | "rules" => VariantCommand::Show(name(args)?),
+        "remove" | "delete" => VariantCommand::Remove(name(args)?),
+        "export" => VariantCommand::Export(name(args)?),
+        "" => {
+            return Err(usage_err(
+                "variant",
+                "say what to do: add, show, list, remove or export",
+            ));
+        }
+        other => {
+            return Err(usage_err(
+                "variant",
+                &format!("{} is not add, show, list, remove or export", quote(other)),
+            ));
+        }
+    }))
+}
+
+/// An optional challenge number (`accept 3`, `accept #3`).
+fn challenge_number(args: &[&str], cmd: &str) -> Result<Option<i64>, ParseError> {
+    match args {
+        [] => Ok(None),
+        [one] => one
+            .trim_start_matches('#')
+            .parse()
+            .map(Some)
+            .map_err(|_| usage_err(cmd, &format!("{} is not a challenge number", quote(one)))),
+        _ => Err(usage_err(cmd, "too many arguments")),
+    }
+}
+
+/// Nothing may follow.
+fn nothing_more(args: &[&str], cmd: &str) -> Result<(), ParseError> {
+    if args.is_empty() {
+        Ok(())
+    } else {
+        Err(usage_err(
+            cmd,
+            &format!("unexpected {}", quote(&args.join(" "))),
+        ))
+    }
+}
+
+/// The answer to an offer (`draw accept`, `takeback no`), taken off the front; none is an
+/// offer.
+fn answer(args: &mut Vec<&str>, cmd: &str) -> Result<Answer, ParseError> {
+    let answer = match args.first().map(|a| a.to_lowercase()).as_deref() {
+        None => return Ok(Answer::Offer),
+        Some("accept" | "yes") => Answer::Accept,
+        Some("decline" | "no") => Answer::Decline,
+        Some("offer") => Answer::Offer,
+        Some(a) => {
+            return Err(usage_err(
+                cmd,
+                &format!("{} is not accept or decline", quote(a)),
+            ));
+        }
+    };
+    args.remove(0);
+    Ok(answer)
 }
 
 #[cfg(test)]

@@ -173,7 +173,6 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                 r = &mut searched => break r,
             }
         };
-        analyst.in_flight.fetch_sub(1, Ordering::SeqCst);
         let now = self.clock.now_ms();
         match result {
             Ok(Some(done)) => match self
@@ -208,6 +207,8 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                     .await
             }
         }
+        // Only now: an analysis counts as in flight until what it says is posted.
+        analyst.in_flight.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Forgets a failed analysis (so it may be asked for again) and says so.
