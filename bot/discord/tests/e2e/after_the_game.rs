@@ -1,0 +1,235 @@
+//! What follows the games: ratings and leaderboards, players' own variants, and post-game
+//! analysis.
+
+use super::*;
+
+/// `/variant` adds a player's definition given as text, lists it, and refuses one with a key
+/// fairybot has no rule for by its line and name.
+#[tokio::test]
+async fn a_players_variant_is_added_and_listed_by_slash_command() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ini = "[knightmare:chess]\nknight = -\ncustomPiece1 = n:NN\n";
+    let ix = fake
+        .slash("variant")
+        .integer("action", 0)
+        .string("definition", ini)
+        .send();
+    let added = message(fake, &ix).await;
+    assert!(added.content.contains("knightmare"), "{}", added.content);
+    let ix = fake.slash("variant").integer("action", 2).send();
+    let listed = message(fake, &ix).await;
+    assert!(listed.content.contains("knightmare"), "{}", listed.content);
+    let ix = fake
+        .slash("variant")
+        .integer("action", 0)
+        .string("definition", "[flags:chess]\nflagPiece = k\n")
+        .send();
+    let refused = message(fake, &ix).await;
+    assert!(
+        refused.content.contains("flagPiece") && refused.content.contains("line 2"),
+        "{}",
+        refused.content
+    );
+}
+
+#[tokio::test]
+async fn a_rated_game_shows_in_profiles_and_a_leaderboard_embed() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    play(fake, ids::ALICE, "f3").await;
+    play(fake, ids::BOB, "e5").await;
+    play(fake, ids::ALICE, "g4").await;
+    let mate = play(fake, ids::BOB, "Qh4#").await;
+    assert!(mate.content.contains("Ratings:"), "{}", mate.content);
+    assert!(mate.content.contains("1662 (+162)"), "{}", mate.content);
+
+    let ix = fake.slash("profile").by(ids::ALICE).send();
+    let own = message(fake, &ix).await;
+    assert!(own.is_ephemeral(), "a profile is shown to its asker");
+    assert!(
+        own.content.contains("0 won, 0 drawn, 1 lost"),
+        "{}",
+        own.content
+    );
+    let table = embed_description(&own);
+    assert!(table.starts_with("```\nVariant"), "{table}");
+    assert!(table.contains("1338?"), "{table}");
+
+    let ix = fake
+        .slash("profile")
+        .user("player", ids::BOB)
+        .by(ids::ALICE)
+        .send();
+    let bobs = message(fake, &ix).await;
+    assert!(bobs.content.contains("1 won"), "{}", bobs.content);
+
+    let ix = fake
+        .slash("leaderboard")
+        .string("variant", "chess")
+        .by(ids::ALICE)
+        .send();
+    let board = message(fake, &ix).await;
+    assert!(board.content.contains("You are #2"), "{}", board.content);
+    let table = embed_description(&board);
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 5, "fence, header, two players, fence: {table}");
+    assert!(
+        lines[2].starts_with("#1") && lines[2].contains("1662?"),
+        "{table}"
+    );
+    assert!(
+        lines[3].starts_with("#2") && lines[3].contains("1338?"),
+        "{table}"
+    );
+    assert!(
+        board.mentioned_users().is_empty(),
+        "a leaderboard pings nobody"
+    );
+
+    let ix = fake
+        .slash("leaderboard")
+        .string("variant", "chezz")
+        .by(ids::ALICE)
+        .send();
+    let err = message(fake, &ix).await;
+    assert!(
+        err.is_ephemeral() && err.content.contains("Did you mean"),
+        "{}",
+        err.content
+    );
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
+}
+
+/// Issue 29 item 3: `/analyse` after a game answers at once with the progress line; the
+/// analysis (on its own thread) then edits that answer, through the outbox's sender, up to
+/// the line "analysed", and posts the evaluation graph as a picture with each player's accuracy, and White's blunder with
+/// the better move on a board. Before the end it is refused, privately.
+#[tokio::test]
+async fn analysing_a_finished_game_posts_graph_and_mistakes() {
+    let fake = FakeDiscord::start().await;
+    let catalog = Arc::new(Catalog::builtin());
+    let service = Arc::new(
+        GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
+            .with_analysis(bot_core::analysis::AnalysisConfig {
+                nodes: 3_000,
+                threads: 1,
+                nice: 0,
+            })
+            .unwrap(),
+    );
+    service.start_analyst();
+    let bot = Bot::new(
+        Arc::new(WithDm(service)),
+        catalog,
+        Arc::new(render::Renderer::new()),
+        320,
+    )
+    .with_defer_after(Duration::from_millis(1000))
+    .with_retry(QUICK);
+    let announcer = bot.clone();
+    let mut client =
+        bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
+            .await
+            .expect("client builds");
+    let _announcing = tokio::spawn(bot_discord::deliver_announcements(
+        announcer,
+        client.http.clone(),
+    ));
+    let task = tokio::spawn(async move {
+        if let Err(e) = client.start().await {
+            eprintln!("client stopped: {e}");
+        }
+    });
+    fake.wait_guild_commands(ids::GUILD).await.unwrap();
+    let running = Running { fake, task };
+    let fake = &running.fake;
+    start_game(fake).await;
+    play(fake, ids::ALICE, "f3").await;
+    let ix = fake.slash("analyse").by(ids::ALICE).send();
+    let refused = message(fake, &ix).await;
+    assert!(refused.is_ephemeral(), "{}", refused.content);
+    assert!(
+        refused.content.contains("still being played"),
+        "{}",
+        refused.content
+    );
+    play(fake, ids::BOB, "e7e5").await;
+    play(fake, ids::ALICE, "g4").await;
+    let mate = play(fake, ids::BOB, "Qh4#").await;
+    assert!(mate.content.contains("Checkmate"), "{}", mate.content);
+
+    let ix = fake.slash("analyse").integer("game", 1).by(ids::BOB).send();
+    let progress = message(fake, &ix).await;
+    assert!(!progress.is_ephemeral());
+    assert!(
+        progress
+            .content
+            .contains("Analysing game 1 at 3,000 nodes a position"),
+        "{}",
+        progress.content
+    );
+    let graph = fake
+        .wait_until("the graph", Duration::from_secs(60), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.content.contains("Analysis of game 1: accuracy"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        graph.channel_id, progress.channel_id,
+        "in the game's channel"
+    );
+    assert!(graph.attachment("board.png").unwrap().is_png());
+    let blunder = fake
+        .wait_until("the blunder", Duration::from_secs(30), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.content.contains("g4??"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(
+        blunder.content.contains("Better was"),
+        "{}",
+        blunder.content
+    );
+    assert!(blunder.attachment("board.png").unwrap().is_png());
+    // The progress lines edit the answer in place: it ends as the line "analysed", and no
+    // other message carries a progress line.
+    let edited = fake
+        .wait_until("the answer edited", Duration::from_secs(30), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.id == progress.id && m.content.contains("Game 1 analysed"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(!edited.deleted);
+    let lines: Vec<String> = fake.inspect(|r| {
+        r.messages()
+            .iter()
+            .filter(|m| {
+                !m.deleted
+                    && (m.content.contains("Analysing game 1")
+                        || m.content.contains("Game 1 analysed"))
+            })
+            .map(|m| m.content.clone())
+            .collect()
+    });
+    assert_eq!(lines.len(), 1, "{lines:#?}");
+    assert!(
+        fake.unhandled_requests().is_empty(),
+        "{:?}",
+        fake.unhandled_requests()
+    );
+}
