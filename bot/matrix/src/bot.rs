@@ -33,7 +33,10 @@ use matrix_sdk::{
             reaction::OriginalSyncReactionEvent,
             room::{
                 member::MembershipChange,
-                message::{MessageFormat, MessageType, OriginalSyncRoomMessageEvent, Relation},
+                message::{
+                    FileMessageEventContent, MessageFormat, MessageType,
+                    OriginalSyncRoomMessageEvent, Relation,
+                },
             },
         },
     },
@@ -499,6 +502,9 @@ impl MatrixBot {
         if matches!(m.content.relates_to, Some(Relation::Replacement(_))) {
             return Ok(());
         }
+        if let MessageType::File(f) = &m.content.msgtype {
+            return self.on_file(room, m, f).await;
+        }
         let MessageType::Text(t) = &m.content.msgtype else {
             return Ok(());
         };
@@ -521,6 +527,108 @@ impl MatrixBot {
         let place = place_of(room, private, thread.as_deref());
         self.run_command(room, place, &m.sender, &m.event_id, &m.event_id, &text)
             .await
+    }
+
+    /// A file: a variant definition (`.ini` or `.toml`) sent with the caption `variant add`
+    /// (with the bot's prefix where one is needed), or without a caption in the player's
+    /// private room, is added as if pasted after `variant add`. Any other file is not a
+    /// command. A file over the definition's size limit is refused without being fetched.
+    async fn on_file(
+        &self,
+        room: &Room,
+        m: &OriginalSyncRoomMessageEvent,
+        f: &FileMessageEventContent,
+    ) -> Result<(), MatrixError> {
+        let name = f.filename().to_string();
+        let lower = name.to_ascii_lowercase();
+        let tag = if lower.ends_with(".ini") {
+            "ini"
+        } else if lower.ends_with(".toml") {
+            "toml"
+        } else {
+            return Ok(());
+        };
+        let private = self.is_private(room, &m.sender).await;
+        let asked = match f.caption() {
+            Some(caption) => self
+                .invocation
+                .command(caption, None, private)
+                .is_some_and(|c| {
+                    let words: Vec<&str> = c.split_whitespace().collect();
+                    words.len() == 2
+                        && words[0].eq_ignore_ascii_case("variant")
+                        && words[1].eq_ignore_ascii_case("add")
+                }),
+            None => private,
+        };
+        if !asked {
+            return Ok(());
+        }
+        // Handled before (a restart replaying the sync): not fetched again.
+        if self.ledger.lock().await.is_handled(m.event_id.as_str()) {
+            return Ok(());
+        }
+        let thread = match &m.content.relates_to {
+            Some(Relation::Thread(th)) => Some(th.event_id.clone()),
+            _ => None,
+        };
+        let place = place_of(room, private, thread.as_deref());
+        match self.fetch_definition(room, f, &name).await {
+            Ok(definition) => {
+                let text = format!("variant add ```{tag}\n{definition}\n```");
+                self.run_command(room, place, &m.sender, &m.event_id, &m.event_id, &text)
+                    .await
+            }
+            Err(refusal) => {
+                self.ledger.lock().await.mark(m.event_id.as_str()).await?;
+                let actor = Actor {
+                    id: PlayerId::new(Platform::Matrix, m.sender.as_str()),
+                    name: display_name(room, &m.sender).await,
+                };
+                let reply = bot_core::reply::Reply::actor(refusal);
+                self.deliver(room, &place, &actor, &m.event_id, vec![reply])
+                    .await;
+                Ok(())
+            }
+        }
+    }
+
+    /// A variant file's text, or what to tell the player instead: too large (refused before
+    /// it is fetched when its size is announced), not text, or not fetched.
+    async fn fetch_definition(
+        &self,
+        room: &Room,
+        f: &FileMessageEventContent,
+        name: &str,
+    ) -> Result<String, String> {
+        let max = bot_core::command::MAX_DEFINITION_BYTES;
+        let too_large = |n: u64| {
+            format!(
+                "{} has {n} bytes; a variant definition has at most {max}. Send a smaller file.",
+                bot_core::quote::quote(name)
+            )
+        };
+        if let Some(n) = f.info.as_ref().and_then(|i| i.size).map(u64::from)
+            && n > max as u64
+        {
+            return Err(too_large(n));
+        }
+        match self.client.media().get_file(f, false).await {
+            Ok(Some(bytes)) if bytes.len() > max => Err(too_large(bytes.len() as u64)),
+            Ok(Some(bytes)) => String::from_utf8(bytes).map_err(|_| {
+                format!(
+                    "{} is not text (UTF-8); a variant definition is a .ini or .toml text file.",
+                    bot_core::quote::quote(name)
+                )
+            }),
+            Ok(None) | Err(_) => {
+                tracing::warn!("a variant file in {} could not be fetched", room.room_id());
+                Err(format!(
+                    "I could not fetch {} from the homeserver; send it again in a moment.",
+                    bot_core::quote::quote(name)
+                ))
+            }
+        }
     }
 
     /// A 👍 or 👎 on one of the bot's questions runs the command it stands for.

@@ -1380,3 +1380,84 @@ async fn an_analysis_edits_its_progress_line_and_posts_the_graph() {
     assert!(blunder.body().contains("Better was"), "{}", blunder.body());
     running.stop().await;
 }
+
+/// Issue 30: a variant file sent to the room with the caption `!fb variant add` is added (its
+/// extension chooses the format), and the room can play it at once; a file over the size
+/// limit is refused, naming the limit; a file without the caption in a group room is not a
+/// command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_variant_file_sent_with_its_caption_is_added() {
+    use matrix_sdk::ruma::events::room::message::{FileInfo, FileMessageEventContent, MessageType};
+    let Some(hs) = homeserver() else { return };
+    let setup = BotSetup::new(&hs).await;
+    let running = setup.start().await;
+    let bot = running.id();
+    let Table {
+        mut alice, room, ..
+    } = table(&hs, &bot, false).await;
+    let file = |caption: &str, name: &str, bytes: &[u8], url| {
+        let mut content = FileMessageEventContent::plain(caption.to_string(), url);
+        content.filename = Some(name.to_string());
+        let mut info = FileInfo::new();
+        info.size = Some((bytes.len() as u32).into());
+        content.info = Some(Box::new(info));
+        RoomMessageEventContent::new(MessageType::File(content))
+    };
+    let uploader = alice.client.clone();
+    let upload = |bytes: Vec<u8>| {
+        let client = uploader.clone();
+        async move {
+            client
+                .media()
+                .upload(&"text/plain".parse().unwrap(), bytes, None)
+                .await
+                .unwrap()
+                .content_uri
+        }
+    };
+
+    let ini = b"[centaur-king:chess]\nking = k:KN\n".to_vec();
+    let url = upload(ini.clone()).await;
+    let (sent, _) = alice
+        .send(&room, file("!fb variant add", "centaur.ini", &ini, url))
+        .await;
+    let added = alice.reply_to(&bot, &sent).await;
+    assert!(
+        added.body().contains("Added centaur-king"),
+        "{}",
+        added.body()
+    );
+    let (cmd, _) = alice.say(&room, "!fb variant list").await;
+    let list = alice.reply_to(&bot, &cmd).await;
+    assert!(list.body().contains("centaur-king"), "{}", list.body());
+
+    // Too large: refused by its announced size, before it is fetched.
+    let big = vec![b'#'; bot_core::command::MAX_DEFINITION_BYTES + 1];
+    let url = upload(big.clone()).await;
+    let (sent, _) = alice
+        .send(&room, file("!fb variant add", "huge.toml", &big, url))
+        .await;
+    let refused = alice.reply_to(&bot, &sent).await;
+    assert!(
+        refused.body().contains("a variant definition has at most"),
+        "{}",
+        refused.body()
+    );
+
+    // Without the caption, in a room others read, a file is just a file.
+    let url = upload(ini.clone()).await;
+    let mark = alice.mark();
+    alice
+        .send(&room, file("centaur.ini", "centaur.ini", &ini, url))
+        .await;
+    alice.settle(&room, &bot).await;
+    let after = &alice.drain()[mark..];
+    assert!(
+        !after
+            .iter()
+            .any(|s| s.sender() == bot && s.body().contains("centaur")),
+        "{:?}",
+        after.iter().map(|s| s.body()).collect::<Vec<_>>()
+    );
+    running.stop().await;
+}

@@ -616,9 +616,12 @@ pub async fn start_bot_sized(
     let store = SqlStore::open_sqlite(db).await.unwrap();
     let catalog = Arc::new(rules::Catalog::builtin());
     // The bot plays too (`play chess vs bot`), repeatably: small searches, no clock.
-    // Post-game analyses too (`analyse`), small and at the normal priority.
+    // Post-game analyses too (`analyse`), small and at the normal priority; and players'
+    // own variants, kept in the same database, as the app does.
+    let library = bot_core::custom::Library::new(store.clone());
     let service = Arc::new(
         GameService::new(store, SystemClock, catalog.clone())
+            .with_custom_variants(library)
             .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 1))
             .unwrap()
             .with_analysis(bot_core::analysis::AnalysisConfig {
