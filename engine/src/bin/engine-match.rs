@@ -25,7 +25,11 @@
 use std::{
     io::{BufRead, BufReader, Write},
     process::{Child, ChildStdin, Command, Stdio},
-    sync::{Arc, mpsc},
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicU32, Ordering},
+        mpsc,
+    },
     time::{Duration, Instant},
 };
 
@@ -61,6 +65,9 @@ struct Args {
     /// A sequential test (`--sprt ELO0,ELO1`): `--games` is then the most to play, and the
     /// match stops as soon as the test decides (see `engine::sprt`).
     sprt: Option<Sprt>,
+    /// Games played at once (`--concurrency N`, default 1), each pair by one worker with its
+    /// own two engines.
+    concurrency: u32,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
@@ -81,6 +88,7 @@ fn parse_args() -> anyhow::Result<Args> {
         times: false,
         log: None,
         sprt: None,
+        concurrency: 1,
     };
     let mut it = std::env::args().skip(1);
     while let Some(k) = it.next() {
@@ -109,6 +117,12 @@ fn parse_args() -> anyhow::Result<Args> {
             "--max-plies" => a.max_plies = val()?.parse()?,
             "--times" => a.times = true,
             "--log" => a.log = Some(val()?.into()),
+            "--concurrency" => {
+                a.concurrency = val()?.parse()?;
+                if a.concurrency == 0 {
+                    bail!("--concurrency 0: at least one game must be played at a time");
+                }
+            }
             "--sprt" => {
                 let v = val()?;
                 let (lo, hi) = v
@@ -123,7 +137,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "--help" | "-h" => {
                 println!(
                     "engine-match --variant V --games N (--movetime MS | --nodes N) --a ENGINE --b ENGINE \
-                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE] [--sprt ELO0,ELO1]\n\
+                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE] [--sprt ELO0,ELO1] [--concurrency N]\n\
                      ENGINE: level:1..5 or uci:PATH"
                 );
                 std::process::exit(0);
@@ -362,6 +376,94 @@ fn opening(variant: &Arc<Variant>, eval: &Arc<Evaluator>, plies: u32, seed: u64)
     out
 }
 
+/// One game as a worker played it, for the main thread to count and print.
+struct Played {
+    /// The game's number (0-based): games `2k` and `2k + 1` are pair `k`.
+    g: u32,
+    a_white: bool,
+    winner: Option<Side>,
+    why: String,
+    texts: Vec<String>,
+    /// The last position (before a refused move, the position it was refused in).
+    fen: String,
+    /// Our engine's move times (ms), when A is the built-in engine.
+    think: Vec<f64>,
+}
+
+/// Plays game `g` (A White in even games) from its pair's opening, every move checked by the
+/// rules crate: an illegal or missing move loses.
+fn play_game(
+    args: &Args,
+    variant: &Arc<Variant>,
+    eval: &Arc<Evaluator>,
+    a: &mut Engine,
+    b: &mut Engine,
+    g: u32,
+) -> anyhow::Result<Played> {
+    let pair = g / 2;
+    let a_white = g.is_multiple_of(2);
+    let book = opening(
+        variant,
+        eval,
+        args.opening_plies,
+        args.seed.wrapping_mul(7919) + pair as u64,
+    );
+    a.new_game()?;
+    b.new_game()?;
+    let mut pos = Position::start(variant);
+    let mut texts = Vec::new();
+    let mut think = Vec::new();
+    for m in &book {
+        texts.push(notation::uci(&pos, *m));
+        pos.play_unchecked(*m);
+    }
+    let mut result: Option<(Option<Side>, String)> = None;
+    while result.is_none() {
+        if let Some(o) = pos.outcome() {
+            result = Some(match o {
+                Outcome::Win { winner, .. } => (Some(winner), o.to_string()),
+                Outcome::Draw(_) => (None, o.to_string()),
+            });
+            break;
+        }
+        if texts.len() as u32 >= args.max_plies {
+            result = Some((None, format!("adjudicated after {} plies", args.max_plies)));
+            break;
+        }
+        let mover = pos.turn();
+        let a_moves = (mover == Side::WHITE) == a_white;
+        let engine = if a_moves { &mut *a } else { &mut *b };
+        let started = Instant::now();
+        match engine.play(&mut pos, &texts, args, args.nodes_of(a_moves)) {
+            Ok(m) => {
+                if a_moves && matches!(engine, Engine::Internal(_)) {
+                    think.push(started.elapsed().as_secs_f64() * 1000.0);
+                }
+                texts.push(notation::uci(&pos, m));
+                if let Err(e) = pos.play(m) {
+                    result = Some((Some(Side(1 - mover.0)), format!("illegal move: {e}")));
+                }
+            }
+            Err(e) => {
+                result = Some((
+                    Some(Side(1 - mover.0)),
+                    format!("{} forfeits: {e}", if a_moves { "A" } else { "B" }),
+                ));
+            }
+        }
+    }
+    let (winner, why) = result.unwrap_or((None, "?".into()));
+    Ok(Played {
+        g,
+        a_white,
+        winner,
+        why,
+        fen: rules::fen::write(&pos),
+        texts,
+        think,
+    })
+}
+
 fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
     let catalog = Catalog::builtin();
@@ -370,12 +472,8 @@ fn main() -> anyhow::Result<()> {
     if variant.sides != 2 {
         return many_sided(&args, &variant, &eval);
     }
-    let mut a = Engine::make(&args.a, &variant, &eval, &args.a_opts, args.seed)?;
-    let mut b = Engine::make(&args.b, &variant, &eval, &args.b_opts, args.seed ^ 0xB)?;
     let mut tally = Tally::default();
     let mut pairs = Pairs::default();
-    // A's score in the first game of the pair being played.
-    let mut first_of_pair = 0.0;
     let mut think: Vec<f64> = Vec::new();
     if let Some(s) = &args.sprt {
         println!(
@@ -391,113 +489,121 @@ fn main() -> anyhow::Result<()> {
         );
     }
     println!(
-        "{} games of {}: A = {} {:?} vs B = {} {:?}, {}",
+        "{} games of {}: A = {} {:?} vs B = {} {:?}, {}, {} at a time",
         args.games,
         variant.name,
         args.a,
         args.a_opts,
         args.b,
         args.b_opts,
-        args.budget()
+        args.budget(),
+        args.concurrency
     );
     let t0 = Instant::now();
-    for g in 0..args.games {
-        let pair = g / 2;
-        let a_white = g % 2 == 0;
-        let book = opening(
-            &variant,
-            &eval,
-            args.opening_plies,
-            args.seed.wrapping_mul(7919) + pair as u64,
-        );
-        a.new_game()?;
-        b.new_game()?;
-        let mut pos = Position::start(&variant);
-        let mut texts = Vec::new();
-        for m in &book {
-            texts.push(notation::uci(&pos, *m));
-            pos.play_unchecked(*m);
-        }
-        let mut result: Option<(Option<Side>, String)> = None;
-        while result.is_none() {
-            if let Some(o) = pos.outcome() {
-                result = Some(match o {
-                    Outcome::Win { winner, .. } => (Some(winner), o.to_string()),
-                    Outcome::Draw(_) => (None, o.to_string()),
-                });
-                break;
-            }
-            if texts.len() as u32 >= args.max_plies {
-                result = Some((None, format!("adjudicated after {} plies", args.max_plies)));
-                break;
-            }
-            let mover = pos.turn();
-            let a_moves = (mover == Side::WHITE) == a_white;
-            let engine = if a_moves { &mut a } else { &mut b };
-            let started = Instant::now();
-            match engine.play(&mut pos, &texts, &args, args.nodes_of(a_moves)) {
-                Ok(m) => {
-                    if a_moves && matches!(engine, Engine::Internal(_)) {
-                        think.push(started.elapsed().as_secs_f64() * 1000.0);
+    // Pairs are handed out one at a time to `--concurrency` workers, each with its own two
+    // engines; results are counted here as they come, so the SPRT can stop the match at once.
+    let next_pair = AtomicU32::new(0);
+    let stop = AtomicBool::new(false);
+    let pair_count = args.games.div_ceil(2);
+    let (tx, rx) = mpsc::channel::<anyhow::Result<Played>>();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for worker in 0..args.concurrency {
+            let (tx, args, variant, eval) = (tx.clone(), &args, &variant, &eval);
+            let (next_pair, stop) = (&next_pair, &stop);
+            scope.spawn(move || {
+                let engines = Engine::make(&args.a, variant, eval, &args.a_opts, args.seed)
+                    .and_then(|a| {
+                        Engine::make(&args.b, variant, eval, &args.b_opts, args.seed ^ 0xB)
+                            .map(|b| (a, b))
+                    });
+                let (mut a, mut b) = match engines {
+                    Ok(ab) => ab,
+                    Err(e) => {
+                        let _ = tx.send(Err(e.context(format!("worker {worker}"))));
+                        return;
                     }
-                    texts.push(notation::uci(&pos, m));
-                    if let Err(e) = pos.play(m) {
-                        result = Some((Some(Side(1 - mover.0)), format!("illegal move: {e}")));
+                };
+                while !stop.load(Ordering::Relaxed) {
+                    let pair = next_pair.fetch_add(1, Ordering::Relaxed);
+                    if pair >= pair_count {
+                        return;
+                    }
+                    for g in [2 * pair, 2 * pair + 1] {
+                        if g < args.games
+                            && tx
+                                .send(play_game(args, variant, eval, &mut a, &mut b, g))
+                                .is_err()
+                        {
+                            return;
+                        }
                     }
                 }
+            });
+        }
+        drop(tx);
+        // A's score in the first game of each pair, until its second comes.
+        let mut first_of_pair: std::collections::HashMap<u32, f64> = Default::default();
+        for game in rx {
+            let game = match game {
+                Ok(g) => g,
                 Err(e) => {
-                    result = Some((
-                        Some(Side(1 - mover.0)),
-                        format!("{} forfeits: {e}", if a_moves { "A" } else { "B" }),
-                    ));
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
                 }
-            }
-        }
-        let (winner, why) = result.unwrap_or((None, "?".into()));
-        let a_side = if a_white { Side::WHITE } else { Side::BLACK };
-        let (text, a_score) = match winner {
-            None => {
-                tally.draws += 1;
-                ("1/2-1/2", 0.5)
-            }
-            Some(w) if w == a_side => {
-                tally.wins += 1;
-                (if a_white { "1-0" } else { "0-1" }, 1.0)
-            }
-            Some(_) => {
-                tally.losses += 1;
-                (if a_white { "0-1" } else { "1-0" }, 0.0)
-            }
-        };
-        println!(
-            "game {:>3}: A {} {text} ({why}, {} plies) | A {}-{}-{}",
-            g + 1,
-            if a_white { "white" } else { "black" },
-            texts.len(),
-            tally.wins,
-            tally.draws,
-            tally.losses
-        );
-        if let Some(path) = &args.log {
-            // The moves from the start and the last position (before a refused move, the
-            // position it was refused in), so any game can be replayed and examined.
-            let line = format!(
-                "game {}: {text} ({why})\nfen {}\nmoves {}\n",
-                g + 1,
-                rules::fen::write(&pos),
-                texts.join(" ")
+            };
+            think.extend(&game.think);
+            let a_side = if game.a_white {
+                Side::WHITE
+            } else {
+                Side::BLACK
+            };
+            let (text, a_score) = match game.winner {
+                None => {
+                    tally.draws += 1;
+                    ("1/2-1/2", 0.5)
+                }
+                Some(w) if w == a_side => {
+                    tally.wins += 1;
+                    (if game.a_white { "1-0" } else { "0-1" }, 1.0)
+                }
+                Some(_) => {
+                    tally.losses += 1;
+                    (if game.a_white { "0-1" } else { "1-0" }, 0.0)
+                }
+            };
+            println!(
+                "game {:>3}: A {} {text} ({}, {} plies) | A {}-{}-{}",
+                game.g + 1,
+                if game.a_white { "white" } else { "black" },
+                game.why,
+                game.texts.len(),
+                tally.wins,
+                tally.draws,
+                tally.losses
             );
-            std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .and_then(|mut f| f.write_all(line.as_bytes()))
-                .map_err(|e| anyhow::anyhow!("cannot write the log {}: {e}", path.display()))?;
-        }
-        if g % 2 == 0 {
-            first_of_pair = a_score;
-        } else {
-            pairs.add(first_of_pair, a_score);
+            if let Some(path) = &args.log {
+                // The moves from the start and the last position, so any game can be replayed
+                // and examined.
+                let line = format!(
+                    "game {}: {text} ({})\nfen {}\nmoves {}\n",
+                    game.g + 1,
+                    game.why,
+                    game.fen,
+                    game.texts.join(" ")
+                );
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .and_then(|mut f| f.write_all(line.as_bytes()))
+                    .map_err(|e| anyhow::anyhow!("cannot write the log {}: {e}", path.display()))?;
+            }
+            let pair = game.g / 2;
+            let Some(first) = first_of_pair.remove(&pair) else {
+                first_of_pair.insert(pair, a_score);
+                continue;
+            };
+            pairs.add(first, a_score);
             if let Some(s) = &args.sprt {
                 let verdict = s.verdict(&pairs);
                 println!(
@@ -512,11 +618,14 @@ fn main() -> anyhow::Result<()> {
                     }
                 );
                 if verdict != Verdict::Continue {
+                    // The workers finish the games they are in; those are not counted.
+                    stop.store(true, Ordering::Relaxed);
                     break;
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     print_summary(&tally, t0);
     if pairs.count() > 0 {
         let (elo, margin) = pairs.elo();
