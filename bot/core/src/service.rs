@@ -751,9 +751,11 @@ pub trait Games: Send + Sync + 'static {
     }
 
     /// Holds a private reply the adapter could not deliver, for its player to be shown at
-    /// his next command ([`GameService::hold_undelivered`]). No default: a wrapper that
-    /// forgot it would lose what a player was owed without a word.
-    fn hold_undelivered<'a>(&'a self, reply: &'a Reply) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// his next command ([`GameService::hold_undelivered`]); whether it is the first held for
+    /// him from its game (then, and only then, the game's room is told he cannot be
+    /// reached). No default: a wrapper that forgot it would lose what a player was owed
+    /// without a word.
+    fn hold_undelivered<'a>(&'a self, reply: &'a Reply) -> BoxFuture<'a, Result<bool, StoreError>>;
 
     /// Takes the private replies held for a player, oldest first
     /// ([`GameService::take_undelivered`]).
@@ -780,7 +782,7 @@ pub trait Games: Send + Sync + 'static {
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
-    fn hold_undelivered<'a>(&'a self, reply: &'a Reply) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn hold_undelivered<'a>(&'a self, reply: &'a Reply) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(GameService::hold_undelivered(self, reply))
     }
 

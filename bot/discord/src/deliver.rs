@@ -247,13 +247,20 @@ impl<'a> Target<'a> {
 /// Holds a private reply Discord would not deliver, in the game service's store, for its
 /// player to be shown at his next command (to him alone); durable, so a restart loses
 /// nothing. If even the store fails the reply is lost: logged with a reference, and the
-/// player still has `/board`, which draws what he may see from the game.
-async fn hold(bot: &Bot, reply: &Reply) {
-    if let Err(e) = bot.games.hold_undelivered(reply).await {
-        tracing::error!(
-            reference = new_reference(),
-            "a private message could not be held for its player: {e}"
-        );
+/// player still has `/board`, which draws what he may see from the game. Returns whether his
+/// game's channel is to be told he cannot be reached: for the first message held for him
+/// from that game since he last read them (or when the store failed), so he is told once
+/// per game, not once per report, whatever restarted in between.
+async fn hold(bot: &Bot, reply: &Reply) -> bool {
+    match bot.games.hold_undelivered(reply).await {
+        Ok(first) => first,
+        Err(e) => {
+            tracing::error!(
+                reference = new_reference(),
+                "a private message could not be held for its player: {e}"
+            );
+            true
+        }
     }
 }
 
@@ -574,10 +581,12 @@ pub(crate) async fn deliver(
                     }
                     route_down = true;
                 }
-                hold(bot, reply).await;
+                let tell = hold(bot, reply).await;
                 delivered(bot, reply, Sent::Once).await;
                 let notice = missed_notice(uid, closed);
                 match game_channel {
+                    // Told already in this game: once until he reads what is held.
+                    _ if !tell => {}
                     Some(c) if c == here && !route_down => {
                         if target.send(notice).await.is_ok() {
                             sent = true;
@@ -626,6 +635,7 @@ pub(crate) async fn deliver(
         out.components.clear();
         if let Err(e) = target.send_private(out).await {
             tracing::warn!("a kept report could not be shown: {e}");
+            // He is the one here: held for him, without a notice in the channel.
             hold(bot, reply).await;
         }
     }
@@ -742,9 +752,10 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
             };
             let closed = matches!(e, SendError::ClosedDm { .. });
             tracing::info!(user = uid, "a private message was not delivered: {e}");
-            hold(bot, &reply).await;
+            let tell = hold(bot, &reply).await;
             let notice = missed_notice(uid, closed);
-            if !env.place.private
+            if tell
+                && !env.place.private
                 && let Some(c) = channel_of(&env.place)
                 && let Err(e) = send::post_message(
                     http,

@@ -85,7 +85,7 @@ pub struct MatrixBot {
     pub(crate) told_undecrypted: std::sync::Mutex<HashSet<(OwnedRoomId, OwnedUserId)>>,
     /// Players told that their private messages are held, per game (its number, or the
     /// room when the message names none): told once, until they have read them.
-    pub(crate) told_unreachable: std::sync::Mutex<HashSet<(String, String)>>,
+
     /// The event each outbox entry was sent as, in this run: a later reply that replaces an
     /// entry ([`bot_core::reply::Reply::replaces`], an analysis's progress line) is sent as
     /// an `m.replace` edit of it. After a restart the map is empty and such a reply is sent
@@ -177,7 +177,6 @@ impl MatrixBot {
             ledger: tokio::sync::Mutex::new(ledger),
             direct: crate::locks::KeyedLocks::default(),
             told_undecrypted: std::sync::Mutex::new(HashSet::new()),
-            told_unreachable: std::sync::Mutex::new(HashSet::new()),
             sent_events: std::sync::Mutex::default(),
         })
     }

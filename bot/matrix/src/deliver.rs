@@ -306,25 +306,21 @@ impl MatrixBot {
         {
             return attempt;
         }
-        if let Err(e) = self.games.hold_undelivered(reply).await {
-            tracing::error!("a private message could not be held for its player: {e}");
-            return Attempt::Later {
-                wait: bot_core::outbox::backoff(attempts),
-                handle: None,
-            };
-        }
+        let first = match self.games.hold_undelivered(reply).await {
+            Ok(first) => first,
+            Err(e) => {
+                tracing::error!("a private message could not be held for its player: {e}");
+                return Attempt::Later {
+                    wait: bot_core::outbox::backoff(attempts),
+                    handle: None,
+                };
+            }
+        };
         let Some((room, anchor)) = game_room else {
             return Attempt::Delivered;
         };
-        let game = reply
-            .board
-            .as_ref()
-            .map_or_else(|| room.room_id().to_string(), |b| b.game.to_string());
-        let first = self
-            .told_unreachable
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert((player.user.clone(), game));
+        // Once per game until he reads what is held: the store says whether this is the
+        // first held for him from this game, whichever process held the others.
         if first {
             let mut notice = self.missed_notice(player);
             notice.key = reply.key.clone();
@@ -363,15 +359,6 @@ impl MatrixBot {
         }
     }
 
-    /// Forgets that `player` was told, in his games' rooms, that his private messages are
-    /// held: he has read them, and the next failure is news again.
-    fn reachable_again(&self, player: &PlayerId) {
-        self.told_unreachable
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .retain(|(user, _)| *user != player.user);
-    }
-
     /// After a player's command, or once he opens a room with the bot, what was held for him
     /// (private messages that could not be delivered): sent to his direct room now, oldest
     /// first. Matrix has no message only one member of a room sees, so they go privately or
@@ -402,9 +389,7 @@ impl MatrixBot {
             // Held again as it was, in its order; the rest are not tried (they would fail).
             self.hold(&reply).await;
         }
-        if !unreachable {
-            self.reachable_again(&actor.id);
-        }
+        if !unreachable {}
     }
 
     /// The game's room for a room reply that names one other than the command's room, with

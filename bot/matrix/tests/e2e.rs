@@ -1132,7 +1132,9 @@ impl<G: bot_matrix::Games> bot_matrix::Games for StopsDuring<G> {
         &'a self,
         reply: &'a bot_core::reply::Reply,
     ) -> std::pin::Pin<
-        Box<dyn std::future::Future<Output = Result<(), bot_core::store::StoreError>> + Send + 'a>,
+        Box<
+            dyn std::future::Future<Output = Result<bool, bot_core::store::StoreError>> + Send + 'a,
+        >,
     > {
         self.inner.hold_undelivered(reply)
     }

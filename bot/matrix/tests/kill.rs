@@ -309,7 +309,7 @@ impl<G: Games> Games for Marks<G> {
     fn hold_undelivered<'a>(
         &'a self,
         reply: &'a Reply,
-    ) -> BoxFuture<'a, Result<(), bot_core::store::StoreError>> {
+    ) -> BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
         self.inner.hold_undelivered(reply)
     }
 

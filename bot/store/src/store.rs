@@ -1317,7 +1317,7 @@ impl GameStore for SqlStore {
         }
     }
 
-    async fn hold_message(&self, held: HeldMessage) -> Result<()> {
+    async fn hold_message(&self, held: HeldMessage) -> Result<bool> {
         validate_held(&held)?;
         let mentions = held
             .mentions
@@ -1326,6 +1326,21 @@ impl GameStore for SqlStore {
             .collect::<Vec<_>>()
             .join("\n");
         let mut tx = self.begin_write().await?;
+        // In the write transaction, so that of two holds at once only one is the first.
+        let same_game = match self.backend {
+            Backend::Sqlite => "game_id IS $3",
+            Backend::Postgres => "game_id IS NOT DISTINCT FROM $3",
+        };
+        let earlier: Option<i64> = sqlx::query_scalar(AssertSqlSafe(format!(
+            "SELECT id FROM held_messages WHERE platform = $1 AND user_id = $2 AND {same_game} \
+             LIMIT 1"
+        )))
+        .bind(held.to.platform.as_str())
+        .bind(&held.to.user)
+        .bind(held.game.map(|g| g.0))
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(backend)?;
         sqlx::query(
             "INSERT INTO held_messages \
              (platform, user_id, game_id, body, mentions, with_board, created_at) \
@@ -1353,7 +1368,8 @@ impl GameStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(backend)?;
-        tx.commit().await
+        tx.commit().await?;
+        Ok(earlier.is_none())
     }
 
     async fn post(&self, envelopes: &[Envelope], claim: Option<&Claim>, now_ms: i64) -> Result<()> {

@@ -12,8 +12,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// Holds a private reply its adapter could not deliver. Its words and its game are kept;
     /// a board it carried is drawn anew when it is shown ([`GameService::take_undelivered`]).
     /// [`StoreError::Invalid`] for a reply that is not private (those are never held: the
-    /// room can always be told again).
-    pub async fn hold_undelivered(&self, reply: &Reply) -> Result<(), StoreError> {
+    /// room can always be told again). Returns whether it is the first held for its player
+    /// from its game since he last read them (see [`GameStore::hold_message`]).
+    pub async fn hold_undelivered(&self, reply: &Reply) -> Result<bool, StoreError> {
         let Audience::Private(to) = &reply.audience else {
             return Err(StoreError::Invalid(
                 "only a private reply is held for its player".into(),

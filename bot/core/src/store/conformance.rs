@@ -73,6 +73,7 @@ checks!(
     held_messages_are_kept_in_order_bounded_and_taken_once,
     racing_takes_get_each_held_message_once,
     has_held_says_whether_messages_wait_for_a_player,
+    the_first_message_held_from_a_game_is_told_as_first,
     outbox_posts_claims_and_settles,
     outbox_rides_on_game_writes_and_not_on_failed_ones,
     outbox_claims_run_out_and_are_released,
@@ -1928,6 +1929,42 @@ pub async fn has_held_says_whether_messages_wait_for_a_player<S: GameStore>(stor
     foreign.mentions = vec![PlayerId::new(Platform::Discord, "42")];
     assert!(store.hold_message(foreign).await.is_err());
     assert!(!store.has_held(&alice()).await.unwrap());
+}
+
+/// `hold_message` says whether a message is the first held for its player from its game (or
+/// the first of no game) since he last took them: the room is told once per game, not once
+/// per report.
+pub async fn the_first_message_held_from_a_game_is_told_as_first<S: GameStore>(store: &S) {
+    // Held 2 and 4 are of games 2 and 4; 1 and 3 of no game.
+    assert!(
+        store.hold_message(held(alice(), 2)).await.unwrap(),
+        "first of game 2"
+    );
+    assert!(
+        !store.hold_message(held(alice(), 2)).await.unwrap(),
+        "game 2 again"
+    );
+    assert!(
+        store.hold_message(held(alice(), 4)).await.unwrap(),
+        "first of game 4"
+    );
+    assert!(
+        store.hold_message(held(alice(), 1)).await.unwrap(),
+        "first of no game"
+    );
+    assert!(
+        !store.hold_message(held(alice(), 3)).await.unwrap(),
+        "no game again"
+    );
+    assert!(
+        store.hold_message(held(carol(), 2)).await.unwrap(),
+        "another player's first"
+    );
+    store.take_held(&alice()).await.unwrap();
+    assert!(
+        store.hold_message(held(alice(), 2)).await.unwrap(),
+        "read: news again"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

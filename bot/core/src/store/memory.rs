@@ -570,15 +570,16 @@ impl GameStore for MemoryStore {
         Ok(true)
     }
 
-    async fn hold_message(&self, held: HeldMessage) -> Result<()> {
+    async fn hold_message(&self, held: HeldMessage) -> Result<bool> {
         validate_held(&held)?;
         let mut inner = self.lock()?;
         let queue = inner.held.entry(held.to.clone()).or_default();
+        let first = !queue.iter().any(|h| h.game == held.game);
         queue.push_back(held);
         while queue.len() > HeldMessage::PER_PLAYER {
             queue.pop_front();
         }
-        Ok(())
+        Ok(first)
     }
 
     async fn take_held(&self, player: &PlayerId) -> Result<Vec<HeldMessage>> {

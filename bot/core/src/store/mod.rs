@@ -341,8 +341,11 @@ pub trait GameStore: Send + Sync {
     /// Hold a message its platform would not deliver, for its player to be shown when he
     /// next asks; past [`HeldMessage::PER_PLAYER`] held for him, his oldest is dropped.
     /// Durable when it returns. [`StoreError::Invalid`] if a mention is on another platform
-    /// than the recipient.
-    fn hold_message(&self, held: HeldMessage) -> impl Future<Output = Result<()>> + Send;
+    /// than the recipient. Returns whether it is the first message held for him from its game
+    /// (or, for one of no game, the first of no game) since he last read what was held: the
+    /// adapters tell the game's room that he cannot be reached only then, once, whatever
+    /// process held the earlier ones and however often it restarted.
+    fn hold_message(&self, held: HeldMessage) -> impl Future<Output = Result<bool>> + Send;
 
     /// Take the messages held for a player, oldest first, removing them. Atomic: two
     /// takers at once (two commands, two processes) never both get one. Cheap when there

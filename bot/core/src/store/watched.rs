@@ -230,7 +230,7 @@ impl<S: GameStore> GameStore for Watched<S> {
         self.inner.count_reminder(id, day, cap).await
     }
 
-    async fn hold_message(&self, held: HeldMessage) -> Result<()> {
+    async fn hold_message(&self, held: HeldMessage) -> Result<bool> {
         self.inner.hold_message(held).await
     }
 

@@ -45,8 +45,9 @@ impl Games for WithDm {
     fn hold_undelivered<'a>(
         &'a self,
         reply: &'a Reply,
-    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), bot_core::store::StoreError>> + Send + 'a>>
-    {
+    ) -> std::pin::Pin<
+        Box<dyn Future<Output = Result<bool, bot_core::store::StoreError>> + Send + 'a>,
+    > {
         Games::hold_undelivered(&*self.0, reply)
     }
 

@@ -456,7 +456,7 @@ impl<G: Games> Games for PrivateBoards<G> {
     fn hold_undelivered<'a>(
         &'a self,
         reply: &'a Reply,
-    ) -> Pin<Box<dyn Future<Output = Result<(), bot_core::store::StoreError>> + Send + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Result<bool, bot_core::store::StoreError>> + Send + 'a>> {
         self.0.hold_undelivered(reply)
     }
 
