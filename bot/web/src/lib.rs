@@ -335,6 +335,8 @@ async fn index<S: GameStore + Clone + 'static>(
     };
     let mut rows = Vec::new();
     for g in games {
+        // A player's own variant is listed by its name, not its stored `custom:<hash>`.
+        web.know_variant(&g.variant).await;
         let variant = watch::variant_name(&g, &web.catalog);
         if let Some(want) = q.variant.as_deref().filter(|w| !w.is_empty())
             && !g.variant.eq_ignore_ascii_case(want)

@@ -278,6 +278,11 @@ async fn a_players_variant_game_page_draws_its_board() {
     );
     let g = s.start_game("centaur-king").await;
     assert!(g.variant.starts_with("custom:"), "{}", g.variant);
+    // Listed by its name (its filter link keeps the exact stored variant), before any page
+    // of the game was asked for.
+    let (status, _, list) = get(&s.url("/")).await;
+    assert_eq!(status, 200, "{list}");
+    assert!(list.contains(">centaur-king</a>"), "{list}");
     let (status, _, body) = get(&s.url(&format!("/game/{}", g.id))).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("<svg"), "{body}");
