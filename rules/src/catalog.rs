@@ -272,11 +272,11 @@ impl Catalog {
         if self.files.contains_key(name) {
             return false;
         }
-        self.resolved
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(name.to_owned())
-            .or_insert(variant);
+        let mut resolved = self.resolved.lock().unwrap_or_else(|e| e.into_inner());
+        // Called on every replay of such a game: no allocation once it is known.
+        if !resolved.contains_key(name) {
+            resolved.insert(name.to_owned(), variant);
+        }
         true
     }
 

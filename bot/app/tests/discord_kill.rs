@@ -55,27 +55,25 @@ fn announcements(fake: &FakeDiscord) -> usize {
     shown(fake, "plays e4")
 }
 
-async fn stored_moves(data: &Path) -> usize {
+/// A count read straight from the bot's database file (`sql` is a `SELECT COUNT(*)`).
+async fn count(data: &Path, sql: &str) -> usize {
     use sqlx::Connection;
     let url = format!("sqlite://{}", data.join("fairybot.db").display());
     let mut conn = sqlx::sqlite::SqliteConnection::connect(&url).await.unwrap();
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM moves")
+    let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
         .fetch_one(&mut conn)
         .await
         .unwrap();
     usize::try_from(n).unwrap()
 }
 
+async fn stored_moves(data: &Path) -> usize {
+    count(data, "SELECT COUNT(*) FROM moves").await
+}
+
 /// Outbox entries not yet reported delivered.
 async fn waiting_entries(data: &Path) -> usize {
-    use sqlx::Connection;
-    let url = format!("sqlite://{}", data.join("fairybot.db").display());
-    let mut conn = sqlx::sqlite::SqliteConnection::connect(&url).await.unwrap();
-    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM outbox WHERE state = 'waiting'")
-        .fetch_one(&mut conn)
-        .await
-        .unwrap();
-    usize::try_from(n).unwrap()
+    count(data, "SELECT COUNT(*) FROM outbox WHERE state = 'waiting'").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

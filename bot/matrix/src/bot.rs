@@ -549,15 +549,12 @@ impl MatrixBot {
         };
         let private = self.is_private(room, &m.sender).await;
         let asked = match f.caption() {
+            // Exactly `variant add`, with nothing after it: the file is the definition.
             Some(caption) => self
                 .invocation
                 .command(caption, None, private)
-                .is_some_and(|c| {
-                    let words: Vec<&str> = c.split_whitespace().collect();
-                    words.len() == 2
-                        && words[0].eq_ignore_ascii_case("variant")
-                        && words[1].eq_ignore_ascii_case("add")
-                }),
+                .and_then(|c| bot_core::command::variant_add_body(&c))
+                .is_some_and(|(_, body)| body.is_empty()),
             None => private,
         };
         if !asked {

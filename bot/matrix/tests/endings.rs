@@ -18,9 +18,8 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use bot_core::store::GameStore;
 use bot_store::SqlStore;
 use common::*;
 use matrix_sdk::{
@@ -118,24 +117,6 @@ async fn order(
                 && s.body().contains(ack)
         })
         .await;
-    }
-}
-
-/// Waits until the bot's outbox holds nothing undelivered: every reply is with the
-/// homeserver (or given up), so nothing more about what was done can come.
-async fn quiet(store: &SqlStore) {
-    let deadline = tokio::time::Instant::now() + WAIT;
-    loop {
-        let backlog = store.backlog().await.unwrap();
-        if backlog.waiting == 0 {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the outbox still holds {} entries",
-            backlog.waiting
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

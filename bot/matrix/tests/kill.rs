@@ -17,7 +17,6 @@ use bot_core::{
     outbox::{Attempt, Key},
     reply::Reply,
     service::BoxFuture,
-    store::GameStore,
 };
 use bot_matrix::{Games, Login, MatrixBot, MatrixConfig};
 use common::{BotSetup, Player, homeserver, table};
@@ -181,19 +180,7 @@ async fn a_bot_killed_around_a_move_announces_it_exactly_once_after_the_restart(
     let store = bot_store::SqlStore::open_sqlite(setup.db.to_str().unwrap())
         .await
         .unwrap();
-    let deadline = tokio::time::Instant::now() + common::WAIT;
-    loop {
-        let backlog = store.backlog().await.unwrap();
-        if backlog.waiting == 0 {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the outbox still holds {} entries",
-            backlog.waiting
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    common::quiet(&store).await;
     t.alice.settle(&t.room, &bot_id).await;
     for (mv, kill) in cases {
         let n = t

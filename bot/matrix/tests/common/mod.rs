@@ -754,3 +754,21 @@ pub async fn started_game(hs: &str, variant: &str) -> (BotSetup, RunningBot, Tab
     t.bob.reply_to(&bot, &cmd).await;
     (setup, running, t)
 }
+
+/// Waits until the bot's outbox holds nothing undelivered: every reply is with the
+/// homeserver (or given up), so nothing more about what was done can come.
+pub async fn quiet(store: &SqlStore) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let backlog = bot_core::store::GameStore::backlog(store).await.unwrap();
+        if backlog.waiting == 0 {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the outbox still holds {} entries",
+            backlog.waiting
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
