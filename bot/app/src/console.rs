@@ -66,6 +66,7 @@ fn local(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Console, name),
         name: name.to_string(),
+        command: None,
     }
 }
 

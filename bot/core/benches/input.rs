@@ -38,6 +38,7 @@ fn bench(c: &mut Criterion) {
     let player = |name: &str| Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.to_string(),
+        command: None,
     };
     let (alice, bob) = (player("alice"), player("bob"));
     runtime.block_on(async {

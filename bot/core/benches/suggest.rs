@@ -54,6 +54,7 @@ fn bench(c: &mut Criterion) {
     let player = |name: &str| Actor {
         id: PlayerId::new(Platform::Discord, name),
         name: name.to_string(),
+        command: None,
     };
     let players = [player("10"), player("20")];
     let moves = middlegame_moves();

@@ -45,7 +45,7 @@ use crate::{
         Place, PlayerId,
     },
     options::GameOptions,
-    outbox::{Attempt, Claim, Entry, Envelope, Key, Keys, Origin, Settled, Tell},
+    outbox::{Attempt, Claim, CommandKeys, Entry, Envelope, Key, Keys, Origin, Settled, Tell},
     reply::{Action, BoardPicture, Reply},
     rules_engine::{EngineKind, GameEngine, GameKind},
     service::memo::Memo,
@@ -89,6 +89,21 @@ pub struct Actor {
     pub id: PlayerId,
     /// Their display name now.
     pub name: String,
+    /// The keys of this command's replies, when the platform may deliver the command again
+    /// after a crash (a Matrix event, read again from the sync): see [`CommandKeys`]. `None`
+    /// draws them from the process.
+    pub command: Option<CommandKeys>,
+}
+
+impl Actor {
+    /// A player giving a command the platform delivers once.
+    pub fn new(id: PlayerId, name: impl Into<String>) -> Actor {
+        Actor {
+            id,
+            name: name.into(),
+            command: None,
+        }
+    }
 }
 
 /// The outbox as one service uses it ([`crate::outbox`]).
@@ -112,6 +127,8 @@ pub(crate) struct Telling {
     place: Place,
     origin: Origin,
     claimed: bool,
+    /// The command's own keys, if it has them ([`Actor::command`]).
+    keys: Option<CommandKeys>,
 }
 
 impl Telling {
@@ -124,6 +141,7 @@ impl Telling {
                 handle: None,
             },
             claimed: true,
+            keys: actor.command.clone(),
         }
     }
 
@@ -133,6 +151,7 @@ impl Telling {
             place: place.clone(),
             origin: Origin::Unasked,
             claimed: false,
+            keys: None,
         }
     }
 }
@@ -269,6 +288,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         Ok(n)
     }
 
+    /// Whether the command with these keys was run before as far as its first write (a
+    /// move with its announcement, or its answer): then its replies are in the outbox, to be
+    /// sent by whoever holds them, and running it again would act twice. A command the
+    /// platform delivers again after a crash ([`Actor::command`]) is run again only if not.
+    pub async fn answered(&self, command: &CommandKeys) -> Result<bool, StoreError> {
+        self.store.posted(&command.first()).await
+    }
+
     /// A claim of this process from now.
     fn claim(&self) -> Claim {
         Claim {
@@ -284,7 +311,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .iter_mut()
             .enumerate()
             .map(|(i, r)| {
-                let key = r.key.get_or_insert_with(|| self.mail.keys.next()).clone();
+                let key = r
+                    .key
+                    .get_or_insert_with(|| match &telling.keys {
+                        Some(keys) => keys.next(),
+                        None => self.mail.keys.next(),
+                    })
+                    .clone();
                 Envelope {
                     key,
                     place: telling.place.clone(),
@@ -779,6 +812,11 @@ pub trait Games: Send + Sync + 'static {
 
     /// What wakes the senders ([`GameService::mail_signal`]).
     fn mail_signal(&self) -> Arc<tokio::sync::Notify>;
+
+    /// Whether a command delivered again after a crash was stored by its first run
+    /// ([`GameService::answered`]). No default: a wrapper that answered wrongly would run a
+    /// move twice or leave it unanswered.
+    fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>>;
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
@@ -848,6 +886,10 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
 
     fn mail_signal(&self) -> Arc<tokio::sync::Notify> {
         GameService::mail_signal(self)
+    }
+
+    fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(GameService::answered(self, command))
     }
 }
 

@@ -25,6 +25,7 @@ fn player(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Console, name),
         name: name.to_string(),
+        command: None,
     }
 }
 

@@ -147,6 +147,7 @@ fn fuzz_lines_through_the_service() {
     let player = |name: &str| Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.to_string(),
+        command: None,
     };
     let (alice, bob) = (player("alice"), player("bob"));
     // Games in progress for the bare moves and orders to land in: Toulousain in the room,

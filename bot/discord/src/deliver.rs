@@ -867,6 +867,7 @@ pub(crate) fn actor(user: &serenity::User) -> Actor {
             .global_name
             .clone()
             .unwrap_or_else(|| user.name.clone()),
+        command: None,
     }
 }
 
@@ -1002,7 +1003,8 @@ mod tests {
             actor(&u),
             Actor {
                 id: PlayerId::new(Platform::Discord, "42"),
-                name: "Alice A.".into()
+                name: "Alice A.".into(),
+                command: None,
             }
         );
         let u = user(serde_json::json!({

@@ -16,13 +16,14 @@ use std::{
 use bot_core::{
     Actor,
     model::{Place, Platform, PlayerId},
+    outbox::CommandKeys,
 };
 use matrix_sdk::{
     Client, Room, RoomState,
     config::SyncSettings,
     room::MessagesOptions,
     ruma::{
-        EventId, OwnedEventId, OwnedRoomId, OwnedUserId, UInt, UserId,
+        EventId, MilliSecondsSinceUnixEpoch, OwnedEventId, OwnedRoomId, OwnedUserId, UInt, UserId,
         api::{
             client::{filter::FilterDefinition, sync::sync_events::v3::Filter},
             error::ErrorKind,
@@ -68,6 +69,17 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 /// Joining an invited room: attempts and the first delay (doubling).
 const JOIN_ATTEMPTS: u32 = 8;
 const JOIN_FIRST_DELAY: Duration = Duration::from_millis(250);
+/// A command begun before a restart and never stored is run again if it was sent this
+/// recently: the store forgets settled replies after seven days, and past that it could not
+/// tell a stored command from one never stored.
+const RUN_AGAIN_WITHIN: Duration = Duration::from_secs(6 * 24 * 3600);
+
+/// A command as the homeserver delivered it: who sent it, its event, and when.
+struct Asked<'a> {
+    sender: &'a UserId,
+    event: &'a EventId,
+    sent: MilliSecondsSinceUnixEpoch,
+}
 
 /// The Matrix bot over a logged-in client.
 pub struct MatrixBot {
@@ -228,6 +240,9 @@ impl MatrixBot {
     /// promise "never twice" then, so it stops).
     pub async fn run(&self, stop: impl Future<Output = ()>) -> Result<(), MatrixError> {
         tokio::pin!(stop);
+        // A restart: the first sync reads again what the last run left unhandled. (On the
+        // very first start there is nothing before.)
+        let mut catching_up = self.ledger.lock().await.token().is_some();
         tokio::select! {
             () = &mut stop => return Ok(()),
             r = self.first_sync() => r?,
@@ -262,7 +277,8 @@ impl MatrixBot {
             match result {
                 Ok(response) => {
                     retry = RETRY_FIRST;
-                    undecrypted.extend(self.handle_sync(&response, &token).await?);
+                    undecrypted.extend(self.handle_sync(&response, &token, catching_up).await?);
+                    catching_up = false;
                     self.ledger
                         .lock()
                         .await
@@ -317,7 +333,14 @@ impl MatrixBot {
         &self,
         response: &SyncResponse,
         since: &str,
+        catching_up: bool,
     ) -> Result<Vec<Undecrypted>, MatrixError> {
+        let mut undecrypted = Vec::new();
+        if catching_up && response.rooms.joined.is_empty() && response.next_batch != since {
+            undecrypted = self
+                .read_back_lost_batch(&response.next_batch, since)
+                .await?;
+        }
         for room_id in response.rooms.invited.keys() {
             if let Some(room) = self.client.get_room(room_id) {
                 self.spawn_join(room);
@@ -354,21 +377,41 @@ impl MatrixBot {
                 .rposition(|e| matches!(e, Incoming::OwnJoin))
                 .map_or(0, |i| i + 1);
             let events: Vec<Incoming> = events.into_iter().skip(start).collect();
-            if events.iter().any(|e| {
-                matches!(
-                    e,
-                    Incoming::Message(_) | Incoming::Reaction(_) | Incoming::Undecryptable(..)
-                )
-            }) {
+            if may_hold_commands(&events) {
+                work.push(self.handle_room(room, events));
+            }
+        }
+        for result in futures_util::future::join_all(work).await {
+            undecrypted.extend(result?);
+        }
+        for room in opened {
+            self.welcome(&room).await;
+        }
+        Ok(undecrypted)
+    }
+
+    /// The first sync of a restart, when matrix-sdk handed back nothing: it had stored the
+    /// token of the batch the last run was handling when it stopped, and a response ending
+    /// at a token it has seen is dropped as a repeat (`receive_sync_response`), so the events
+    /// of that batch would never come again. Each joined room's events between the bot's own
+    /// token and now are read back with `/messages` and handled as a sync's would be (those
+    /// handled before are skipped by the ledger). A sync that is empty for a good reason
+    /// (nothing happened) costs one request a room, once a start.
+    async fn read_back_lost_batch(
+        &self,
+        now: &str,
+        since: &str,
+    ) -> Result<Vec<Undecrypted>, MatrixError> {
+        let mut work = Vec::new();
+        for room in self.client.joined_rooms() {
+            let events = self.backfill(&room, now, since).await;
+            if may_hold_commands(&events) {
                 work.push(self.handle_room(room, events));
             }
         }
         let mut undecrypted = Vec::new();
         for result in futures_util::future::join_all(work).await {
             undecrypted.extend(result?);
-        }
-        for room in opened {
-            self.welcome(&room).await;
         }
         Ok(undecrypted)
     }
@@ -391,6 +434,7 @@ impl MatrixBot {
         let actor = Actor {
             id: PlayerId::new(Platform::Matrix, player.as_str()),
             name: display_name(room, &player).await,
+            command: None,
         };
         self.deliver_kept(&actor).await;
     }
@@ -524,7 +568,12 @@ impl MatrixBot {
             _ => None,
         };
         let place = place_of(room, private, thread.as_deref());
-        self.run_command(room, place, &m.sender, &m.event_id, &m.event_id, &text)
+        let asked = Asked {
+            sender: &m.sender,
+            event: &m.event_id,
+            sent: m.origin_server_ts,
+        };
+        self.run_command(room, place, &asked, &m.event_id, &text)
             .await
     }
 
@@ -560,7 +609,8 @@ impl MatrixBot {
         if !asked {
             return Ok(());
         }
-        // Handled before (a restart replaying the sync): not fetched again.
+        // Handled before (a sync read again): not fetched again. One begun before a restart
+        // is fetched again, and [`Self::run_command`] asks the store whether it was stored.
         if self.ledger.lock().await.is_handled(m.event_id.as_str()) {
             return Ok(());
         }
@@ -572,14 +622,27 @@ impl MatrixBot {
         match self.fetch_definition(room, f, &name).await {
             Ok(definition) => {
                 let text = format!("variant add ```{tag}\n{definition}\n```");
-                self.run_command(room, place, &m.sender, &m.event_id, &m.event_id, &text)
+                let asked = Asked {
+                    sender: &m.sender,
+                    event: &m.event_id,
+                    sent: m.origin_server_ts,
+                };
+                self.run_command(room, place, &asked, &m.event_id, &text)
                     .await
             }
             Err(refusal) => {
-                self.ledger.lock().await.mark(m.event_id.as_str()).await?;
+                {
+                    // A refusal changes nothing: once is enough, even if a restart cut it off.
+                    let mut ledger = self.ledger.lock().await;
+                    if ledger.was_begun(m.event_id.as_str()) {
+                        return Ok(());
+                    }
+                    ledger.mark(m.event_id.as_str()).await?;
+                }
                 let actor = Actor {
                     id: PlayerId::new(Platform::Matrix, m.sender.as_str()),
                     name: display_name(room, &m.sender).await,
+                    command: None,
                 };
                 let reply = bot_core::reply::Reply::actor(refusal);
                 self.deliver(room, &place, &actor, &m.event_id, vec![reply])
@@ -664,24 +727,33 @@ impl MatrixBot {
             .and_then(|id| EventId::parse(id).ok());
         let private = self.is_private(room, &r.sender).await;
         let place = place_of(room, private, thread.as_deref());
-        self.run_command(room, place, &r.sender, &r.event_id, target, command)
-            .await
+        let asked = Asked {
+            sender: &r.sender,
+            event: &r.event_id,
+            sent: r.origin_server_ts,
+        };
+        self.run_command(room, place, &asked, target, command).await
     }
 
     /// Runs a command once: recorded in the ledger first, then given to the core, then its
-    /// replies delivered.
+    /// replies delivered. One begun before a restart (see [`crate::ledger`]) runs again only
+    /// if the store has nothing of it; its replies are keyed by its event id either way.
     async fn run_command(
         &self,
         room: &Room,
         place: Place,
-        sender: &UserId,
-        event: &EventId,
+        asked: &Asked<'_>,
         reply_to: &EventId,
         text: &str,
     ) -> Result<(), MatrixError> {
+        let (sender, event) = (asked.sender, asked.event);
+        let keys = CommandKeys::of(event.as_str());
         {
             let mut ledger = self.ledger.lock().await;
             if ledger.is_handled(event.as_str()) {
+                return Ok(());
+            }
+            if ledger.was_begun(event.as_str()) && !self.run_again(asked, &keys).await {
                 return Ok(());
             }
             ledger.mark(event.as_str()).await?;
@@ -689,6 +761,7 @@ impl MatrixBot {
         let actor = Actor {
             id: PlayerId::new(Platform::Matrix, sender.as_str()),
             name: display_name(room, sender).await,
+            command: Some(keys),
         };
         // Only the command's first word: the rest may be a Looking-Glass back rank or order,
         // which no log may hold.
@@ -706,6 +779,46 @@ impl MatrixBot {
         self.deliver(room, &place, &actor, reply_to, replies).await;
         self.deliver_kept(&actor).await;
         Ok(())
+    }
+
+    /// Whether a command begun before a restart is to run again: only if the store has none
+    /// of its replies (its first run never reached the store) and it is recent enough that
+    /// the store would still know them (settled replies are forgotten after a week). When the
+    /// store cannot say, it is not run: twice is worse than a command the player sees
+    /// unanswered and types again.
+    async fn run_again(&self, asked: &Asked<'_>, keys: &CommandKeys) -> bool {
+        let age = asked
+            .sent
+            .to_system_time()
+            .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+            .unwrap_or_default();
+        if age > RUN_AGAIN_WITHIN {
+            tracing::info!(
+                "{} begun before a restart {age:?} ago: not run again",
+                asked.event
+            );
+            return false;
+        }
+        match self.games.answered(keys).await {
+            Ok(true) => {
+                tracing::info!(
+                    "{} was stored before the restart: its replies are in the outbox",
+                    asked.event
+                );
+                false
+            }
+            Ok(false) => {
+                tracing::info!("{} was cut off by the restart: run again", asked.event);
+                true
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "{} was begun before the restart, and the store cannot say how far: {e}",
+                    asked.event
+                );
+                false
+            }
+        }
     }
 
     /// Whether `sender` may type secrets in `room` now: its members, read from the state
@@ -777,6 +890,16 @@ fn refuse_room_mention(text: &str) -> Option<bot_core::reply::Reply> {
 
 /// The filter of every sync: more timeline events per room than the server's default, so a
 /// bot that was offline a while still sees the commands it missed.
+/// Whether any of `events` may be a command (a message, a reaction, or one not decrypted).
+fn may_hold_commands(events: &[Incoming]) -> bool {
+    events.iter().any(|e| {
+        matches!(
+            e,
+            Incoming::Message(_) | Incoming::Reaction(_) | Incoming::Undecryptable(..)
+        )
+    })
+}
+
 fn sync_filter() -> Filter {
     let mut definition = FilterDefinition::default();
     definition.room.timeline.limit = Some(UInt::from(TIMELINE_LIMIT));

@@ -9,10 +9,13 @@
 //! than one sync returns is read back from the room's history); the ones in the set are
 //! skipped.
 //!
-//! A command's id is written (and fsynced) *before* the command runs: if the bot dies between
-//! the two, the command is not run again. That is the "never twice" side of the trade; the
-//! command may then have no answer, but nothing acknowledged is lost (the core makes a move
-//! durable before it replies, and an unanswered command was never acknowledged).
+//! A command's id is written (and fsynced) *before* the command runs. If the bot dies
+//! after that, the ledger alone cannot tell whether the command got as far as the store: the
+//! ids read back at start are only *begun* ([`Ledger::was_begun`]). The store decides: a
+//! command's replies are keyed by its event id (`bot_core::outbox::CommandKeys`), so if its
+//! first reply is in the outbox the first run was stored (its move with its announcement, or
+//! its answer), and the outbox's sender delivers what it left; if not, it is run again. So a
+//! command killed anywhere on its path is answered once, neither skipped nor run twice.
 //!
 //! The file is a log of lines `t TOKEN` and `e EVENT_ID`; it is compacted on open.
 //!
@@ -37,7 +40,11 @@ pub struct Ledger {
     /// Shared with the blocking task that appends to it.
     file: Arc<File>,
     token: Option<String>,
+    /// Commands begun by this process since the token.
     handled: HashSet<String>,
+    /// Commands begun before the last restart since the token: their fate is the store's to
+    /// tell.
+    begun: HashSet<String>,
 }
 
 /// The ledger file could not be read or written.
@@ -81,11 +88,18 @@ impl Ledger {
         }
         std::fs::rename(&tmp, path).map_err(err)?;
         let file = OpenOptions::new().append(true).open(path).map_err(err)?;
+        if !handled.is_empty() {
+            tracing::info!(
+                "{} commands were begun before the restart: the store tells which to run again",
+                handled.len()
+            );
+        }
         Ok(Ledger {
             path: path.to_path_buf(),
             file: Arc::new(file),
             token,
-            handled,
+            handled: HashSet::new(),
+            begun: handled,
         })
     }
 
@@ -113,9 +127,15 @@ impl Ledger {
         self.token.as_deref()
     }
 
-    /// Whether the command with this event id was handled (or begun) already.
+    /// Whether this process has handled (or begun) the command with this event id.
     pub fn is_handled(&self, event_id: &str) -> bool {
         self.handled.contains(event_id)
+    }
+
+    /// Whether the command with this event id was begun before the last restart, and may or
+    /// may not have been stored then (see the module's documentation).
+    pub fn was_begun(&self, event_id: &str) -> bool {
+        self.begun.contains(event_id)
     }
 
     /// Records, durably, that a command is being handled. Call before running it: it returns
@@ -138,6 +158,7 @@ impl Ledger {
         self.append(format!("t {token}\n")).await?;
         self.token = Some(token.to_string());
         self.handled.clear();
+        self.begun.clear();
         Ok(())
     }
 
@@ -183,12 +204,21 @@ mod tests {
         }
         let mut l = Ledger::open(&path).unwrap();
         assert_eq!(l.token(), Some("s1"));
-        assert!(l.is_handled("$b") && l.is_handled("$c") && !l.is_handled("$a"));
+        // Begun before the restart, not handled by this process: the store decides.
+        assert!(l.was_begun("$b") && l.was_begun("$c") && !l.was_begun("$a"));
+        assert!(!l.is_handled("$b"));
+        l.mark("$b").await.unwrap();
+        assert!(l.is_handled("$b"));
+        drop(l);
+        // A second restart before the next token still knows what the first one began.
+        let mut l = Ledger::open(&path).unwrap();
+        assert!(l.was_begun("$b") && l.was_begun("$c"));
         l.advance("s2").await.unwrap();
+        assert!(!l.was_begun("$b"));
         drop(l);
         let l = Ledger::open(&path).unwrap();
         assert_eq!(l.token(), Some("s2"));
-        assert!(!l.is_handled("$b"));
+        assert!(!l.is_handled("$b") && !l.was_begun("$b"));
         // Compacted: one token line left.
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "t s2\n");
     }

@@ -94,7 +94,7 @@ impl MatrixBot {
         }
         {
             let mut ledger = self.ledger.lock().await;
-            if ledger.is_handled(u.event.as_str()) {
+            if ledger.is_handled(u.event.as_str()) || ledger.was_begun(u.event.as_str()) {
                 return Ok(());
             }
             ledger.mark(u.event.as_str()).await?;
@@ -117,6 +117,7 @@ impl MatrixBot {
         let actor = Actor {
             id: PlayerId::new(Platform::Matrix, u.sender.as_str()),
             name: display_name(&u.room, &u.sender).await,
+            command: None,
         };
         let place = Place::room(Platform::Matrix, u.room.room_id().as_str());
         self.deliver(&u.room, &place, &actor, &u.event, vec![Reply::actor(text)])

@@ -30,6 +30,9 @@ const CHILD_ENV: &str = "FAIRYBOT_KILL_TEST_CHILD";
 enum Kill {
     /// This long after the player's move was accepted by the homeserver.
     After(u64),
+    /// After the bot has recorded the command in its ledger, before the core sees it (the
+    /// child waits there): after the restart the store has nothing of it, so it must run.
+    BeforeCommit,
     /// Right after the move and its replies are committed to the store, before anything is
     /// sent (the child waits there).
     AfterCommit,
@@ -43,6 +46,7 @@ impl Kill {
     fn mode(self) -> &'static str {
         match self {
             Kill::After(_) => "run",
+            Kill::BeforeCommit => "received",
             Kill::AfterCommit => "commit",
             Kill::AfterSend => "send",
         }
@@ -147,6 +151,7 @@ async fn a_bot_killed_around_a_move_announces_it_exactly_once_after_the_restart(
         ("Nc6", Kill::After(300)),
         ("Bc4", Kill::AfterCommit),
         ("Bc5", Kill::AfterSend),
+        ("c3", Kill::BeforeCommit),
     ];
     for (i, (mv, kill)) in cases.iter().enumerate() {
         if !matches!(kill, Kill::After(_)) {
@@ -160,6 +165,7 @@ async fn a_bot_killed_around_a_move_announces_it_exactly_once_after_the_restart(
         player.say(&t.room, &format!("!fb {mv}")).await;
         match kill {
             Kill::After(ms) => tokio::time::sleep(Duration::from_millis(*ms)).await,
+            Kill::BeforeCommit => bot.until("RECEIVED").await,
             Kill::AfterCommit => bot.until("COMMITTED").await,
             Kill::AfterSend => bot.until("SENT").await,
         }
@@ -244,8 +250,9 @@ async fn child_bot_process() {
         .unwrap();
 }
 
-/// The service, printing when a move is committed (`COMMITTED`) and when a message was
-/// taken by the homeserver (`SENT`), and waiting there for the kill in the matching mode.
+/// The service, printing when a command reaches it (`RECEIVED`), when a move is committed
+/// (`COMMITTED`) and when a message was taken by the homeserver (`SENT`), and waiting there
+/// for the kill in the matching mode.
 struct Marks<G> {
     inner: G,
     mode: String,
@@ -278,6 +285,7 @@ impl<G: Games> Games for Marks<G> {
         text: &'a str,
     ) -> BoxFuture<'a, Vec<Reply>> {
         Box::pin(async move {
+            self.wait_for_the_kill("received", "RECEIVED").await;
             let replies = self.inner.handle_text(actor, place, text).await;
             self.wait_for_the_kill("commit", "COMMITTED").await;
             replies
@@ -327,5 +335,12 @@ impl<G: Games> Games for Marks<G> {
 
     fn mail_signal(&self) -> Arc<tokio::sync::Notify> {
         self.inner.mail_signal()
+    }
+
+    fn answered<'a>(
+        &'a self,
+        command: &'a bot_core::outbox::CommandKeys,
+    ) -> bot_core::service::BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
+        self.inner.answered(command)
     }
 }

@@ -54,6 +54,7 @@ fn main() {
         let actor = |name: &str| Actor {
             id: PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
             name: name.into(),
+            command: None,
         };
         let players = [actor("white"), actor("black")];
         let room = Place::room(Platform::Matrix, "!table:bench.example");

@@ -111,6 +111,7 @@ fn table(n: usize) -> Table {
     let actor = |name: String| Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
         name,
+        command: None,
     };
     Table {
         place: Place::room(Platform::Matrix, format!("!table{n}:bench.example")),

@@ -265,6 +265,16 @@ pub(crate) async fn release_claims(
     Ok(released)
 }
 
+/// Whether an entry with `key` is in the outbox.
+pub(crate) async fn posted(conn: &mut AnyConnection, key: &Key) -> Result<bool> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT seq FROM outbox WHERE entry_key = $1")
+        .bind(key.as_str())
+        .fetch_optional(&mut *conn)
+        .await
+        .map_err(backend)?;
+    Ok(found.is_some())
+}
+
 /// What waits.
 pub(crate) async fn backlog(conn: &mut AnyConnection) -> Result<Backlog> {
     let row = sqlx::query(

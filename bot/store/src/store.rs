@@ -1470,6 +1470,12 @@ impl GameStore for SqlStore {
         outbox::backlog(&mut conn).await
     }
 
+    async fn posted(&self, key: &Key) -> Result<bool> {
+        // A read of the unique index on the key: no write turn.
+        let mut conn = self.pool.acquire().await.map_err(backend)?;
+        outbox::posted(&mut conn, key).await
+    }
+
     async fn has_held(&self, player: &PlayerId) -> Result<bool> {
         // A read only: no write turn, no fsync; the index on (platform, user_id) answers it.
         let any: Option<i64> = sqlx::query_scalar(

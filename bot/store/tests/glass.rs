@@ -19,6 +19,7 @@ fn actor(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Console, name),
         name: name.into(),
+        command: None,
     }
 }
 

@@ -30,6 +30,7 @@ fn actor(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.into(),
+        command: None,
     }
 }
 

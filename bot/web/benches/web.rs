@@ -44,6 +44,7 @@ fn player(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.into(),
+        command: None,
     }
 }
 

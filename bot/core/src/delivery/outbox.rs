@@ -106,6 +106,57 @@ impl Keys {
     }
 }
 
+/// The keys of one command's replies, drawn from the platform's id of the message that
+/// carried it rather than from the process: a command run again after a crash (Matrix
+/// delivers it again, see `bot-matrix`'s ledger) gets the same keys, so the store can tell
+/// whether its first run got as far as its first write ([`CommandKeys::first`] posted), and a
+/// second run repeats nothing that the first one stored.
+///
+/// The prefix is 64 bits of the id's SHA-256 in hex, five characters longer than a process's
+/// prefix, so the two kinds never meet; two commands share one with a chance of 2⁻⁶⁴ a pair.
+#[derive(Debug, Clone)]
+pub struct CommandKeys(std::sync::Arc<Keys>);
+
+impl CommandKeys {
+    /// The keys of the command carried by the platform's message `id`.
+    pub fn of(id: &str) -> CommandKeys {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(id.as_bytes());
+        let mut prefix = String::with_capacity(16);
+        for b in &digest[..8] {
+            prefix.push_str(&format!("{b:02x}"));
+        }
+        CommandKeys(std::sync::Arc::new(Keys {
+            prefix,
+            next: AtomicU64::new(1),
+        }))
+    }
+
+    /// The next key of this command's replies.
+    pub fn next(&self) -> Key {
+        self.0.next()
+    }
+
+    /// The key of the command's first reply: in the store once the command's first write
+    /// (its move, with the move's announcement, or its answer) is.
+    pub fn first(&self) -> Key {
+        Keys {
+            prefix: self.0.prefix.clone(),
+            next: AtomicU64::new(1),
+        }
+        .next()
+    }
+}
+
+/// Two are equal when they are one command's (whatever each has handed out so far).
+impl PartialEq for CommandKeys {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.prefix == other.0.prefix
+    }
+}
+
+impl Eq for CommandKeys {}
+
 fn base36(mut n: u64) -> String {
     const DIGITS: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     let mut out = Vec::new();
@@ -506,6 +557,24 @@ mod tests {
         };
         assert!(far.next().as_str().len() <= Key::MAX_LEN);
         assert_ne!(Keys::new(1).next(), Keys::new(2).next());
+    }
+
+    #[test]
+    fn a_command_gets_the_same_keys_each_time_it_runs_and_never_a_process_key() {
+        let once = CommandKeys::of("$event-one:example.org");
+        let again = CommandKeys::of("$event-one:example.org");
+        let first = once.next();
+        assert_eq!(first, once.first());
+        assert_eq!(first, again.next());
+        assert_eq!(once.next(), again.next());
+        assert_ne!(first, CommandKeys::of("$event-two:example.org").first());
+        assert_eq!(first.as_str().len(), Key::MAX_LEN);
+        assert_eq!(Key::parse(first.as_str()), Some(first.clone()));
+        let process = Keys::new(u64::MAX).next();
+        assert_ne!(
+            first.as_str().split('.').next().map(str::len),
+            process.as_str().split('.').next().map(str::len)
+        );
     }
 
     #[test]

@@ -514,6 +514,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Actor {
                 id: bot_id,
                 name: bot_name,
+                command: None,
             },
         ))
     }
@@ -984,6 +985,7 @@ mod tests {
         let alice = crate::Actor {
             id: PlayerId::new(Platform::Console, "alice"),
             name: "alice".into(),
+            command: None,
         };
         let place = Place::room(Platform::Console, "console");
         let r = svc

@@ -72,6 +72,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let actor = &Actor {
             id: player.clone(),
             name: String::new(),
+            command: None,
         };
         match self.load(game).await {
             Ok(Loaded::Board(g)) => {

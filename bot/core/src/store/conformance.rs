@@ -2163,6 +2163,19 @@ pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(st
     assert_eq!(e.envelope.reply.text, "taken back");
     assert_eq!(e.envelope.reply.audience, Audience::Room);
     assert_eq!(e.envelope.reply.mentions, vec![bob()]);
+
+    // `posted` knows a key from its write on, delivered or not, and never one of a failed
+    // write: how a command run again learns whether its first run was stored.
+    for (update, was) in [
+        (&first, true),
+        (&offer, true),
+        (&back, true),
+        (&stale, false),
+    ] {
+        let key = &update.tell.envelopes[0].key;
+        assert_eq!(store.posted(key).await.unwrap(), was, "{key}");
+    }
+    assert!(!store.posted(&keys.next()).await.unwrap());
 }
 
 /// A claim that runs out makes its entry due again for anyone (its process died), and a

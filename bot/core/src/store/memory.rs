@@ -761,6 +761,10 @@ impl GameStore for MemoryStore {
             oldest_ms: waiting.map(|l| l.posted_ms).min(),
         })
     }
+
+    async fn posted(&self, key: &Key) -> Result<bool> {
+        Ok(self.lock()?.outbox.iter().any(|l| &l.envelope.key == key))
+    }
 }
 
 #[cfg(test)]

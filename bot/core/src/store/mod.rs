@@ -408,6 +408,11 @@ pub trait GameStore: Send + Sync {
     /// What waits in the outbox: entries neither delivered nor given up.
     fn backlog(&self) -> impl Future<Output = Result<Backlog>> + Send;
 
+    /// Whether an entry with this key was posted, delivered or not (until the store forgets
+    /// settled entries, see [`GameStore::release_claims`]): how a command delivered again
+    /// after a crash learns that its first run was stored ([`crate::outbox::CommandKeys`]).
+    fn posted(&self, key: &Key) -> impl Future<Output = Result<bool>> + Send;
+
     /// The player's standings, one per rating family he has finished a rated game in, most
     /// games first (then by family name).
     fn ratings_of(

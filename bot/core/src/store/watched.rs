@@ -268,6 +268,10 @@ impl<S: GameStore> GameStore for Watched<S> {
         self.inner.backlog().await
     }
 
+    async fn posted(&self, key: &Key) -> Result<bool> {
+        self.inner.posted(key).await
+    }
+
     async fn ratings_of(&self, player: &PlayerId) -> Result<Vec<RatingRecord>> {
         self.inner.ratings_of(player).await
     }

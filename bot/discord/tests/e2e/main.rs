@@ -81,6 +81,13 @@ impl Games for WithDm {
         Games::mail_signal(&*self.0)
     }
 
+    fn answered<'a>(
+        &'a self,
+        command: &'a bot_core::outbox::CommandKeys,
+    ) -> bot_core::service::BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
+        Games::answered(&*self.0, command)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,

@@ -490,6 +490,13 @@ impl<G: Games> Games for PrivateBoards<G> {
         self.0.mail_signal()
     }
 
+    fn answered<'a>(
+        &'a self,
+        command: &'a bot_core::outbox::CommandKeys,
+    ) -> bot_core::service::BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
+        self.0.answered(command)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,

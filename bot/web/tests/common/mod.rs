@@ -35,6 +35,7 @@ pub fn actor(name: &str) -> Actor {
     Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.to_string(),
+        command: None,
     }
 }
 
