@@ -40,6 +40,11 @@ pub(crate) struct Target<'a> {
     via: Via<'a>,
     retry: Retry,
     public_pending: bool,
+    /// A deferral whose "thinking…" no message has replaced yet, and whether it was for the
+    /// actor alone. The next message of the same visibility is an edit of it: an edit
+    /// repeated after a 5xx that Discord had carried out shows once, where a repeated
+    /// followup would show twice (followups take no nonce).
+    deferred: Option<bool>,
     /// When the interaction's token stops working (Unix milliseconds).
     until_ms: i64,
     /// Where the last answer went, for a later edit of it ([`crate::edits`]).
@@ -58,6 +63,7 @@ impl<'a> Target<'a> {
             via: Via::Command(ctx),
             retry: ctx.data().retry,
             public_pending: false,
+            deferred: None,
             until_ms: now_ms().saturating_add(ctx.data().handle_life_ms()),
             last_sent: None,
         }
@@ -77,6 +83,7 @@ impl<'a> Target<'a> {
             },
             retry: bot.retry,
             public_pending: false,
+            deferred: None,
             until_ms: now_ms().saturating_add(bot.handle_life_ms()),
             last_sent: None,
         }
@@ -174,6 +181,7 @@ impl<'a> Target<'a> {
         .await?;
         self.responded();
         self.public_pending = !ephemeral;
+        self.deferred = Some(ephemeral);
         Ok(())
     }
 
@@ -199,8 +207,23 @@ impl<'a> Target<'a> {
         let policy = self.retry;
         let rest = Rest::of(self.http());
         for part in out.parts() {
+            let edit = self.deferred.take() == Some(out.ephemeral);
             let (id, token, app) = self.interaction();
-            if self.has_responded() {
+            if edit {
+                // An edit keeps the visibility the deferral chose: no flags.
+                let path = format!("webhooks/{app}/{token}/messages/@original");
+                let body = without_flags(out.body(&part, serde_json::json!({})));
+                send::retrying(policy, "the deferred answer", || {
+                    rest.call(reqwest::Method::PATCH, &path, &body)
+                })
+                .await?;
+                self.last_sent = Some(crate::edits::Sent::Webhook {
+                    app,
+                    token: token.to_string(),
+                    message: "@original".into(),
+                    until_ms: self.until_ms,
+                });
+            } else if self.has_responded() {
                 let path = format!("webhooks/{app}/{token}?wait=true");
                 let body = out.body(&part, serde_json::json!({}));
                 let sent = send::retrying(policy, "a followup", || {
@@ -818,12 +841,7 @@ async fn via_handle(
     for (i, part) in out.parts().iter().enumerate() {
         if i == 0 && deferred {
             // An edit keeps the visibility the deferral chose: no flags.
-            let mut body = out.body(part, serde_json::json!({}));
-            if let Body::Json(p) | Body::Multipart { payload: p, .. } = &mut body
-                && let Some(o) = p.as_object_mut()
-            {
-                o.remove("flags");
-            }
+            let body = without_flags(out.body(part, serde_json::json!({})));
             let path = format!("webhooks/{app}/{token}/messages/@original");
             send::retrying(bot.retry, "editing the original answer", || {
                 rest.call(reqwest::Method::PATCH, &path, &body)
@@ -839,6 +857,17 @@ async fn via_handle(
         }
     }
     Ok(())
+}
+
+/// A message's body for an edit of a deferred answer, which keeps the deferral's visibility
+/// (Discord takes no flags there).
+fn without_flags(mut body: Body) -> Body {
+    if let Body::Json(p) | Body::Multipart { payload: p, .. } = &mut body
+        && let Some(o) = p.as_object_mut()
+    {
+        o.remove("flags");
+    }
+    body
 }
 
 /// Deletes the interaction's original answer if it still shows "thinking…" (once, quietly:

@@ -161,6 +161,15 @@ fn followups(method: &str, route: &str) -> bool {
     method == "POST" && route.starts_with("webhooks/") && route.split('/').count() == 3
 }
 
+/// An interaction's answers after its deferral: the edit of its "thinking…" original (the
+/// first answer), and followups.
+fn answers(method: &str, route: &str) -> bool {
+    followups(method, route)
+        || (method == "PATCH"
+            && route.starts_with("webhooks/")
+            && route.ends_with("/messages/@original"))
+}
+
 fn e4(fake: &FakeDiscord) {
     fake.slash("move")
         .string("move", "e4")
@@ -188,6 +197,27 @@ async fn a_deferral_recorded_but_answered_500_counts_as_deferred() {
 }
 
 #[tokio::test]
+async fn an_answer_carried_out_but_answered_500_is_shown_once() {
+    // The deferral's "thinking…" is edited into the announcement, Discord's edge answers 500,
+    // and the retry repeats the edit: one message. (A retried followup would post a second.)
+    let bot = start(Duration::from_secs(600)).await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    fake.fail_after_doing(answers, DiscordError::internal_server_error(), Some(1));
+    e4(fake);
+    let m = told_once(&bot, Duration::from_secs(10)).await;
+    assert!(!m.is_ephemeral());
+    assert!(m.attachment("board.png").is_some());
+    let failed = fake.inspect(|r| {
+        r.requests()
+            .iter()
+            .filter(|q| q.status == 500 && answers(&q.method, &q.route))
+            .count()
+    });
+    assert_eq!(failed, 1, "the fault was met");
+}
+
+#[tokio::test]
 async fn a_refused_followup_is_answered_by_the_sender_for_every_4xx() {
     for e in [
         DiscordError::new(400, 50035, "Invalid Form Body"),
@@ -198,7 +228,7 @@ async fn a_refused_followup_is_answered_by_the_sender_for_every_4xx() {
         let bot = start(Duration::from_secs(600)).await;
         let fake = &bot.fake;
         start_game(fake).await;
-        fake.fail_requests(followups, e.clone(), None);
+        fake.fail_requests(answers, e.clone(), None);
         e4(fake);
         let m = told_once(&bot, Duration::from_secs(10)).await;
         assert!(!m.is_ephemeral(), "{}: {}", e.status, m.content);
@@ -227,7 +257,12 @@ async fn a_503_that_does_not_stop_is_delivered_by_the_sender_in_place_of_thinkin
     let bot = start(Duration::from_secs(600)).await;
     let fake = &bot.fake;
     start_game(fake).await;
-    fake.fail_requests(followups, DiscordError::service_unavailable(), None);
+    // Every answer the command's own tries make (four with `QUICK`); the sender's comes after.
+    fake.fail_requests(
+        answers,
+        DiscordError::service_unavailable(),
+        Some(QUICK.attempts as usize),
+    );
     e4(fake);
     let m = told_once(&bot, Duration::from_secs(10)).await;
     // The deferred original became the announcement.
@@ -241,7 +276,7 @@ async fn past_the_token_a_503_on_the_interaction_goes_to_the_channel_once_by_non
     let bot = start(Duration::ZERO).await;
     let fake = &bot.fake;
     start_game(fake).await;
-    fake.fail_requests(followups, DiscordError::service_unavailable(), None);
+    fake.fail_requests(answers, DiscordError::service_unavailable(), None);
     fake.fail_after_doing(
         |m, r| m == "POST" && r == format!("channels/{}/messages", ids::GENERAL),
         DiscordError::internal_server_error(),
@@ -264,7 +299,7 @@ async fn rate_limited(form: RetryAfterIn, global: bool, window: Duration) {
     let fake = &bot.fake;
     start_game(fake).await;
     fake.rate_limit(
-        move |m, r| followups(m, r) || (global && r.starts_with("channels/")),
+        move |m, r| answers(m, r) || (global && r.starts_with("channels/")),
         RateLimit {
             bucket: "followups".into(),
             limit: 1,
@@ -289,7 +324,7 @@ async fn rate_limited(form: RetryAfterIn, global: bool, window: Duration) {
     let told_at = fake.inspect(|r| {
         r.requests()
             .iter()
-            .rposition(|q| q.status < 300 && followups(&q.method, &q.route))
+            .rposition(|q| q.status < 300 && answers(&q.method, &q.route))
     });
     assert!(told_at.is_some());
     // The announcement was sent no earlier than the window's end (it opened after
