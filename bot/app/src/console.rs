@@ -67,6 +67,7 @@ fn local(name: &str) -> Actor {
         id: PlayerId::new(Platform::Console, name),
         name: name.to_string(),
         command: None,
+        answer: None,
     }
 }
 

@@ -39,6 +39,7 @@ fn bench(c: &mut Criterion) {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.to_string(),
         command: None,
+        answer: None,
     };
     let (alice, bob) = (player("alice"), player("bob"));
     runtime.block_on(async {

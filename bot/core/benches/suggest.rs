@@ -55,6 +55,7 @@ fn bench(c: &mut Criterion) {
         id: PlayerId::new(Platform::Discord, name),
         name: name.to_string(),
         command: None,
+        answer: None,
     };
     let players = [player("10"), player("20")];
     let moves = middlegame_moves();

@@ -45,7 +45,9 @@ use crate::{
         Place, PlayerId,
     },
     options::GameOptions,
-    outbox::{Attempt, Claim, CommandKeys, Entry, Envelope, Key, Keys, Origin, Settled, Tell},
+    outbox::{
+        Attempt, Claim, CommandKeys, Entry, Envelope, Handle, Key, Keys, Origin, Settled, Tell,
+    },
     reply::{Action, BoardPicture, Reply},
     rules_engine::{EngineKind, GameEngine, GameKind},
     service::memo::Memo,
@@ -93,6 +95,11 @@ pub struct Actor {
     /// after a crash (a Matrix event, read again from the sync): see [`CommandKeys`]. `None`
     /// draws them from the process.
     pub command: Option<CommandKeys>,
+    /// How the platform lets the bot answer this command itself for a while (a Discord
+    /// interaction's token): kept with the command's replies from the start, so that a
+    /// process started after a crash can still answer the interaction, and see whether its
+    /// answer was shown already.
+    pub answer: Option<Handle>,
 }
 
 impl Actor {
@@ -102,6 +109,7 @@ impl Actor {
             id,
             name: name.into(),
             command: None,
+            answer: None,
         }
     }
 }
@@ -138,7 +146,7 @@ impl Telling {
             place: place.clone(),
             origin: Origin::Command {
                 actor: actor.id.clone(),
-                handle: None,
+                handle: actor.answer.clone(),
             },
             claimed: true,
             keys: actor.command.clone(),

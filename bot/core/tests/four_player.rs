@@ -26,6 +26,7 @@ fn player(name: &str) -> Actor {
         id: PlayerId::new(Platform::Console, name),
         name: name.to_string(),
         command: None,
+        answer: None,
     }
 }
 

@@ -148,6 +148,7 @@ fn fuzz_lines_through_the_service() {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.to_string(),
         command: None,
+        answer: None,
     };
     let (alice, bob) = (player("alice"), player("bob"));
     // Games in progress for the bare moves and orders to land in: Toulousain in the room,

@@ -95,9 +95,10 @@ fn place(ctx: Ctx<'_>) -> Place {
 
 /// Runs a core command for the invoker and delivers the replies.
 async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
-    let actor = deliver::actor(ctx.author());
+    let mut actor = deliver::actor(ctx.author());
     let place = place(ctx);
     let mut target = Target::command(ctx);
+    actor.answer = Some(target.handle());
     let work = ctx.data().games.handle(&actor, &place, cmd);
     let replies = deliver::in_time(ctx.data(), &mut target, work).await?;
     deliver::deliver(ctx.data(), &mut target, replies).await

@@ -804,8 +804,17 @@ fn handle_parts(h: &Handle) -> Option<(&str, &str)> {
         .filter(|(a, t)| !a.is_empty() && !t.is_empty())
 }
 
-/// Whether the interaction's original answer still shows "thinking…" (flag 128).
-async fn thinking(rest: &Rest, app: &str, token: &str) -> Result<bool, send::Failure> {
+/// What an interaction's original answer shows.
+#[derive(Debug, PartialEq, Eq)]
+enum Original {
+    /// "thinking…" (flag 128): deferred, not answered yet.
+    Thinking,
+    /// An answer, with this text.
+    Shows(String),
+}
+
+/// What the interaction's original answer shows now.
+async fn original(rest: &Rest, app: &str, token: &str) -> Result<Original, send::Failure> {
     let original = rest
         .call(
             reqwest::Method::GET,
@@ -813,14 +822,20 @@ async fn thinking(rest: &Rest, app: &str, token: &str) -> Result<bool, send::Fai
             &Body::Empty,
         )
         .await?;
-    Ok(original["flags"].as_u64().unwrap_or(0) & LOADING != 0)
+    Ok(if original["flags"].as_u64().unwrap_or(0) & LOADING != 0 {
+        Original::Thinking
+    } else {
+        Original::Shows(original["content"].as_str().unwrap_or_default().to_owned())
+    })
 }
 
 /// Discord's message flag of a deferred answer not given yet.
 const LOADING: u64 = 128;
 
 /// Answers an interaction by its handle: the "thinking…" original is edited into the first
-/// part, or every part follows up.
+/// part, or every part follows up. An original that shows the first part already is that
+/// answer, given by a process killed before it could report it (or whose report was lost
+/// with a 5xx): not given again.
 async fn via_handle(
     bot: &Bot,
     http: &serenity::Http,
@@ -833,13 +848,16 @@ async fn via_handle(
         ))));
     };
     let rest = Rest::of(http);
-    let deferred = send::retrying(bot.retry, "looking at the original answer", || {
-        thinking(&rest, app, token)
+    let shown = send::retrying(bot.retry, "looking at the original answer", || {
+        original(&rest, app, token)
     })
-    .await?
-    .unwrap_or(false);
+    .await?;
     for (i, part) in out.parts().iter().enumerate() {
-        if i == 0 && deferred {
+        if i == 0 && shown == Some(Original::Shows(part.content.clone())) {
+            tracing::info!("an interaction's answer was shown before: not given again");
+            continue;
+        }
+        if i == 0 && shown == Some(Original::Thinking) {
             // An edit keeps the visibility the deferral chose: no flags.
             let body = without_flags(out.body(part, serde_json::json!({})));
             let path = format!("webhooks/{app}/{token}/messages/@original");
@@ -877,7 +895,7 @@ async fn clear_thinking(http: &serenity::Http, h: &Handle) {
         return;
     };
     let rest = Rest::of(http);
-    if thinking(&rest, app, token).await.unwrap_or(false) {
+    if matches!(original(&rest, app, token).await, Ok(Original::Thinking)) {
         let path = format!("webhooks/{app}/{token}/messages/@original");
         if let Err(e) = rest
             .call(reqwest::Method::DELETE, &path, &Body::Empty)
@@ -897,6 +915,7 @@ pub(crate) fn actor(user: &serenity::User) -> Actor {
             .clone()
             .unwrap_or_else(|| user.name.clone()),
         command: None,
+        answer: None,
     }
 }
 
@@ -949,7 +968,8 @@ pub(crate) async fn on_event(
         target.send(outdated).await?;
         return Ok(());
     };
-    let actor = actor(&ix.user);
+    let mut actor = actor(&ix.user);
+    actor.answer = Some(target.handle());
     let place: Place = convert::place(ix.channel_id.get(), ix.channel.as_ref());
     let command = match (&id, &ix.data.kind) {
         (
@@ -1034,6 +1054,7 @@ mod tests {
                 id: PlayerId::new(Platform::Discord, "42"),
                 name: "Alice A.".into(),
                 command: None,
+                answer: None,
             }
         );
         let u = user(serde_json::json!({

@@ -435,6 +435,7 @@ impl MatrixBot {
             id: PlayerId::new(Platform::Matrix, player.as_str()),
             name: display_name(room, &player).await,
             command: None,
+            answer: None,
         };
         self.deliver_kept(&actor).await;
     }
@@ -643,6 +644,7 @@ impl MatrixBot {
                     id: PlayerId::new(Platform::Matrix, m.sender.as_str()),
                     name: display_name(room, &m.sender).await,
                     command: None,
+                    answer: None,
                 };
                 let reply = bot_core::reply::Reply::actor(refusal);
                 self.deliver(room, &place, &actor, &m.event_id, vec![reply])
@@ -762,6 +764,7 @@ impl MatrixBot {
             id: PlayerId::new(Platform::Matrix, sender.as_str()),
             name: display_name(room, sender).await,
             command: Some(keys),
+            answer: None,
         };
         // Only the command's first word: the rest may be a Looking-Glass back rank or order,
         // which no log may hold.

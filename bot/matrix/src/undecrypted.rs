@@ -118,6 +118,7 @@ impl MatrixBot {
             id: PlayerId::new(Platform::Matrix, u.sender.as_str()),
             name: display_name(&u.room, &u.sender).await,
             command: None,
+            answer: None,
         };
         let place = Place::room(Platform::Matrix, u.room.room_id().as_str());
         self.deliver(&u.room, &place, &actor, &u.event, vec![Reply::actor(text)])

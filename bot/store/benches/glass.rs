@@ -55,6 +55,7 @@ fn main() {
             id: PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
             name: name.into(),
             command: None,
+            answer: None,
         };
         let players = [actor("white"), actor("black")];
         let room = Place::room(Platform::Matrix, "!table:bench.example");

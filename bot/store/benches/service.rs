@@ -112,6 +112,7 @@ fn table(n: usize) -> Table {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
         name,
         command: None,
+        answer: None,
     };
     Table {
         place: Place::room(Platform::Matrix, format!("!table{n}:bench.example")),

@@ -20,6 +20,7 @@ fn actor(name: &str) -> Actor {
         id: PlayerId::new(Platform::Console, name),
         name: name.into(),
         command: None,
+        answer: None,
     }
 }
 

@@ -31,6 +31,7 @@ fn actor(name: &str) -> Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.into(),
         command: None,
+        answer: None,
     }
 }
 

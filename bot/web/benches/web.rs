@@ -45,6 +45,7 @@ fn player(name: &str) -> Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.into(),
         command: None,
+        answer: None,
     }
 }
 

@@ -515,6 +515,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 id: bot_id,
                 name: bot_name,
                 command: None,
+                answer: None,
             },
         ))
     }
@@ -986,6 +987,7 @@ mod tests {
             id: PlayerId::new(Platform::Console, "alice"),
             name: "alice".into(),
             command: None,
+            answer: None,
         };
         let place = Place::room(Platform::Console, "console");
         let r = svc

@@ -73,6 +73,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             id: player.clone(),
             name: String::new(),
             command: None,
+            answer: None,
         };
         match self.load(game).await {
             Ok(Loaded::Board(g)) => {

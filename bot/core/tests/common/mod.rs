@@ -62,6 +62,7 @@ pub fn actor(name: &str) -> Actor {
         id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
         name: name.to_string(),
         command: None,
+        answer: None,
     }
 }
 
