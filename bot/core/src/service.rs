@@ -933,6 +933,7 @@ pub(crate) fn tell_each_player(record: &GameRecord, out: &[PlayerId], replies: &
         private.audience = Audience::Private(p.clone());
         private.place = None;
         private.board = None;
+        private.about = Some(record.id);
         private.actions.clear();
         private.key = None;
         replies.push(private);

@@ -401,3 +401,54 @@ fn the_random_mover_plays_legal_moves() {
     pos.play_unchecked(rules::notation::parse_coord(&pos, "e2e4").unwrap());
     assert!(rules::notation::parse_move(&pos, &text).is_ok(), "{text}");
 }
+
+/// A player who cannot be reached is told so in his game's room once per game: the private
+/// copy of a result carries no board, and still counts with its game's messages.
+#[tokio::test]
+async fn a_held_private_copy_of_a_result_counts_with_its_game() {
+    let svc = GameService::new(
+        MemoryStore::new(),
+        TestClock::default(),
+        Arc::new(Catalog::builtin()),
+    );
+    let place = Place::room(Platform::Matrix, "!club:example.org");
+    let (alice, bob) = (actor("alice"), actor("bob"));
+    svc.handle_text(&alice, &place, "challenge @bob:example.org chess white")
+        .await;
+    svc.handle_text(&bob, &place, "accept").await;
+    let mut mate = Vec::new();
+    for (who, mv) in [
+        (&alice, "e4"),
+        (&bob, "f6"),
+        (&alice, "d4"),
+        (&bob, "g5"),
+        (&alice, "Qh5#"),
+    ] {
+        mate = svc.handle_text(who, &place, mv).await;
+    }
+    let room = mate
+        .iter()
+        .find(|r| r.audience == Audience::Room && r.board.is_some())
+        .expect("the result with its board");
+    let copy = mate
+        .iter()
+        .find(|r| r.audience == Audience::Private(bob.id.clone()))
+        .expect("Bob's private copy");
+    assert!(copy.board.is_none());
+    // What his adapter could not deliver: a report with the game's board first, then the copy.
+    let report = Reply {
+        audience: Audience::Private(bob.id.clone()),
+        ..room.clone()
+    };
+    assert!(
+        svc.hold_undelivered(&report).await.unwrap(),
+        "the first held from the game: its room is told"
+    );
+    assert!(
+        !svc.hold_undelivered(copy).await.unwrap(),
+        "the copy is of the same game: not told again"
+    );
+    let taken = svc.take_undelivered(&bob.id).await;
+    assert_eq!(taken.len(), 2);
+    assert!(taken.iter().all(|r| r.game() == room.game()), "{taken:#?}");
+}

@@ -151,6 +151,12 @@ pub struct Reply {
     /// message (a restart), sends this reply as a new message, so nothing is lost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<crate::outbox::Key>,
+    /// The game it is about, for a reply about one that carries no board (a private copy
+    /// of a result, a flag's note): a private message held for a player who cannot be
+    /// reached counts with its game's, so his game's room is told once per game
+    /// ([`Reply::game`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub about: Option<GameId>,
     /// Its entry in the store's outbox once posted ([`crate::outbox`]): the adapter that
     /// delivers the reply reports it delivered, or to be tried again, by this key. `None`: not
     /// posted (a reply being built, or one the store could not take), nothing to report.
@@ -226,6 +232,7 @@ impl Reply {
             table: None,
             graph: None,
             replaces: None,
+            about: None,
             key: None,
         }
     }
@@ -283,6 +290,17 @@ impl Reply {
     pub fn with_board(mut self, board: BoardPicture) -> Reply {
         self.board = Some(board);
         self
+    }
+
+    /// Says which game the reply is about (see [`Reply::about`]).
+    pub fn about(mut self, game: GameId) -> Reply {
+        self.about = Some(game);
+        self
+    }
+
+    /// The game the reply is about: the one it names, else its board's.
+    pub fn game(&self) -> Option<GameId> {
+        self.about.or(self.board.as_ref().map(|b| b.game))
     }
 
     /// Shows a table under the text.

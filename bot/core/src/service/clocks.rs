@@ -245,9 +245,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 format!("Game {id}: your opponent's time ran out; you win on time."),
             )
         };
-        let mut notes = vec![Reply::private(record.seats[loser].clone(), to_loser)];
+        let mut notes =
+            vec![Reply::private(record.seats[loser].clone(), to_loser).about(record.id)];
         if record.seats[winner] != record.seats[loser] {
-            notes.push(Reply::private(record.seats[winner].clone(), to_winner));
+            notes.push(Reply::private(record.seats[winner].clone(), to_winner).about(record.id));
         }
         notes
     }
@@ -284,13 +285,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             .announce_after(&done, head, loser as u8)
             .in_place(g.record.place.clone());
         let mut replies = vec![room];
-        replies.push(Reply::private(
-            g.record.seats[loser].clone(),
-            format!(
-                "Game {}: your time ran out; you are out of the game.",
-                g.record.id
-            ),
-        ));
+        replies.push(
+            Reply::private(
+                g.record.seats[loser].clone(),
+                format!(
+                    "Game {}: your time ran out; you are out of the game.",
+                    g.record.id
+                ),
+            )
+            .about(g.record.id),
+        );
         Ok(Some(replies))
     }
 

@@ -144,7 +144,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     side.name(2),
                     world_name(side),
                 ),
-            ));
+            )
+            .about(id));
         }
         Ok(self.not_to_the_bot(replies))
     }

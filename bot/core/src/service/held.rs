@@ -23,7 +23,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         self.store
             .hold_message(HeldMessage {
                 to: to.clone(),
-                game: reply.board.as_ref().map(|b| b.game),
+                game: reply.game(),
                 text: reply.text.clone(),
                 mentions: reply.mentions.clone(),
                 with_board: reply.board.is_some(),
@@ -54,6 +54,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         for (i, m) in held.into_iter().enumerate() {
             let mut reply = Reply::private(player.clone(), m.text);
             reply.mentions = m.mentions;
+            reply.about = m.game;
             if let Some(game) = m.game
                 && last_with_board.get(&game) == Some(&i)
                 && let Some(board) = self.board_now(player, game).await

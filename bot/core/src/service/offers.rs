@@ -420,6 +420,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 let mut private = room.clone();
                 private.audience = crate::reply::Audience::Private(p.clone());
                 private.place = None;
+                private.about = Some(g.record().id);
                 private
                     .text
                     .push_str(" Both worlds are revealed in the game's room.");
