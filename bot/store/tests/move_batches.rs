@@ -241,7 +241,7 @@ fn a_kill_in_the_middle_of_batched_moves_keeps_each_move_with_its_announcement()
         .spawn()
         .unwrap();
     let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut acked = vec![-1_i64; GAMES];
+    let mut acked = [-1_i64; GAMES];
     let (mut acks, mut turns_at_kill, mut killed) = (0, 0, false);
     let mut turns = 0;
     for line in stdout.lines() {
