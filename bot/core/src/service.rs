@@ -326,11 +326,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                         None => self.mail.keys.next(),
                     })
                     .clone();
+                let mut reply = r.clone();
+                // Its own room when it is the envelope's says nothing more: not stored twice.
+                if reply.place.as_ref() == Some(&telling.place) {
+                    reply.place = None;
+                }
                 Envelope {
                     key,
                     place: telling.place.clone(),
                     origin: telling.origin.clone(),
-                    reply: r.clone(),
+                    reply,
                     part: u16::try_from(i).unwrap_or(u16::MAX),
                 }
             })

@@ -172,9 +172,11 @@ fn base36(mut n: u64) -> String {
 }
 
 /// How the platform lets the bot answer a command itself for a while (a Discord
-/// interaction's token, good for 15 minutes). Kept with an entry only after a first attempt
-/// failed, so that the sender can still answer privately (an ephemeral follow-up) before the
-/// deadline; past it the entry goes to the room or to the player's private channel.
+/// interaction's token, good for 15 minutes). Kept with a command's entries from the start
+/// (`Actor::answer`), so that a sender, in this process after a failed attempt or in one
+/// started after a crash, can still answer the interaction (and see whether its answer is
+/// shown already) before the deadline; past it the entry goes to the room or to the
+/// player's private channel.
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Handle {
     /// The platform's handle (for Discord `application_id:interaction_token`). A credential
@@ -202,7 +204,8 @@ pub enum Origin {
     Command {
         /// Who gave the command.
         actor: PlayerId,
-        /// How to answer the command itself, once an attempt has failed (see [`Handle`]).
+        /// How to answer the command itself (see [`Handle`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         handle: Option<Handle>,
     },
 }
@@ -221,8 +224,13 @@ pub struct Envelope {
     pub reply: Reply,
     /// Its place among the envelopes posted together (0 for the first): what was said at
     /// once, a room's line and each player's private part, is shown together.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_first")]
     pub part: u16,
+}
+
+/// Whether a part is the first (left out of the stored JSON, as it is most often).
+fn is_first(part: &u16) -> bool {
+    *part == 0
 }
 
 impl Envelope {

@@ -116,7 +116,9 @@ pub struct Place {
     pub thread: Option<String>,
     /// Whether only the speaker and the bot read this room (a direct chat). Not stored with
     /// games: it describes where a command came from, and decides where secret input (a
-    /// Looking-Glass back rank or order) may be typed.
+    /// Looking-Glass back rank or order) may be typed. Left out of JSON when false (the
+    /// outbox stores a place with every reply).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub private: bool,
 }
 

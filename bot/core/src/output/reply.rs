@@ -31,6 +31,7 @@ pub struct BoardPicture {
     /// The state text of the position to draw.
     pub state: String,
     /// The cells the last move went from and to, to mark them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_move: Option<MovedCells>,
     /// The seat the picture is oriented for (its side at the bottom); `None` = first seat.
     pub viewer: Option<u8>,
@@ -39,6 +40,7 @@ pub struct BoardPicture {
     /// The clock line under the board (`Clock 10+5 · White 9:58 ⏳ · Black 10:00`), in a
     /// game with a time control: the times at the moment of the reply, so a picture is a
     /// function of the stored game and the service's clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<String>,
 }
 
