@@ -167,6 +167,27 @@ impl Driver {
         self.call("POST", "/actions", Some(actions)).await;
     }
 
+    /// A PNG of one element, as Chromium draws it.
+    async fn element_png(&self, css: &str) -> Vec<u8> {
+        let found = self
+            .call(
+                "POST",
+                "/element",
+                Some(json!({"using": "css selector", "value": css})),
+            )
+            .await;
+        let id = found
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_string();
+        let shot = self
+            .call("GET", &format!("/element/{id}/screenshot"), None)
+            .await;
+        base64(shot.as_str().expect("a screenshot"))
+    }
+
     async fn browser_log(&self) -> Vec<Value> {
         self.call("POST", "/se/log", Some(json!({"type": "browser"})))
             .await
@@ -185,21 +206,29 @@ fn name(p: &bot_core::model::PlayerId) -> String {
         .to_string()
 }
 
-const ARROW_LEFT: &str = "\u{E012}";
-const ARROW_RIGHT: &str = "\u{E014}";
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_game_is_watched_live_and_replayed_in_chromium() {
-    let (chromium, chromedriver) = match (found("chromium"), found("chromedriver")) {
-        (Some(a), Some(b)) => (a, b),
+/// Chromium and its driver, or `None` (the test is skipped, unless
+/// `FAIRYBOT_REQUIRE_CHROMIUM=1`, as in the test command, makes it fail).
+fn browser() -> Option<(String, String)> {
+    match (found("chromium"), found("chromedriver")) {
+        (Some(a), Some(b)) => Some((a, b)),
         _ => {
             assert!(
                 std::env::var("FAIRYBOT_REQUIRE_CHROMIUM").as_deref() != Ok("1"),
                 "FAIRYBOT_REQUIRE_CHROMIUM=1 but chromium or chromedriver is missing (apt-get install chromium chromium-driver)"
             );
             println!("SKIP: chromium or chromedriver not installed");
-            return;
+            None
         }
+    }
+}
+
+const ARROW_LEFT: &str = "\u{E012}";
+const ARROW_RIGHT: &str = "\u{E014}";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_is_watched_live_and_replayed_in_chromium() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
     };
     let s = Server::start().await;
     let g = s.start_game("chess").await;
@@ -390,4 +419,177 @@ fn base64(text: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The approved pictures of game pages' boards (`tests/approved/NAME.png`). With
+/// `FAIRYBOT_APPROVE_SCREENSHOTS=1` the test writes what Chromium shows there instead (look at
+/// them before committing).
+fn approved(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/approved")
+        .join(format!("{name}.png"))
+}
+
+/// RGBA pixels and size of a PNG.
+fn pixels(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    decoder.set_transformations(
+        png::Transformations::normalize_to_color8() | png::Transformations::ALPHA,
+    );
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    buf.truncate(info.buffer_size());
+    assert_eq!(info.color_type, png::ColorType::Rgba, "normalised to RGBA");
+    (info.width, info.height, buf)
+}
+
+/// How many pixels differ visibly (a channel by more than 40 of 255), out of how many.
+fn differing(a: &[u8], b: &[u8]) -> (usize, usize) {
+    let n = a.len() / 4;
+    let differ = a
+        .chunks_exact(4)
+        .zip(b.chunks_exact(4))
+        .filter(|(p, q)| p.iter().zip(q.iter()).any(|(x, y)| x.abs_diff(*y) > 40))
+        .count();
+    (differ, n)
+}
+
+/// Compares what Chromium shows of the element `css` (the board) with the approved picture: the same size,
+/// and at most 0.5 % of the pixels visibly different (antialiasing and font hinting vary a
+/// little between builds of Chromium; a misdrawn piece, square or hole does not fit in that).
+async fn looks_as_approved(d: &Driver, name: &str, css: &str) {
+    let shot = d.element_png(css).await;
+    let path = approved(name);
+    if std::env::var("FAIRYBOT_APPROVE_SCREENSHOTS").as_deref() == Ok("1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &shot).unwrap();
+        println!("approved: {}", path.display());
+        return;
+    }
+    let seen = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("seen-{name}.png"));
+    std::fs::write(&seen, &shot).unwrap();
+    let want = std::fs::read(&path).unwrap_or_else(|_| {
+        panic!(
+            "no approved picture {} (run with FAIRYBOT_APPROVE_SCREENSHOTS=1, look at it, commit it)",
+            path.display()
+        )
+    });
+    let (w1, h1, a) = pixels(&want);
+    let (w2, h2, b) = pixels(&shot);
+    assert_eq!(
+        (w2, h2),
+        (w1, h1),
+        "{name}: the board's size changed (what Chromium showed: {})",
+        seen.display()
+    );
+    let (differ, n) = differing(&a, &b);
+    assert!(
+        differ * 200 <= n,
+        "{name}: {differ} of {n} pixels differ from the approved picture (what Chromium showed: {})",
+        seen.display()
+    );
+    println!("{name}: {differ} of {n} pixels differ");
+}
+
+/// Plays `plies` moves of the game `id`, each the first legal move in coordinate notation
+/// (always the same game), by whoever is to move.
+async fn play_first_moves(s: &Server, id: bot_core::model::GameId, plies: usize) {
+    let catalog = rules::Catalog::builtin();
+    for _ in 0..plies {
+        let record = s.record(id).await;
+        let v = catalog.get(&record.variant).unwrap();
+        let mut pos = rules::fen::position(&v, &record.start_state).unwrap();
+        for m in &record.moves {
+            let mv = rules::notation::parse_coord(&pos, m).unwrap();
+            pos.play_unchecked(mv);
+        }
+        let legal = pos.legal_moves();
+        let mv = rules::notation::coord(&pos, legal[legal.len() / 2]);
+        let who = name(&record.seats[pos.turn().index()]);
+        let r = s.say(&who, &format!("move #{id} {mv}")).await;
+        assert!(
+            r[0].text.contains(" plays ") || r[0].text.contains(" moves "),
+            "{mv}: {}",
+            r[0].text
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toulousain_four_player_and_looking_glass_pages_look_as_approved() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let s = Server::start().await;
+    // Toulousain, a few moves in.
+    s.say("alice", "challenge @bob:example.org toulousain white")
+        .await;
+    s.say("bob", "accept").await;
+    let toulousain = s.newest().await;
+    play_first_moves(&s, toulousain.id, 4).await;
+    // A four-player Double Cross Besiege, a few moves in.
+    s.say(
+        "alice",
+        "challenge @bob:example.org @carol:example.org @dave:example.org dcb-balanced-4p",
+    )
+    .await;
+    for p in ["bob", "carol", "dave"] {
+        s.say(p, "accept").await;
+    }
+    let four = s.newest().await;
+    assert_eq!(four.seats.len(), 4, "{four:?}");
+    play_first_moves(&s, four.id, 4).await;
+    // Looking-Glass in play: what a bystander sees.
+    s.say(
+        "alice",
+        &format!("challenge @bob:example.org {} white", rules::glass::NAME),
+    )
+    .await;
+    s.say("bob", "accept").await;
+    let glass = s.newest().await;
+    s.dm("alice", "setup 518").await;
+    s.dm("bob", "setup 518").await;
+    let order = s.dm("alice", "e2e4").await;
+    assert!(
+        order.iter().any(|r| r.text.contains("has moved")),
+        "the order was not taken: {order:#?}"
+    );
+
+    let d = Driver::start(&chromium, &chromedriver).await;
+    for (name, id) in [("toulousain", toulousain.id), ("four-players", four.id)] {
+        d.go(&s.url(&format!("/game/{id}"))).await;
+        assert!(
+            d.until(
+                "return document.querySelector('#board svg') !== null",
+                Duration::from_secs(5)
+            )
+            .await,
+            "{name}: no board on the page"
+        );
+        looks_as_approved(&d, name, "#board").await;
+    }
+    // While it is played, a bystander is told the boards are secret; once it ends, both
+    // worlds are shown.
+    d.go(&s.url(&format!("/game/{}", glass.id))).await;
+    assert!(
+        d.until(
+            "return document.querySelector('.hidden-board') !== null",
+            Duration::from_secs(5)
+        )
+        .await
+    );
+    looks_as_approved(&d, "looking-glass-in-play", "#game").await;
+    s.dm("bob", "resign").await;
+    d.go(&s.url(&format!("/game/{}", glass.id))).await;
+    assert!(
+        d.until(
+            "return document.querySelector('#board svg') !== null",
+            Duration::from_secs(5)
+        )
+        .await,
+        "the revealed game has no board"
+    );
+    looks_as_approved(&d, "looking-glass-revealed", "#board").await;
+    d.call("DELETE", "", None).await;
 }

@@ -61,8 +61,10 @@ impl Server {
         let store = Watched::new(MemoryStore::new(), changes.clone());
         let catalog = Arc::new(Catalog::builtin());
         let metrics = Arc::new(Metrics::new());
+        // Seeded: who plays which side, and so every page, is the same each run.
         let mut svc = GameService::new(store.clone(), SystemClock, catalog.clone())
-            .with_metrics(metrics.clone());
+            .with_metrics(metrics.clone())
+            .with_chance(bot_core::SeededChance::new(7));
         if custom {
             svc = svc.with_custom_variants(bot_core::custom::Library::with(
                 bot_core::custom::MemoryVariants::default(),
