@@ -282,21 +282,17 @@ async fn run_chat(
     stop: Shutdown,
     health: bot_web::Health,
 ) -> anyhow::Result<()> {
-    // `/healthz` reports each configured platform while its adapter runs (set up, and not
-    // stopped with an error).
-    for (name, configured) in [("matrix", matrix.is_some()), ("discord", discord.is_some())] {
-        if configured {
-            health.set(name, true);
-        }
-    }
+    // `/healthz` reports each configured platform as its adapter sees its connection
+    // (Discord's gateway, Matrix's syncs), and as not connected once the adapter stopped.
     let renderer = Arc::new(render::Renderer::new());
     let health_discord = health.clone();
     let matrix_run = {
-        let (service, catalog, renderer, stop) = (
+        let (service, catalog, renderer, stop, health) = (
             service.clone(),
             catalog.clone(),
             renderer.clone(),
             stop.clone(),
+            health.clone(),
         );
         async move {
             let Some(config) = matrix else {
@@ -307,9 +303,17 @@ async fn run_chat(
                 config.homeserver,
                 config.state_dir.display()
             );
-            let r = bot_matrix::run(config, service, catalog, renderer, theme, stop.requested())
-                .await
-                .context("Matrix stopped");
+            let r = bot_matrix::run(
+                config,
+                service,
+                catalog,
+                renderer,
+                theme,
+                health.clone(),
+                stop.requested(),
+            )
+            .await
+            .context("Matrix stopped");
             health.set("matrix", false);
             r
         }
@@ -326,9 +330,16 @@ async fn run_chat(
                 _ => "globally".into(),
             }
         );
-        let r = bot_discord::run(discord, service, catalog, renderer, stop.requested())
-            .await
-            .context("Discord stopped");
+        let r = bot_discord::run(
+            discord,
+            service,
+            catalog,
+            renderer,
+            health.clone(),
+            stop.requested(),
+        )
+        .await
+        .context("Discord stopped");
         health.set("discord", false);
         r
     };

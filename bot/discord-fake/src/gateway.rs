@@ -24,6 +24,10 @@ pub(crate) async fn serve(listener: TcpListener, inner: Arc<Inner>) {
         tokio::select! {
             accepted = listener.accept() => {
                 let Ok((tcp, _)) = accepted else { continue };
+                if inner.lock().gateway_down {
+                    drop(tcp);
+                    continue;
+                }
                 let conn = {
                     let mut st = inner.lock();
                     st.session.next_conn += 1;

@@ -852,6 +852,12 @@ impl FakeDiscord {
         self.inner.changed.notify_waiters();
     }
 
+    /// While `down`, the gateway closes every new connection at once, as a gateway outage
+    /// looks to a bot; the live one is not touched (drop it with [`FakeDiscord::disconnect`]).
+    pub fn set_gateway_down(&self, down: bool) {
+        self.inner.lock().gateway_down = down;
+    }
+
     /// Whether Resume (op 6) is accepted from now on.
     pub fn set_resumable(&self, resumable: bool) {
         self.inner.lock().resumable = resumable;

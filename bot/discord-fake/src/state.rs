@@ -102,6 +102,8 @@ pub struct Recorded {
     pub(crate) rate_limits: Vec<RateLimitRule>,
     pub(crate) closed_dms: HashMap<u64, DmFailure>,
     pub(crate) resumable: bool,
+    /// New gateway connections are closed as soon as they are made (Discord's gateway down).
+    pub(crate) gateway_down: bool,
     pub(crate) next_id: u64,
     // Copied from the fake at start, so that state methods can build payloads alone.
     pub(crate) app_id: u64,

@@ -104,7 +104,12 @@ pub struct Bot {
     /// Where recent messages went, by outbox key, for replies that edit them
     /// ([`edits`]).
     sent: Arc<edits::SentMessages>,
+    /// Where the bot says whether its gateway connection is up (`/healthz`).
+    health: bot_core::metrics::Health,
 }
+
+/// The platform's name in [`bot_core::metrics::Health`].
+const HEALTH_NAME: &str = "discord";
 
 impl std::fmt::Debug for Bot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -135,7 +140,16 @@ impl Bot {
             retry: Retry::default(),
             handle_life: INTERACTION_TOKEN_LIFE,
             sent: Arc::default(),
+            health: bot_core::metrics::Health::new(),
         }
+    }
+
+    /// Reports the gateway connection to `health` as `discord` (see `watch_gateway`):
+    /// not connected until the shard is.
+    pub fn with_health(mut self, health: bot_core::metrics::Health) -> Bot {
+        health.set(HEALTH_NAME, false);
+        self.health = health;
+        self
     }
 
     /// How long after an interaction the outbox's sender still answers it through its token
@@ -204,6 +218,7 @@ pub async fn client(
     bot: Bot,
 ) -> Result<serenity::Client, DiscordError> {
     let drain = bot.drain();
+    let health = bot.health.clone();
     let framework = poise::Framework::builder()
         .options(poise::FrameworkOptions {
             commands: commands(),
@@ -233,9 +248,33 @@ pub async fn client(
             })
         })
         .build();
-    Ok(serenity::ClientBuilder::new_with_http(http, intents())
+    let client = serenity::ClientBuilder::new_with_http(http, intents())
         .framework(drain::Tracked::new(framework, drain))
-        .await?)
+        .await?;
+    tokio::spawn(watch_gateway(client.shard_manager.clone(), health));
+    Ok(client)
+}
+
+/// How often the gateway's state is read for `/healthz`.
+const GATEWAY_WATCH: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Reports the gateway's connection to `health` twice a second, from serenity's shard
+/// manager: connected while every shard runs and is in the connected stage. (serenity tells
+/// stage changes only to its own event handlers, and not at all while a shard that lost its
+/// connection is being started again, so the state is read rather than heard.) Ends when the
+/// client is gone.
+async fn watch_gateway(manager: Arc<serenity::ShardManager>, health: bot_core::metrics::Health) {
+    while Arc::strong_count(&manager) > 1 {
+        let up = {
+            let runners = manager.runners.lock().await;
+            !runners.is_empty()
+                && runners
+                    .values()
+                    .all(|r| r.stage == serenity::ConnectionStage::Connected)
+        };
+        health.set(HEALTH_NAME, up);
+        tokio::time::sleep(GATEWAY_WATCH).await;
+    }
 }
 
 /// The REST client for `config`: its token, and its API address when one is set (serenity
@@ -264,12 +303,14 @@ pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
     service: Arc<GameService<S, C>>,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
+    health: bot_core::metrics::Health,
     stop: impl Future<Output = ()>,
 ) -> Result<(), DiscordError> {
     let http = http(&config);
     let bot = Bot::new(service, catalog, renderer, config.board_size)
         .with_theme(config.theme)
-        .with_thread_per_game(config.thread_per_game);
+        .with_thread_per_game(config.thread_per_game)
+        .with_health(health);
     let drain = bot.drain();
     let announcer = bot.clone();
     let client = client(http, config.registration, bot).await?;

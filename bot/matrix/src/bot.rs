@@ -74,6 +74,9 @@ const JOIN_FIRST_DELAY: Duration = Duration::from_millis(250);
 /// tell a stored command from one never stored.
 const RUN_AGAIN_WITHIN: Duration = Duration::from_secs(6 * 24 * 3600);
 
+/// The platform's name in [`bot_core::metrics::Health`].
+const HEALTH_NAME: &str = "matrix";
+
 /// A command as the homeserver delivered it: who sent it, its event, and when.
 struct Asked<'a> {
     sender: &'a UserId,
@@ -89,6 +92,8 @@ pub struct MatrixBot {
     pub(crate) pictures: bot_core::picture::Painter,
     pub(crate) invocation: Invocation,
     pub(crate) ledger: tokio::sync::Mutex<Ledger>,
+    /// Where the bot says whether its syncs go through (`/healthz`).
+    health: bot_core::metrics::Health,
     /// Each player's direct room, once found or created. Each player's entry has a lock of its
     /// own, held while the room is checked or created (so two private replies at once never
     /// create two rooms), which never makes another player's reply wait.
@@ -187,6 +192,7 @@ impl MatrixBot {
                 size: config.board_size,
             },
             ledger: tokio::sync::Mutex::new(ledger),
+            health: bot_core::metrics::Health::new(),
             direct: crate::locks::KeyedLocks::default(),
             told_undecrypted: std::sync::Mutex::new(HashSet::new()),
             sent_events: std::sync::Mutex::default(),
@@ -196,6 +202,14 @@ impl MatrixBot {
     /// Draws boards with this theme.
     pub fn with_theme(mut self, theme: render::Theme) -> MatrixBot {
         self.pictures.theme = theme;
+        self
+    }
+
+    /// Reports the connection to `health` as `matrix`: connected while syncs go through, not
+    /// connected from a failed sync until the next one succeeds (and before the first).
+    pub fn with_health(mut self, health: bot_core::metrics::Health) -> MatrixBot {
+        health.set(HEALTH_NAME, false);
+        self.health = health;
         self
     }
 
@@ -261,11 +275,16 @@ impl MatrixBot {
         tracing::info!("Matrix bot {} is listening", self.me);
         let mut retry = RETRY_FIRST;
         let mut undecrypted = Vec::new();
+        let mut first = true;
         loop {
             let settings = SyncSettings::default()
                 .filter(filter.clone())
                 .token(token.clone())
-                .timeout(if undecrypted.is_empty() {
+                .timeout(if first {
+                    // Answered at once: what came while the bot was away, and the first
+                    // sign that the homeserver answers (`/healthz`).
+                    Duration::ZERO
+                } else if undecrypted.is_empty() {
                     SYNC_TIMEOUT
                 } else {
                     crate::undecrypted::TICK
@@ -276,9 +295,10 @@ impl MatrixBot {
             };
             match result {
                 Ok(response) => {
+                    self.health.set(HEALTH_NAME, true);
                     retry = RETRY_FIRST;
                     undecrypted.extend(self.handle_sync(&response, &token, catching_up).await?);
-                    catching_up = false;
+                    (catching_up, first) = (false, false);
                     self.ledger
                         .lock()
                         .await
@@ -294,6 +314,7 @@ impl MatrixBot {
                              log in again"
                         )));
                     }
+                    self.health.set(HEALTH_NAME, false);
                     tracing::warn!("sync failed, retrying in {retry:?}: {e}");
                     tokio::select! {
                         () = &mut stop => return Ok(()),

@@ -91,10 +91,12 @@ pub async fn run(
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
     theme: render::Theme,
+    health: bot_core::metrics::Health,
     stop: impl Future<Output = ()>,
 ) -> Result<(), MatrixError> {
     let bot = MatrixBot::connect(&config, games, catalog, renderer)
         .await?
-        .with_theme(theme);
+        .with_theme(theme)
+        .with_health(health);
     bot.run_with_announcements(stop).await
 }

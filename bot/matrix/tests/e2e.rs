@@ -35,6 +35,8 @@ async fn two_players_play_a_complete_game_with_images_reactions_and_mentions() {
         room,
     } = table(&hs, &bot, false).await;
     let mut latency = Latency::default();
+    // `/healthz`: connected once a sync went through (the bot answered the table's set-up).
+    assert_eq!(running.health.platforms().get("matrix"), Some(&true));
 
     // A challenge with a short user name; the reply mentions both and offers reactions.
     let bob_local = bob.id().localpart().to_string();

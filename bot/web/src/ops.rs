@@ -3,14 +3,9 @@
 //!
 //! Nothing here is global: the counters are the [`Metrics`](bot_core::metrics::Metrics)
 //! value the binary owns, the platforms' states are the [`Health`] value it hands to each
-//! adapter's task.
+//! adapter, which reports its connection (Discord's gateway, Matrix's sync).
 
-use std::{
-    collections::BTreeMap,
-    fmt::Write,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+use std::{fmt::Write, sync::Arc, time::Duration};
 
 use axum::{
     extract::State,
@@ -24,31 +19,7 @@ use bot_core::{
 
 use crate::Web;
 
-/// Whether each configured platform is connected, as its adapter's task reports it. Cheap
-/// to clone; clones share the states.
-#[derive(Debug, Clone, Default)]
-pub struct Health {
-    platforms: Arc<Mutex<BTreeMap<String, bool>>>,
-}
-
-impl Health {
-    /// No platform yet.
-    pub fn new() -> Health {
-        Health::default()
-    }
-
-    /// Says whether `platform` is connected now (a configured platform starts as not).
-    pub fn set(&self, platform: &str, connected: bool) {
-        if let Ok(mut p) = self.platforms.lock() {
-            p.insert(platform.to_string(), connected);
-        }
-    }
-
-    /// Every configured platform and its state.
-    pub fn platforms(&self) -> BTreeMap<String, bool> {
-        self.platforms.lock().map(|p| p.clone()).unwrap_or_default()
-    }
-}
+pub use bot_core::metrics::Health;
 
 /// How long the store may take to answer a health check before it counts as down.
 const STORE_WAIT: Duration = Duration::from_secs(2);

@@ -9,9 +9,44 @@
 
 use std::{
     collections::BTreeMap,
-    sync::{Mutex, OnceLock},
+    sync::{Arc, Mutex, OnceLock},
     time::Duration,
 };
+
+/// Whether each configured platform is connected, as its adapter sees it (Discord: the
+/// gateway's shard is connected; Matrix: the last sync went through), for `/healthz`. The
+/// binary makes one and hands clones to each adapter and to the web server; clones share
+/// the states. A platform counts as not connected until its adapter says otherwise.
+#[derive(Debug, Clone, Default)]
+pub struct Health {
+    platforms: Arc<Mutex<BTreeMap<String, bool>>>,
+}
+
+impl Health {
+    /// No platform yet.
+    pub fn new() -> Health {
+        Health::default()
+    }
+
+    /// Says whether `platform` is connected now. Logged when it changes.
+    pub fn set(&self, platform: &str, connected: bool) {
+        if let Ok(mut p) = self.platforms.lock() {
+            let before = p.insert(platform.to_string(), connected);
+            if before.is_some_and(|b| b != connected) {
+                if connected {
+                    tracing::info!("{platform}: connected again");
+                } else {
+                    tracing::warn!("{platform}: not connected");
+                }
+            }
+        }
+    }
+
+    /// Every platform reported so far and its state.
+    pub fn platforms(&self) -> BTreeMap<String, bool> {
+        self.platforms.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+}
 
 /// The upper bounds of the latency buckets, in seconds: from a cached board (a millisecond)
 /// to a slow database under load (seconds).

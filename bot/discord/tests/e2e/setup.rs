@@ -424,3 +424,48 @@ async fn long_input_and_long_replies_fit_discord() {
     let whole: usize = parts.iter().map(|p| p.content.lines().count()).sum();
     assert_eq!(whole, 90, "nothing lost");
 }
+
+#[tokio::test]
+async fn the_gateway_connection_is_reported_for_healthz() {
+    let health = bot_core::metrics::Health::new();
+    let reported = health.clone();
+    let up = move || reported.platforms().get("discord").copied();
+    let before = health.clone();
+    let bot = start_bot(Registration::Guild(ids::GUILD), move |b| {
+        let b = b.with_health(before.clone());
+        assert_eq!(
+            before.platforms().get("discord"),
+            Some(&false),
+            "not before READY"
+        );
+        b
+    })
+    .await;
+    let fake = &bot.fake;
+    let until = |want: bool| {
+        let up = up.clone();
+        async move {
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            while up() != Some(want) {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the connection never showed as {want}"
+                );
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    };
+    until(true).await;
+    // The gateway goes down: not connected, and it stays so while Discord is away.
+    fake.set_gateway_down(true);
+    fake.disconnect(discord_fake::Disconnect::Abort);
+    until(false).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(up(), Some(false), "connected while the gateway is down");
+    // Back: connected again, and commands work.
+    fake.set_gateway_down(false);
+    until(true).await;
+    let ix = fake.slash("variants").send();
+    let m = message(fake, &ix).await;
+    assert!(m.content.contains("chess"), "{}", m.content);
+}

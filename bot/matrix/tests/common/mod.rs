@@ -553,6 +553,8 @@ impl<G: Games> Games for PrivateBoards<G> {
 /// A running bot: the production adapter over a SQLite game store on disk.
 pub struct RunningBot {
     pub bot: Arc<MatrixBot>,
+    /// What the bot reports for `/healthz`.
+    pub health: bot_core::metrics::Health,
     pub stop: Option<oneshot::Sender<()>>,
     pub task: tokio::task::JoinHandle<Result<(), MatrixError>>,
 }
@@ -652,6 +654,9 @@ pub async fn start_bot_sized(
     )
     .await
     .unwrap();
+    let health = bot_core::metrics::Health::new();
+    let bot = bot.with_health(health.clone());
+    assert_eq!(health.platforms().get("matrix"), Some(&false));
     bot.first_sync().await.unwrap();
     let bot = Arc::new(bot);
     let (stop, stopped) = oneshot::channel::<()>();
@@ -665,6 +670,7 @@ pub async fn start_bot_sized(
     });
     RunningBot {
         bot,
+        health,
         stop: Some(stop),
         task,
     }
