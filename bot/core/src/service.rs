@@ -237,10 +237,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     }
 
     /// Appends the game's page link to an announcement, when the pages are public.
-    pub(crate) fn link(&self, game: GameId, text: &mut String) {
-        if let Some(url) = &self.public_url {
-            text.push_str(&format!(" Watch or replay it: {url}/game/{}", game.0));
-        }
+    pub(crate) fn link(&self, game: GameId, text: &mut String) -> Option<String> {
+        let url = self.public_url.as_ref()?;
+        let page = format!("{url}/game/{}", game.0);
+        text.push_str(&format!(" Watch or replay it: {page}"));
+        Some(page)
     }
 
     /// The same service counting its commands and their latency by kind in `metrics`.

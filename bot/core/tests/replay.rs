@@ -160,9 +160,12 @@ async fn with_a_public_address_new_games_and_results_link_to_their_page() {
         "{}",
         r[0].text
     );
+    // The page as data too, for platforms that show a link button.
+    assert_eq!(r[0].page.as_deref(), Some(link.as_str()));
     let r = svc.handle_text(&a, &room(), "resign").await;
     let result = r.iter().find(|r| r.audience == Audience::Room).unwrap();
     assert!(result.text.contains(&link), "{}", result.text);
+    assert_eq!(result.page.as_deref(), Some(link.as_str()));
     // Without an address, no link.
     let (_, plain) = service();
     plain
@@ -170,4 +173,5 @@ async fn with_a_public_address_new_games_and_results_link_to_their_page() {
         .await;
     let r = plain.handle_text(&b, &room(), "accept").await;
     assert!(!r[0].text.contains("http"), "{}", r[0].text);
+    assert_eq!(r[0].page, None);
 }

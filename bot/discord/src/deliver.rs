@@ -308,9 +308,10 @@ pub(crate) async fn in_time(
     }
 }
 
-/// Accept/Decline buttons for a reply's actions.
+/// Accept/Decline buttons for a reply's actions, and a link button to the game's page when
+/// the reply has one.
 pub(crate) fn action_rows(reply: &Reply) -> Vec<serenity::CreateActionRow> {
-    reply
+    let mut rows: Vec<serenity::CreateActionRow> = reply
         .actions
         .iter()
         .map(|a| {
@@ -324,7 +325,19 @@ pub(crate) fn action_rows(reply: &Reply) -> Vec<serenity::CreateActionRow> {
                     .style(serenity::ButtonStyle::Danger),
             ])
         })
-        .collect()
+        .collect();
+    // Discord takes only http(s) addresses for a link button; another address stays in the
+    // text alone.
+    if let Some(page) = reply
+        .page
+        .as_ref()
+        .filter(|p| p.starts_with("https://") || p.starts_with("http://"))
+    {
+        rows.push(serenity::CreateActionRow::Buttons(vec![
+            serenity::CreateButton::new_link(page).label("Watch or replay"),
+        ]));
+    }
+    rows
 }
 
 /// The most an attachment may weigh on a server without boosts (10 MiB), less a margin
@@ -1103,6 +1116,19 @@ mod tests {
             ]
         );
         assert!(action_rows(&Reply::room("y")).is_empty());
+    }
+
+    #[test]
+    fn a_game_page_becomes_a_link_button() {
+        let mut r = Reply::room("Game 7 starts.");
+        r.page = Some("https://chess.example.org/game/7".into());
+        let rows = serde_json::to_value(action_rows(&r)).unwrap();
+        let button = &rows[0]["components"][0];
+        assert_eq!(button["style"], 5, "a link button: {button}");
+        assert_eq!(button["url"], "https://chess.example.org/game/7");
+        assert_eq!(button["label"], "Watch or replay");
+        r.page = Some("ftp://example.org/7".into());
+        assert!(action_rows(&r).is_empty(), "not an address Discord takes");
     }
 
     #[test]

@@ -159,6 +159,11 @@ pub struct Reply {
     /// ([`Reply::game`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub about: Option<GameId>,
+    /// The game's web page (`[web] public_url`), for a reply that announces a game or its
+    /// result. The text says it too ("Watch or replay it: …"); a platform with link buttons
+    /// (Discord) also shows one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
     /// Its entry in the store's outbox once posted ([`crate::outbox`]): the adapter that
     /// delivers the reply reports it delivered, or to be tried again, by this key. `None`: not
     /// posted (a reply being built, or one the store could not take), nothing to report.
@@ -235,6 +240,7 @@ impl Reply {
             graph: None,
             replaces: None,
             about: None,
+            page: None,
             key: None,
         }
     }

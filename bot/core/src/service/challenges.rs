@@ -402,11 +402,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             )
         };
         let mut text = text;
-        self.link(loaded.record.id, &mut text);
+        let page = self.link(loaded.record.id, &mut text);
         let mut r = self
             .board_reply(&loaded, &text, Some(0))
             .in_place(loaded.record.place.clone());
         r.mentions = loaded.record.seats.clone();
+        r.page = page;
         if let Some(b) = r.board.as_mut() {
             b.players = names;
         }

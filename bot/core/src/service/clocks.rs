@@ -312,10 +312,11 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             format!("Game {id}: {{0}} ({lc}) ran out of time. Time — {{1}} ({wc}) wins.")
         };
         let mut text = text;
-        self.link(id, &mut text);
+        let page = self.link(id, &mut text);
         let mut room = self
             .board_reply(g, &text, Some(winner as u8))
             .in_place(g.record.place.clone());
+        room.page = page;
         room.mentions = vec![
             g.record.seats[loser].clone(),
             g.record.seats[winner].clone(),

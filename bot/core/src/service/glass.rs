@@ -128,12 +128,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             "Game {id} starts: {} — {{0}} (White, sees the Real world) against {{1}} (Black, sees the Mirror world). Each of you now chooses a back rank in secret: I have written to you privately.",
             name
         );
-        self.link(id, &mut starts);
-        let mut replies = vec![
-            Reply::room(starts)
-                .mention(seats[0].clone())
-                .mention(seats[1].clone()),
-        ];
+        let page = self.link(id, &mut starts);
+        let mut start = Reply::room(starts)
+            .mention(seats[0].clone())
+            .mention(seats[1].clone());
+        start.page = page;
+        let mut replies = vec![start];
         for (i, p) in seats.iter().enumerate() {
             let side = Side(i as u8);
             replies.push(Reply::private(
@@ -462,11 +462,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         for (i, a) in record.moves.iter().enumerate() {
             s.push_str(&format!("\n{}. {a}", i + 1));
         }
+        let mut page = None;
         if self.public_url.is_some() {
             s.push('\n');
-            self.link(record.id, &mut s);
+            page = self.link(record.id, &mut s);
         }
-        Reply::room(s)
+        let mut reply = Reply::room(s);
+        reply.page = page;
+        reply
             .in_place(record.place.clone())
             .with_board(BoardPicture {
                 game: record.id,

@@ -338,13 +338,16 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 }
             }
         }
-        if !g.record.status.is_active() {
-            self.link(g.record.id, &mut text);
-        }
+        let page = if g.record.status.is_active() {
+            None
+        } else {
+            self.link(g.record.id, &mut text)
+        };
         let mut r = self
             .board_reply(g, &text, Some(next as u8))
             .in_place(g.record.place.clone());
         r.mentions = mentions;
+        r.page = page;
         if !g.record.status.is_active() {
             r = r.notify_all(&g.record.seats);
         }

@@ -409,8 +409,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         first: Option<&PlayerId>,
     ) -> Vec<Reply> {
         let mut text = text;
-        self.link(g.record().id, &mut text);
+        let page = self.link(g.record().id, &mut text);
         let mut room = announce(g.record(), text);
+        room.page = page;
         room.mentions.extend(first.cloned());
         self.note_ratings(g.record().id, &mut room).await;
         let room = room.notify_all(&g.record().seats);
