@@ -290,3 +290,37 @@ async fn bad_variant_commands_say_what_to_do() {
         r[0].text
     );
 }
+
+/// A player's variant is rated under its own definition: `leaderboard NAME` finds it in its
+/// room, and a file that claims a built-in game's rating family does not feed that game's
+/// leaderboard.
+#[tokio::test]
+async fn a_players_variant_has_a_leaderboard_of_its_own() {
+    let (svc, _announcements) = service();
+    let (alice, bob) = (actor("alice"), actor("bob"));
+    let added = say(
+        &svc,
+        &alice,
+        "variant add\n```toml\nname = \"kingriders\"\nextends = \"chess\"\nrating_family = \"chess\"\n```",
+    )
+    .await;
+    assert!(added.contains("kingriders"), "{added}");
+    say(&svc, &alice, "challenge @bob:example.org kingriders white").await;
+    say(&svc, &bob, "accept").await;
+    let result = say(&svc, &bob, "resign").await;
+    assert!(result.contains("resigns"), "{result}");
+    let board = Box::pin(svc.handle_text(&alice, &place(), "leaderboard kingriders")).await;
+    let board = board[0].render_text(|p| p.user.clone());
+    assert!(
+        board.contains("Leaderboard of kingriders") && board.contains("1/0/0"),
+        "the variant's own leaderboard: {board}"
+    );
+    let chess = say(&svc, &alice, "leaderboard chess").await;
+    assert!(
+        chess.contains("Nobody has a rating"),
+        "a player's variant fed the built-in leaderboard: {chess}"
+    );
+    let profile = Box::pin(svc.handle_text(&alice, &place(), "profile")).await;
+    let profile = profile[0].render_text(|p| p.user.clone());
+    assert!(profile.contains("kingriders"), "{profile}");
+}

@@ -75,6 +75,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         if ratings.is_empty() {
             return Ok(vec![reply]);
         }
+        // Players' variants are named from their definitions, loaded first.
+        let families: Vec<&str> = ratings.iter().map(|r| r.family.as_str()).collect();
+        self.warm_custom(&families).await;
         let mut rows = Vec::with_capacity(ratings.len());
         for r in &ratings {
             let place = self.store.leaderboard_place(&r.player, &r.family).await?;
@@ -145,7 +148,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         place: &Place,
         variant: &str,
     ) -> Outcomes {
-        let kind = self.game_kind(variant)?;
+        // A room's own variant by its name, too.
+        let kind = self.typed_kind(place, variant).await?;
         let family = match &kind {
             GameKind::Board(v) if v.sides == 2 => v.rating_family.clone(),
             GameKind::Board(v) => {
@@ -209,8 +213,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// A rating family as players know it: the variant's name, or the family's own for one
     /// that several variants share.
     fn family_label(&self, family: &str) -> String {
+        let custom = crate::custom::hash_of_game_variant(family).is_some();
         match self.kind_of(family) {
+            // Known by the name its room gave it (its display name may be its parent's).
+            Some(kind) if custom => kind.name().to_string(),
             Some(kind) => kind.display_name().to_string(),
+            None if custom => "a player's variant (no longer loaded)".to_string(),
             None => format!("{family} (all forms)"),
         }
     }
@@ -267,7 +275,8 @@ fn leaderboard_row(place: usize, r: &RatingRecord, now: i64) -> Vec<String> {
 
 /// Says so when the variant asked for shares its ratings with other forms.
 fn shared_note(kind: &GameKind, family: &str) -> String {
-    if kind.name() == family {
+    // A player's variant is rated by its definition (`custom:<hash>`): its own family.
+    if kind.name() == family || crate::custom::hash_of_game_variant(family).is_some() {
         String::new()
     } else {
         format!(" (every form of {family} shares one rating)")

@@ -166,13 +166,14 @@ impl<S: VariantStore> Library<S> {
         if !self.store.insert_variant(&entry).await? {
             return Err(CustomError::Exists(name));
         }
+        let variant = rated_as_its_own(checked.variant, &def.hash, &def.toml)?;
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(def.hash, checked.variant.clone());
+            .insert(def.hash, variant.clone());
         Ok(Added {
             entry,
-            variant: checked.variant,
+            variant,
             perft: checked.perft,
         })
     }
@@ -261,6 +262,7 @@ impl<S: VariantStore> Library<S> {
         })?;
         let v = Catalog::check_file("stored variant", &def.toml)
             .map_err(|e| CustomError::Store(StoreError::Corrupt(e.to_string())))?;
+        let v = rated_as_its_own(v, hash, &def.toml)?;
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -286,6 +288,29 @@ impl<S: VariantStore> Library<S> {
         self.store.remove_variant(scope, &entry.name).await?;
         Ok(())
     }
+}
+
+/// `variant` (of the definition `toml`, whose hash is `hash`) rated under its definition:
+/// `custom:<hash>`, whatever it calls itself or whatever family its file claims, so that two
+/// rooms' variants of one name never share a leaderboard and none feeds a built-in game's.
+fn rated_as_its_own(
+    variant: Arc<Variant>,
+    hash: &str,
+    toml: &str,
+) -> Result<Arc<Variant>, CustomError> {
+    let mut variant = variant;
+    if Arc::get_mut(&mut variant).is_none() {
+        // Shared with whoever built it: a copy of our own.
+        variant = Catalog::check_file("stored variant", toml)
+            .map_err(|e| CustomError::Store(StoreError::Corrupt(e.to_string())))?;
+    }
+    let Some(own) = Arc::get_mut(&mut variant) else {
+        return Err(CustomError::Store(StoreError::Corrupt(format!(
+            "the variant {hash} could not be given its own rating family"
+        ))));
+    };
+    own.rating_family = format!("{}{hash}", crate::custom::GAME_VARIANT_PREFIX);
+    Ok(variant)
 }
 
 /// The name closest to `typed` by edit distance, when close enough to be a slip.
