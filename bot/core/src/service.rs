@@ -831,6 +831,12 @@ pub trait Games: Send + Sync + 'static {
     /// ([`GameService::answered`]). No default: a wrapper that answered wrongly would run a
     /// move twice or leave it unanswered.
     fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// The names of the variants players added here ([`GameService::custom_names`]), for a
+    /// platform's autocomplete. The default knows none (test doubles).
+    fn custom_names<'a>(&'a self, _place: &'a Place) -> BoxFuture<'a, Vec<String>> {
+        Box::pin(async { Vec::new() })
+    }
 }
 
 impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
@@ -904,6 +910,10 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
 
     fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(GameService::answered(self, command))
+    }
+
+    fn custom_names<'a>(&'a self, place: &'a Place) -> BoxFuture<'a, Vec<String>> {
+        Box::pin(GameService::custom_names(self, place))
     }
 }
 

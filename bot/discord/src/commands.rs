@@ -226,7 +226,13 @@ pub(crate) fn variant_names(names: &[String], partial: &str) -> Vec<String> {
 }
 
 async fn variant_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
-    let every = bot_core::rules_engine::GameKind::every_name(&ctx.data().catalog);
+    // This channel's own variants first: the built-in ones are in `/variants` too.
+    let mut every = ctx.data().games.custom_names(&place(ctx)).await;
+    every.extend(
+        bot_core::rules_engine::GameKind::every_name(&ctx.data().catalog)
+            .into_iter()
+            .filter(|n| bot_core::custom::hash_of_game_variant(n).is_none()),
+    );
     let choices = variant_names(&every, partial)
         .into_iter()
         .map(|n| serenity::AutocompleteChoice::new(n.clone(), n))

@@ -175,6 +175,21 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
+    /// The names of the variants players added in `place`'s scope, by name (none without a
+    /// library; a store failure is logged and lists none).
+    pub async fn custom_names(&self, place: &Place) -> Vec<String> {
+        let Some(library) = &self.custom else {
+            return Vec::new();
+        };
+        match library.list(&Scope::of(place)).await {
+            Ok(entries) => entries.into_iter().map(|e| e.name).collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "players' variants could not be listed");
+                Vec::new()
+            }
+        }
+    }
+
     /// What a variant name typed in `challenge` or `play` is stored as: itself for a built-in
     /// (or an unknown name, refused later with a suggestion), `custom:<hash>` for one of this
     /// room's own variants, so the game keeps the exact definition it started with.

@@ -20,6 +20,18 @@ async fn a_players_variant_is_added_and_listed_by_slash_command() {
     let ix = fake.slash("variant").integer("action", 2).send();
     let listed = message(fake, &ix).await;
     assert!(listed.content.contains("knightmare"), "{}", listed.content);
+    // Offered by `/challenge`'s variant autocomplete in this channel.
+    let ix = fake
+        .autocomplete("challenge")
+        .focused_string("variant", "knight")
+        .send();
+    let cb = fake.wait_callback(&ix).await.unwrap();
+    let offered: Vec<String> = cb
+        .choices()
+        .iter()
+        .map(|c| c.value.as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(offered.contains(&"knightmare".to_string()), "{offered:?}");
     let ix = fake
         .slash("variant")
         .integer("action", 0)

@@ -88,6 +88,13 @@ impl Games for WithDm {
         Games::answered(&*self.0, command)
     }
 
+    fn custom_names<'a>(
+        &'a self,
+        place: &'a Place,
+    ) -> bot_core::service::BoxFuture<'a, Vec<String>> {
+        Games::custom_names(&*self.0, place)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,
