@@ -1455,6 +1455,34 @@ async fn a_variant_file_sent_with_its_caption_is_added() {
         refused.body()
     );
 
+    // Not text: refused with what to send instead.
+    let binary = vec![0xff, 0xfe, 0x00, 0x9f, b'k'];
+    let url = upload(binary.clone()).await;
+    let (sent, _) = alice
+        .send(&room, file("!fb variant add", "broken.ini", &binary, url))
+        .await;
+    let refused = alice.reply_to(&bot, &sent).await;
+    assert!(
+        refused.body().contains("is not text (UTF-8)"),
+        "{}",
+        refused.body()
+    );
+
+    // A file the homeserver does not have: the player is told to send it again.
+    let missing = matrix_sdk::ruma::OwnedMxcUri::from(format!(
+        "mxc://{}/NoSuchMediaAnywhere",
+        alice.id().server_name()
+    ));
+    let (sent, _) = alice
+        .send(&room, file("!fb variant add", "gone.ini", &ini, missing))
+        .await;
+    let refused = alice.reply_to(&bot, &sent).await;
+    assert!(
+        refused.body().contains("could not fetch") && refused.body().contains("again"),
+        "{}",
+        refused.body()
+    );
+
     // Without the caption, in a room others read, a file is just a file.
     let url = upload(ini.clone()).await;
     let mark = alice.mark();
