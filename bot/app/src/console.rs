@@ -68,6 +68,7 @@ fn local(name: &str) -> Actor {
         name: name.to_string(),
         command: None,
         answer: None,
+        admin: false,
     }
 }
 

@@ -40,6 +40,7 @@ fn bench(c: &mut Criterion) {
         name: name.to_string(),
         command: None,
         answer: None,
+        admin: false,
     };
     let (alice, bob) = (player("alice"), player("bob"));
     runtime.block_on(async {

@@ -56,6 +56,7 @@ fn bench(c: &mut Criterion) {
         name: name.to_string(),
         command: None,
         answer: None,
+        admin: false,
     };
     let players = [player("10"), player("20")];
     let moves = middlegame_moves();

@@ -100,6 +100,10 @@ pub struct Actor {
     /// process started after a crash can still answer the interaction, and see whether its
     /// answer was shown already.
     pub answer: Option<Handle>,
+    /// Whether he may manage the room the command is given in (Discord: Administrator,
+    /// Manage Server or Manage Channels; Matrix: a power level of 50 or more, a moderator's):
+    /// he may then remove any player's variant there.
+    pub admin: bool,
 }
 
 impl Actor {
@@ -110,6 +114,7 @@ impl Actor {
             name: name.into(),
             command: None,
             answer: None,
+            admin: false,
         }
     }
 }

@@ -27,6 +27,7 @@ fn player(name: &str) -> Actor {
         name: name.to_string(),
         command: None,
         answer: None,
+        admin: false,
     }
 }
 

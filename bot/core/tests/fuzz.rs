@@ -149,6 +149,7 @@ fn fuzz_lines_through_the_service() {
         name: name.to_string(),
         command: None,
         answer: None,
+        admin: false,
     };
     let (alice, bob) = (player("alice"), player("bob"));
     // Games in progress for the bare moves and orders to land in: Toulousain in the room,

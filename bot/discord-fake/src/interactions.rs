@@ -107,7 +107,14 @@ fn place(st: &mut Recorded, user_id: u64, w: Where) -> (InteractionPlace, u64, O
             InteractionPlace::Guild {
                 guild_id,
                 channel,
-                member: fixtures::member(user, Some(fixtures::PERMISSIONS)),
+                member: fixtures::member(
+                    user,
+                    Some(
+                        &st.member_permissions
+                            .get(&user_id)
+                            .map_or_else(|| fixtures::PERMISSIONS.to_string(), u64::to_string),
+                    ),
+                ),
             },
             channel_id,
             Some(guild_id),

@@ -852,6 +852,12 @@ impl FakeDiscord {
         self.inner.changed.notify_waiters();
     }
 
+    /// From now on `user_id`'s interactions in guild channels carry these permission bits
+    /// (Discord's `member.permissions`), e.g. `0x20` Manage Server, instead of the default.
+    pub fn set_member_permissions(&self, user_id: u64, bits: u64) {
+        self.inner.lock().member_permissions.insert(user_id, bits);
+    }
+
     /// While `down`, the gateway closes every new connection at once, as a gateway outage
     /// looks to a bot; the live one is not touched (drop it with [`FakeDiscord::disconnect`]).
     pub fn set_gateway_down(&self, down: bool) {

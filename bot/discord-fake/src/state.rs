@@ -104,6 +104,9 @@ pub struct Recorded {
     pub(crate) resumable: bool,
     /// New gateway connections are closed as soon as they are made (Discord's gateway down).
     pub(crate) gateway_down: bool,
+    /// Members' permissions in guild channels where not the default
+    /// ([`fixtures::PERMISSIONS`]), as bits.
+    pub(crate) member_permissions: HashMap<u64, u64>,
     pub(crate) next_id: u64,
     // Copied from the fake at start, so that state methods can build payloads alone.
     pub(crate) app_id: u64,

@@ -93,9 +93,23 @@ fn place(ctx: Ctx<'_>) -> Place {
     convert::place(ctx.channel_id().get(), channel)
 }
 
+/// Whether the invoker may manage this server or channel ([`bot_core::Actor::admin`]):
+/// Discord puts the member's permissions in the channel into the interaction. Never in a DM.
+fn manages_the_place(ctx: Ctx<'_>) -> bool {
+    let poise::Context::Application(a) = ctx else {
+        return false;
+    };
+    a.interaction
+        .member
+        .as_ref()
+        .and_then(|m| m.permissions)
+        .is_some_and(|p| p.administrator() || p.manage_guild() || p.manage_channels())
+}
+
 /// Runs a core command for the invoker and delivers the replies.
 async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
     let mut actor = deliver::actor(ctx.author());
+    actor.admin = manages_the_place(ctx);
     let place = place(ctx);
     let mut target = Target::command(ctx);
     actor.answer = Some(target.handle());

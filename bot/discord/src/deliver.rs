@@ -929,6 +929,7 @@ pub(crate) fn actor(user: &serenity::User) -> Actor {
             .unwrap_or_else(|| user.name.clone()),
         command: None,
         answer: None,
+        admin: false,
     }
 }
 
@@ -1068,6 +1069,7 @@ mod tests {
                 name: "Alice A.".into(),
                 command: None,
                 answer: None,
+                admin: false,
             }
         );
         let u = user(serde_json::json!({

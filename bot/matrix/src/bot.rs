@@ -457,6 +457,7 @@ impl MatrixBot {
             name: display_name(room, &player).await,
             command: None,
             answer: None,
+            admin: false,
         };
         self.deliver_kept(&actor).await;
     }
@@ -666,6 +667,7 @@ impl MatrixBot {
                     name: display_name(room, &m.sender).await,
                     command: None,
                     answer: None,
+                    admin: false,
                 };
                 let reply = bot_core::reply::Reply::actor(refusal);
                 self.deliver(room, &place, &actor, &m.event_id, vec![reply])
@@ -786,6 +788,7 @@ impl MatrixBot {
             name: display_name(room, sender).await,
             command: Some(keys),
             answer: None,
+            admin: is_moderator(room, sender).await,
         };
         // Only the command's first word: the rest may be a Looking-Glass back rank or order,
         // which no log may hold.
@@ -941,6 +944,21 @@ fn place_of(room: &Room, private: bool, thread: Option<&EventId>) -> Place {
     match thread {
         Some(t) => place.in_thread(t.as_str()),
         None => place,
+    }
+}
+
+/// Whether `user` moderates `room` (a power level of 50 or more, or a room creator's in room
+/// versions that make them all-powerful): [`bot_core::Actor::admin`].
+async fn is_moderator(room: &Room, user: &UserId) -> bool {
+    use matrix_sdk::ruma::events::room::power_levels::UserPowerLevel;
+    match room.get_member_no_sync(user).await {
+        Ok(Some(m)) => match m.power_level() {
+            UserPowerLevel::Int(level) => i64::from(level) >= 50,
+            UserPowerLevel::Infinite => true,
+            // A kind this version does not know: no more rights than a player.
+            _ => false,
+        },
+        _ => false,
     }
 }
 

@@ -119,6 +119,7 @@ impl MatrixBot {
             name: display_name(&u.room, &u.sender).await,
             command: None,
             answer: None,
+            admin: false,
         };
         let place = Place::room(Platform::Matrix, u.room.room_id().as_str());
         self.deliver(&u.room, &place, &actor, &u.event, vec![Reply::actor(text)])

@@ -56,6 +56,7 @@ fn main() {
             name: name.into(),
             command: None,
             answer: None,
+            admin: false,
         };
         let players = [actor("white"), actor("black")];
         let room = Place::room(Platform::Matrix, "!table:bench.example");

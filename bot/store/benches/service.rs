@@ -113,6 +113,7 @@ fn table(n: usize) -> Table {
         name,
         command: None,
         answer: None,
+        admin: false,
     };
     Table {
         place: Place::room(Platform::Matrix, format!("!table{n}:bench.example")),

@@ -21,6 +21,7 @@ fn actor(name: &str) -> Actor {
         name: name.into(),
         command: None,
         answer: None,
+        admin: false,
     }
 }
 

@@ -32,6 +32,7 @@ fn actor(name: &str) -> Actor {
         name: name.into(),
         command: None,
         answer: None,
+        admin: false,
     }
 }
 

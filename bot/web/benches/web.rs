@@ -46,6 +46,7 @@ fn player(name: &str) -> Actor {
         name: name.into(),
         command: None,
         answer: None,
+        admin: false,
     }
 }
 

@@ -516,6 +516,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 name: bot_name,
                 command: None,
                 answer: None,
+                admin: false,
             },
         ))
     }
@@ -988,6 +989,7 @@ mod tests {
             name: "alice".into(),
             command: None,
             answer: None,
+            admin: false,
         };
         let place = Place::room(Platform::Console, "console");
         let r = svc

@@ -127,7 +127,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Ok(vec![Reply::actor(out)])
             }
             VariantCommand::Remove(name) => {
-                library.remove(&scope, &name, &actor.id.user, false).await?;
+                library
+                    .remove(&scope, &name, &actor.id.user, actor.admin)
+                    .await?;
                 Ok(vec![Reply::actor(format!(
                     "Removed `{}`. Games already played or under way keep their rules.",
                     rules::quote::visible(&name, 40)

@@ -75,6 +75,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             name: String::new(),
             command: None,
             answer: None,
+            admin: false,
         };
         match self.load(game).await {
             Ok(Loaded::Board(g)) => {

@@ -245,3 +245,44 @@ async fn analysing_a_finished_game_posts_graph_and_mistakes() {
         fake.unhandled_requests()
     );
 }
+
+/// A player's variant is removed by its author or by someone who manages the server (Discord's
+/// Manage Server permission), and by nobody else.
+#[tokio::test]
+async fn a_players_variant_is_removed_by_its_author_or_a_server_manager_only() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let add = |name: &str| {
+        fake.slash("variant")
+            .integer("action", 0)
+            .string("definition", &format!("[{name}:chess]\nking = k:KN\n"))
+            .by(ids::ALICE)
+            .send()
+    };
+    let remove = |name: &str, by: u64| {
+        fake.slash("variant")
+            .integer("action", 3)
+            .string("name", name)
+            .by(by)
+            .send()
+    };
+    for name in ["centaurs", "centaurs-too"] {
+        let added = message(fake, &add(name)).await;
+        assert!(added.content.contains(name), "{}", added.content);
+    }
+    let refused = message(fake, &remove("centaurs", ids::BOB)).await;
+    assert!(
+        refused.content.contains("only the player who added"),
+        "{}",
+        refused.content
+    );
+    // Carol manages the server (0x20).
+    fake.set_member_permissions(ids::CAROL, 0x20);
+    let removed = message(fake, &remove("centaurs", ids::CAROL)).await;
+    assert!(!removed.content.contains("only"), "{}", removed.content);
+    let removed = message(fake, &remove("centaurs-too", ids::ALICE)).await;
+    assert!(!removed.content.contains("only"), "{}", removed.content);
+    let ix = fake.slash("variant").integer("action", 2).send();
+    let listed = message(fake, &ix).await;
+    assert!(!listed.content.contains("centaurs"), "{}", listed.content);
+}

@@ -37,6 +37,7 @@ pub fn actor(name: &str) -> Actor {
         name: name.to_string(),
         command: None,
         answer: None,
+        admin: false,
     }
 }
 
