@@ -20,6 +20,8 @@ pub struct InteractionRef {
 pub struct OptionsBuilder {
     options: Vec<Value>,
     users: Vec<u64>,
+    /// `data.resolved.attachments` entries, by id.
+    attachments: Vec<(String, Value)>,
 }
 
 impl OptionsBuilder {
@@ -259,6 +261,30 @@ impl<'a> SlashBuilder<'a> {
     pub fn string(self, name: &str, value: &str) -> Self {
         self.map(|o| o.string(name, value))
     }
+
+    /// Type 11: a file the user attaches. Its bytes are kept by the fake and served at the
+    /// attachment's `url` (`GET attachments/uploads/ID/NAME`), as Discord's CDN does.
+    pub fn attachment(self, name: &str, filename: &str, bytes: &[u8]) -> Self {
+        let (id, resolved) = {
+            let mut st = self.fake.inner.lock();
+            let id = st.new_id();
+            st.uploads.insert(id, (filename.to_owned(), bytes.to_vec()));
+            let url = format!("{}/attachments/uploads/{id}/{filename}", st.rest_url);
+            let resolved = json!({
+                "id": id.to_string(),
+                "filename": filename,
+                "size": bytes.len(),
+                "url": url,
+                "proxy_url": url,
+                "content_type": "text/plain; charset=utf-8",
+            });
+            (id, resolved)
+        };
+        self.map(|mut o| {
+            o.attachments.push((id.to_string(), resolved));
+            o.push(name, 11, Value::from(id.to_string()), false)
+        })
+    }
     pub fn integer(self, name: &str, value: i64) -> Self {
         self.map(|o| o.integer(name, value))
     }
@@ -353,7 +379,11 @@ impl<'a> SlashBuilder<'a> {
                 in_dm: self.at == Where::Dm,
             });
         }
-        let (mut options, mut users) = (self.options.options, self.options.users);
+        let (mut options, mut users, attachments) = (
+            self.options.options,
+            self.options.users,
+            self.options.attachments,
+        );
         if let Some((group, sub, o)) = self.sub {
             users.extend(o.users);
             let sub = json!({"name": sub, "type": 1, "options": o.options});
@@ -377,6 +407,9 @@ impl<'a> SlashBuilder<'a> {
                 "options": options,
                 "resolved": resolved(&st, &users, in_guild),
             });
+            if !attachments.is_empty() {
+                d["resolved"]["attachments"] = Value::Object(attachments.into_iter().collect());
+            }
             // `data.guild_id` is the guild the invoked command is registered in.
             if let Some(g) = guild.filter(|g| {
                 st.guild_commands

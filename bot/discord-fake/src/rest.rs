@@ -324,6 +324,16 @@ fn answer(
             }
         }
 
+        ("GET", ["attachments", "uploads", aid, _name]) => {
+            match id_of(aid).and_then(|a| st.uploads.get(&a)) {
+                Some((_, bytes)) => Reply::Bytes(
+                    200,
+                    "text/plain; charset=utf-8".into(),
+                    Bytes::from(bytes.clone()),
+                ),
+                None => Reply::not_found(),
+            }
+        }
         ("GET", ["attachments", cid, aid, _name]) => {
             let (Some(c), Some(a)) = (id_of(cid), id_of(aid)) else {
                 return Reply::not_found();

@@ -107,6 +107,8 @@ pub struct Recorded {
     /// Members' permissions in guild channels where not the default
     /// ([`fixtures::PERMISSIONS`]), as bits.
     pub(crate) member_permissions: HashMap<u64, u64>,
+    /// Files users attached to slash commands (`SlashBuilder::attachment`): name and bytes.
+    pub(crate) uploads: HashMap<u64, (String, Vec<u8>)>,
     pub(crate) next_id: u64,
     // Copied from the fake at start, so that state methods can build payloads alone.
     pub(crate) app_id: u64,

@@ -286,3 +286,40 @@ async fn a_players_variant_is_removed_by_its_author_or_a_server_manager_only() {
     let listed = message(fake, &ix).await;
     assert!(!listed.content.contains("centaurs"), "{}", listed.content);
 }
+
+/// `/variant add` with a file: the attachment is read from Discord's address for it, and one
+/// over the size limit is refused by its announced size without being downloaded.
+#[tokio::test]
+async fn a_players_variant_is_added_from_an_attached_file() {
+    let bot = start().await;
+    let fake = &bot.fake;
+    let ix = fake
+        .slash("variant")
+        .integer("action", 0)
+        .attachment("file", "centaurs.ini", b"[centaurs:chess]\nking = k:KN\n")
+        .send();
+    let added = message(fake, &ix).await;
+    assert!(added.content.contains("centaurs"), "{}", added.content);
+    assert_eq!(
+        fake.requests_matching("GET", "attachments/uploads/*/*").len(),
+        1,
+        "downloaded once"
+    );
+    let big = vec![b'#'; bot_core::command::MAX_DEFINITION_BYTES + 1];
+    let ix = fake
+        .slash("variant")
+        .integer("action", 0)
+        .attachment("file", "huge.ini", &big)
+        .send();
+    let refused = message(fake, &ix).await;
+    assert!(
+        refused.content.contains("huge.ini") && refused.content.contains("at most"),
+        "{}",
+        refused.content
+    );
+    assert_eq!(
+        fake.requests_matching("GET", "attachments/uploads/*/*").len(),
+        1,
+        "the large file was not downloaded"
+    );
+}
