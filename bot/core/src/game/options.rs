@@ -39,6 +39,26 @@ pub struct GameOptions {
     pub rated: bool,
 }
 
+impl crate::model::GameRecord {
+    /// The game's options, read from their stored text.
+    ///
+    /// # Errors
+    /// Stored text that does not read (see [`GameOptions::parse`]).
+    pub fn game_options(&self) -> Result<GameOptions, OptionsError> {
+        GameOptions::parse(&self.options)
+    }
+}
+
+impl crate::model::ChallengeRecord {
+    /// The challenge's options, read from their stored text.
+    ///
+    /// # Errors
+    /// Stored text that does not read (see [`GameOptions::parse`]).
+    pub fn game_options(&self) -> Result<GameOptions, OptionsError> {
+        GameOptions::parse(&self.options)
+    }
+}
+
 impl Default for GameOptions {
     fn default() -> Self {
         GameOptions {

@@ -5,7 +5,7 @@ use rules::{Position, SpecError, Variant, fen::FenError, notation, notation::Mov
 
 use crate::{
     model::{GameRecord, GameStatus},
-    options::{GameOptions, OptionsError},
+    options::OptionsError,
     service::chess960,
 };
 
@@ -152,7 +152,7 @@ pub fn pgn(
     }
     if v.name == chess960::VARIANT {
         // Games stored before the number was kept started from the variant's own start.
-        let n = GameOptions::parse(&g.options)?
+        let n = g.game_options()?
             .position
             .unwrap_or(chess960::ORTHODOX);
         s.push_str(&format!("[StartPosition \"Chess960 position {n}\"]\n"));

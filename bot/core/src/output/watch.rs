@@ -16,7 +16,6 @@ use rules::{
 
 use crate::{
     model::{GameId, GameRecord, GameStatus},
-    options::GameOptions,
     picture,
     reply::{BoardPicture, ReplayPicture},
     rules_engine::{EngineKind, GameKind},
@@ -207,7 +206,7 @@ pub fn clocks(
         return None;
     }
     let state = record.clock.as_ref()?;
-    let control: TimeControl = GameOptions::parse(&record.options).ok()?.clock;
+    let control: TimeControl = record.game_options().ok()?.clock;
     if !control.is_some() {
         return None;
     }

@@ -154,7 +154,7 @@ impl BotSeats {
 /// The bot's seats and level in a game, if the bot plays in it: from the stored options
 /// alone (see the module's doc).
 pub(super) fn bot_seats(record: &GameRecord) -> Option<BotSeats> {
-    let options = GameOptions::parse(&record.options).ok()?;
+    let options = record.game_options().ok()?;
     let level = options.level?;
     let seats = u8::try_from(record.seats.len()).ok()?;
     // The bot is the challenged player; the challenger's colour (or seat, with more than
@@ -393,10 +393,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 actor, place, &stored, v.sides, level, colour, position, seat,
             )
             .await?;
-        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
-            challenge: c.id,
-            source,
-        })?;
+        let options = super::games::challenge_options(&c)?;
         let now = self.clock.now_secs();
         let (start, c, numbered) = chess960::start(&v, c, options, &*self.chance)?;
         let game = self

@@ -224,10 +224,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         start_state: String,
         now_ms: i64,
     ) -> Result<GameRecord, Failure> {
-        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
-            challenge: c.id,
-            source,
-        })?;
+        let options = super::games::challenge_options(c)?;
         let clock = self.start_clock(options.clock, seats.len(), now_ms);
         let accepted = self
             .store
@@ -271,10 +268,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             return self.accept_seat(c, actor).await;
         }
         let now_ms = self.clock.now_ms();
-        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
-            challenge: c.id,
-            source,
-        })?;
+        let options = super::games::challenge_options(&c)?;
         let challenger_first = match options.colour {
             ColourChoice::First => true,
             ColourChoice::Second => false,
@@ -309,10 +303,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             ));
         }
         let now = self.clock.now_secs();
-        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
-            challenge: c.id,
-            source,
-        })?;
+        let options = super::games::challenge_options(&c)?;
         let GameKind::Board(v) = self.game_kind(&c.variant)? else {
             return user("Through the Looking-Glass is for two players.");
         };

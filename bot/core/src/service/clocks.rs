@@ -58,7 +58,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// A game's time control and clock, if it has both.
     pub(super) fn clock_of(record: &GameRecord) -> Option<(TimeControl, &ClockState)> {
         let state = record.clock.as_ref()?;
-        let control = GameOptions::parse(&record.options).ok()?.clock;
+        let control = record.game_options().ok()?.clock;
         control.is_some().then_some((control, state))
     }
 

@@ -146,10 +146,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         c: &ChallengeRecord,
         seats: &[PlayerId],
     ) -> Result<Option<String>, Failure> {
-        let options = GameOptions::parse(&c.options).map_err(|source| ServiceError::Options {
-            challenge: c.id,
-            source,
-        })?;
+        let options = challenge_options(c)?;
         let [first, second] = seats else {
             return Ok(None);
         };
@@ -341,4 +338,13 @@ fn replay(variant: &Arc<Variant>, record: &GameRecord) -> Result<Position, expor
         position.play_unchecked(mv);
     }
     Ok(position)
+}
+
+/// A challenge's stored options, read; unreadable ones are the store's fault, named with the
+/// challenge.
+pub(super) fn challenge_options(c: &ChallengeRecord) -> Result<GameOptions, ServiceError> {
+    c.game_options().map_err(|source| ServiceError::Options {
+        challenge: c.id,
+        source,
+    })
 }
