@@ -375,6 +375,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let mut boards: std::collections::HashMap<bot_core::model::GameId, usize> =
             Default::default();
         for r in replies {
+            if self.copy_of_a_room_line(r, replies) {
+                continue;
+            }
             let route = self.route_of(r);
             let nth = match (&r.board, &r.audience) {
                 (Some(b), Audience::Room | Audience::Actor) => {
@@ -397,6 +400,23 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             }
         }
         out
+    }
+
+    /// Whether `r` is a player's private copy of a room line of the same batch that reaches
+    /// him here anyway (a result's copy, which a chat player gets in his direct messages):
+    /// at the shared keyboard everyone reads the room line; a named console prints it, and
+    /// puts it in the mailbox of every player it names. Printed once, not twice or thrice.
+    fn copy_of_a_room_line(&self, r: &Reply, batch: &[Reply]) -> bool {
+        let Audience::Private(p) = &r.audience else {
+            return false;
+        };
+        r.board.is_none()
+            && batch.iter().any(|room| {
+                room.audience == Audience::Room
+                    && room.text == r.text
+                    && room.mentions == r.mentions
+                    && (self.fixed.is_none() || room.mentions.contains(p))
+            })
     }
 
     /// Puts `chunk` in `user`'s mailbox; a failure is said here (without the contents).

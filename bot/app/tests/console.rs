@@ -675,3 +675,48 @@ fn a_players_variant_from_a_file_is_added_played_and_replays_after_removal_and_r
     assert!(status.success(), "{status}: {err}\n{out}");
     assert!(out.contains("1. e4 e5 2. Ke2 d6 3. Kc3"), "{out}");
 }
+
+/// The README's console transcript ("Try it at the console") is what the console does: its
+/// commands, typed into a fresh console, give the lines it shows. The README is read here, so
+/// a change to either that does not match the other fails this test.
+#[test]
+fn the_readme_console_transcript_is_what_the_console_prints() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = &readme[readme
+        .find("## Try it at the console")
+        .expect("the README's console section")..];
+    let start = section.find("```text\n").expect("its transcript") + "```text\n".len();
+    let transcript = &section[start..start + section[start..].find("```").unwrap()];
+    let mut typed = String::new();
+    let mut shown = Vec::new();
+    for line in transcript.lines() {
+        if let Some(cmd) = line
+            .strip_prefix("alice> ")
+            .or_else(|| line.strip_prefix("bob> "))
+        {
+            typed.push_str(cmd);
+            typed.push('\n');
+        } else if !line.starts_with('$') && !line.trim().is_empty() {
+            shown.push(line.to_string());
+        }
+    }
+    assert!(
+        typed.lines().count() >= 5 && shown.len() >= 3,
+        "{transcript}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (status, out, err, _) = run_with(&data, typed.as_bytes());
+    assert!(status.success(), "{status}: {err}\n{out}");
+    for line in &shown {
+        assert!(
+            out.contains(line.as_str()),
+            "the README shows {line:?}; the console printed:\n{out}"
+        );
+    }
+    assert!(
+        data.join("boards").is_dir(),
+        "the README says boards are written in data/boards/"
+    );
+}

@@ -152,9 +152,7 @@ pub fn pgn(
     }
     if v.name == chess960::VARIANT {
         // Games stored before the number was kept started from the variant's own start.
-        let n = g.game_options()?
-            .position
-            .unwrap_or(chess960::ORTHODOX);
+        let n = g.game_options()?.position.unwrap_or(chess960::ORTHODOX);
         s.push_str(&format!("[StartPosition \"Chess960 position {n}\"]\n"));
     }
     if g.start_state != v.start {

@@ -301,7 +301,8 @@ async fn a_players_variant_is_added_from_an_attached_file() {
     let added = message(fake, &ix).await;
     assert!(added.content.contains("centaurs"), "{}", added.content);
     assert_eq!(
-        fake.requests_matching("GET", "attachments/uploads/*/*").len(),
+        fake.requests_matching("GET", "attachments/uploads/*/*")
+            .len(),
         1,
         "downloaded once"
     );
@@ -318,7 +319,8 @@ async fn a_players_variant_is_added_from_an_attached_file() {
         refused.content
     );
     assert_eq!(
-        fake.requests_matching("GET", "attachments/uploads/*/*").len(),
+        fake.requests_matching("GET", "attachments/uploads/*/*")
+            .len(),
         1,
         "the large file was not downloaded"
     );
