@@ -56,6 +56,17 @@ pub struct Console<S, C> {
     size: u32,
 }
 
+/// The challenge a `challenge` command opened, from its answer's Accept/Decline action (data,
+/// not the reply's English); `None` when it was refused.
+fn opened_challenge(replies: &[Reply]) -> Option<i64> {
+    replies.iter().find_map(|r| {
+        r.actions.iter().find_map(|a| match a {
+            bot_core::reply::Action::AnswerChallenge(id) => Some(*id),
+            _ => None,
+        })
+    })
+}
+
 /// The two local players of a two-player game at one keyboard; the first also plays the bot.
 const LOCAL: [&str; 2] = ["alice", "bob"];
 
@@ -266,12 +277,12 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                     &format!("challenge @{} {game}", LOCAL[1]),
                 )
                 .await;
-            if !challenged.iter().any(|r| r.text.contains("challenges")) {
+            let Some(id) = opened_challenge(&challenged) else {
                 return challenged;
-            }
+            };
             return self
                 .service
-                .handle_text(&second, &self.place, "accept")
+                .handle_text(&second, &self.place, &format!("accept {id}"))
                 .await;
         }
         // `variant add FILE.ini` (or `.toml`): the console reads the file.
@@ -333,12 +344,15 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
                 &format!("challenge {} {game}", named.join(" ")),
             )
             .await;
-        if !challenged.iter().any(|r| r.text.contains("challenges")) {
+        let Some(id) = opened_challenge(&challenged) else {
             return challenged;
-        }
+        };
         let mut last = Vec::new();
         for a in &others {
-            last = self.service.handle_text(a, &self.place, "accept").await;
+            last = self
+                .service
+                .handle_text(a, &self.place, &format!("accept {id}"))
+                .await;
         }
         last
     }
