@@ -103,12 +103,10 @@ pub struct MatrixBot {
     /// Players told that their private messages are held, per game (its number, or the
     /// room when the message names none): told once, until they have read them.
 
-    /// The event each outbox entry was sent as, in this run: a later reply that replaces an
-    /// entry ([`bot_core::reply::Reply::replaces`], an analysis's progress line) is sent as
-    /// an `m.replace` edit of it. After a restart the map is empty and such a reply is sent
-    /// as a new message instead, so nothing is lost.
-    pub(crate) sent_events:
-        std::sync::Mutex<std::collections::HashMap<bot_core::outbox::Key, OwnedEventId>>,
+    /// The event each outbox entry was sent as, in this run, and the ones being sent: a later
+    /// reply that replaces an entry ([`bot_core::reply::Reply::replaces`], an analysis's
+    /// progress line) is sent as an `m.replace` edit of it (see [`crate::sent`]).
+    pub(crate) sent_events: crate::sent::SentEvents<OwnedEventId>,
 }
 
 impl std::fmt::Debug for MatrixBot {
@@ -195,7 +193,7 @@ impl MatrixBot {
             health: bot_core::metrics::Health::new(),
             direct: crate::locks::KeyedLocks::default(),
             told_undecrypted: std::sync::Mutex::new(HashSet::new()),
-            sent_events: std::sync::Mutex::default(),
+            sent_events: crate::sent::SentEvents::default(),
         })
     }
 

@@ -39,6 +39,11 @@ use crate::{
     privacy::{can_carry_secrets_to, has_left},
 };
 
+/// How long an edit waits for the message it replaces when that one is not on its way (its
+/// send may be about to start), and at most while it is (an upload, a rate limit).
+const EDIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+const EDIT_BOUND: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Why a message could not be sent.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum SendError {
@@ -536,14 +541,21 @@ impl MatrixBot {
         }
         // A text that replaces an earlier message of this run: an edit of it. The original
         // may still be on its way (a short analysis ends while its first line is being sent):
-        // it is waited for a moment, then, if it never came in this run, this is sent anew.
+        // it is waited for while it is, then, if it never came in this run, this is sent anew.
         if let (Some(replaced), None, None, "") =
             (&reply.replaces, &reply.board, &reply.graph, suffix)
-            && let Some(original) = self.sent_event_soon(replaced).await
+            && let Some(original) = self
+                .sent_events
+                .find(replaced, EDIT_GRACE, EDIT_BOUND)
+                .await
         {
             send_edit(room, &message, &original, transaction_id(key, suffix)).await?;
             return Ok(());
         }
+        // Known as on its way, for an edit of it that comes meanwhile.
+        let _sending = key
+            .filter(|_| suffix.is_empty())
+            .map(|k| self.sent_events.sending(k));
         let drawing = std::time::Instant::now();
         let picture = match (&reply.board, &reply.graph, &reply.animation) {
             (Some(b), _, _) => match self.draw(b).await {
@@ -696,39 +708,16 @@ impl MatrixBot {
         Ok(sent.response.event_id)
     }
 
-    /// The event an outbox entry was sent as in this run, waiting up to two seconds for one
-    /// being sent now.
-    async fn sent_event_soon(&self, key: &bot_core::outbox::Key) -> Option<OwnedEventId> {
-        for _ in 0..20 {
-            if let Some(event) = self.sent_event(key) {
-                return Some(event);
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
-        self.sent_event(key)
-    }
-
-    /// The event an outbox entry was sent as in this run, if any.
-    fn sent_event(&self, key: &bot_core::outbox::Key) -> Option<OwnedEventId> {
-        self.sent_events.lock().ok()?.get(key).cloned()
-    }
-
     /// Remembers the event an entry was sent as (its main message, not the extra ones sent
-    /// with a suffix); the map is cleared past a bound, as only recent messages get edits.
+    /// with a suffix).
     fn remember_sent(
         &self,
         key: Option<&bot_core::outbox::Key>,
         suffix: &str,
         event: OwnedEventId,
     ) {
-        const KEEP: usize = 10_000;
-        if let (Some(key), "") = (key, suffix)
-            && let Ok(mut sent) = self.sent_events.lock()
-        {
-            if sent.len() >= KEEP {
-                sent.clear();
-            }
-            sent.insert(key.clone(), event);
+        if let (Some(key), "") = (key, suffix) {
+            self.sent_events.sent(key, event);
         }
     }
 

@@ -15,6 +15,7 @@ pub mod format;
 pub mod invocation;
 pub mod ledger;
 pub mod privacy;
+mod sent;
 pub mod session;
 
 mod bot;
