@@ -74,13 +74,7 @@ const LOCAL: [&str; 2] = ["alice", "bob"];
 const LOCAL_FOUR: [&str; 4] = ["red", "blue", "yellow", "green"];
 
 fn local(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Console, name),
-        name: name.to_string(),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    Actor::new(PlayerId::new(Platform::Console, name), name)
 }
 
 /// A player's name as the console prints it: no control characters (a name is not a

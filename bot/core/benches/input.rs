@@ -35,12 +35,11 @@ fn bench(c: &mut Criterion) {
         Arc::new(rules::Catalog::builtin()),
     );
     let room = Place::room(Platform::Matrix, "!room:example.org");
-    let player = |name: &str| Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-        command: None,
-        answer: None,
-        admin: false,
+    let player = |name: &str| {
+        Actor::new(
+            PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+            name.to_string(),
+        )
     };
     let (alice, bob) = (player("alice"), player("bob"));
     runtime.block_on(async {

@@ -51,13 +51,7 @@ fn bench(c: &mut Criterion) {
         Arc::new(rules::Catalog::builtin()),
     );
     let room = Place::room(Platform::Discord, "1");
-    let player = |name: &str| Actor {
-        id: PlayerId::new(Platform::Discord, name),
-        name: name.to_string(),
-        command: None,
-        answer: None,
-        admin: false,
-    };
+    let player = |name: &str| Actor::new(PlayerId::new(Platform::Discord, name), name);
     let players = [player("10"), player("20")];
     let moves = middlegame_moves();
     runtime.block_on(async {

@@ -22,13 +22,7 @@ use common::*;
 /// A console player (the console reads `@name` as the player `name`, so scenarios can name
 /// players plainly).
 fn player(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Console, name),
-        name: name.to_string(),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    Actor::new(PlayerId::new(Platform::Console, name), name)
 }
 
 struct Table {

@@ -144,12 +144,11 @@ fn fuzz_lines_through_the_service() {
         .with_chance(SeededChance::new(9));
     let room = Place::room(Platform::Matrix, "!room:example.org");
     let dm = Place::direct(Platform::Matrix, "!dm:example.org");
-    let player = |name: &str| Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-        command: None,
-        answer: None,
-        admin: false,
+    let player = |name: &str| {
+        Actor::new(
+            PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+            name.to_string(),
+        )
     };
     let (alice, bob) = (player("alice"), player("bob"));
     // Games in progress for the bare moves and orders to land in: Toulousain in the room,

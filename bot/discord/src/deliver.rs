@@ -921,16 +921,12 @@ async fn clear_thinking(http: &serenity::Http, h: &Handle) {
 
 /// The actor of an interaction.
 pub(crate) fn actor(user: &serenity::User) -> Actor {
-    Actor {
-        id: convert::player(user.id.get()),
-        name: user
-            .global_name
+    Actor::new(
+        convert::player(user.id.get()),
+        user.global_name
             .clone()
             .unwrap_or_else(|| user.name.clone()),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    )
 }
 
 /// What a click on a component the bot cannot read is told (a button of an older version of
@@ -1064,13 +1060,7 @@ mod tests {
         }));
         assert_eq!(
             actor(&u),
-            Actor {
-                id: PlayerId::new(Platform::Discord, "42"),
-                name: "Alice A.".into(),
-                command: None,
-                answer: None,
-                admin: false,
-            }
+            Actor::new(PlayerId::new(Platform::Discord, "42"), "Alice A.")
         );
         let u = user(serde_json::json!({
             "id": "43", "username": "bob", "discriminator": "0", "global_name": null,

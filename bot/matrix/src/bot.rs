@@ -450,13 +450,10 @@ impl MatrixBot {
                 *known = Some(room.room_id().to_owned());
             }
         }
-        let actor = Actor {
-            id: PlayerId::new(Platform::Matrix, player.as_str()),
-            name: display_name(room, &player).await,
-            command: None,
-            answer: None,
-            admin: false,
-        };
+        let actor = Actor::new(
+            PlayerId::new(Platform::Matrix, player.as_str()),
+            display_name(room, &player).await,
+        );
         self.deliver_kept(&actor).await;
     }
 
@@ -660,13 +657,10 @@ impl MatrixBot {
                     }
                     ledger.mark(m.event_id.as_str()).await?;
                 }
-                let actor = Actor {
-                    id: PlayerId::new(Platform::Matrix, m.sender.as_str()),
-                    name: display_name(room, &m.sender).await,
-                    command: None,
-                    answer: None,
-                    admin: false,
-                };
+                let actor = Actor::new(
+                    PlayerId::new(Platform::Matrix, m.sender.as_str()),
+                    display_name(room, &m.sender).await,
+                );
                 let reply = bot_core::reply::Reply::actor(refusal);
                 self.deliver(room, &place, &actor, &m.event_id, vec![reply])
                     .await;

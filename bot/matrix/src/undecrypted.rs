@@ -114,13 +114,10 @@ impl MatrixBot {
                 "; I will not repeat this notice for your other messages here"
             }
         );
-        let actor = Actor {
-            id: PlayerId::new(Platform::Matrix, u.sender.as_str()),
-            name: display_name(&u.room, &u.sender).await,
-            command: None,
-            answer: None,
-            admin: false,
-        };
+        let actor = Actor::new(
+            PlayerId::new(Platform::Matrix, u.sender.as_str()),
+            display_name(&u.room, &u.sender).await,
+        );
         let place = Place::room(Platform::Matrix, u.room.room_id().as_str());
         self.deliver(&u.room, &place, &actor, &u.event, vec![Reply::actor(text)])
             .await;

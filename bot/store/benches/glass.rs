@@ -51,13 +51,7 @@ fn main() {
             .await
             .unwrap();
         let svc = GameService::new(store.clone(), SystemClock, std::sync::Arc::new(Catalog::builtin()));
-        let actor = |name: &str| Actor {
-            id: PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
-            name: name.into(),
-            command: None,
-            answer: None,
-            admin: false,
-        };
+        let actor = |name: &str| Actor::new(PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")), name);
         let players = [actor("white"), actor("black")];
         let room = Place::room(Platform::Matrix, "!table:bench.example");
         let dms = [

@@ -108,12 +108,11 @@ struct Table {
 }
 
 fn table(n: usize) -> Table {
-    let actor = |name: String| Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
-        name,
-        command: None,
-        answer: None,
-        admin: false,
+    let actor = |name: String| {
+        Actor::new(
+            PlayerId::new(Platform::Matrix, format!("@{name}:bench.example")),
+            name,
+        )
     };
     Table {
         place: Place::room(Platform::Matrix, format!("!table{n}:bench.example")),

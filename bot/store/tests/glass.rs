@@ -16,13 +16,7 @@ use rules::{
 };
 
 fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Console, name),
-        name: name.into(),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    Actor::new(PlayerId::new(Platform::Console, name), name)
 }
 
 async fn service(path: &std::path::Path) -> GameService<SqlStore, SystemClock> {

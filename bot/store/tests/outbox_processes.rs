@@ -27,13 +27,10 @@ const MOVES: usize = 1_000;
 const TABLES: usize = 10;
 
 fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.into(),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    Actor::new(
+        PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+        name,
+    )
 }
 
 /// Plays `MOVES` moves over `TABLES` hot-seat chess games (a new game when one ends), each

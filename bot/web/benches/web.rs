@@ -41,13 +41,10 @@ const STREAMS: usize = 1000;
 type Store = Watched<MemoryStore>;
 
 fn player(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.into(),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    Actor::new(
+        PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+        name,
+    )
 }
 
 fn percentile(v: &mut [f64], p: f64) -> f64 {

@@ -505,17 +505,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             None if colour == ColourChoice::First => vec![actor.id.clone(), bot_id.clone()],
             None => vec![bot_id.clone(), actor.id.clone()],
         };
-        Ok((
-            c,
-            seats,
-            Actor {
-                id: bot_id,
-                name: bot_name,
-                command: None,
-                answer: None,
-                admin: false,
-            },
-        ))
+        Ok((c, seats, Actor::new(bot_id, bot_name)))
     }
 
     /// A draw offered to the bot: accepted when a full-strength search scores the position
@@ -981,13 +971,7 @@ mod tests {
             log.lock().unwrap().push(b.waiting);
         }));
         assert!(svc.bot.as_ref().unwrap().waker.set(waker).is_ok());
-        let alice = crate::Actor {
-            id: PlayerId::new(Platform::Console, "alice"),
-            name: "alice".into(),
-            command: None,
-            answer: None,
-            admin: false,
-        };
+        let alice = crate::Actor::new(PlayerId::new(Platform::Console, "alice"), "alice");
         let place = Place::room(Platform::Console, "console");
         let r = svc
             .handle_text(&alice, &place, "play chess vs bot black level 1")

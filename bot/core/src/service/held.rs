@@ -70,13 +70,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// The board of a game as the player may see it now (his own world in Looking-Glass).
     async fn board_now(&self, player: &PlayerId, game: GameId) -> Option<BoardPicture> {
         // Only the id decides what a board shows; no name is shown on it.
-        let actor = &Actor {
-            id: player.clone(),
-            name: String::new(),
-            command: None,
-            answer: None,
-            admin: false,
-        };
+        let actor = &Actor::new(player.clone(), String::new());
         match self.load(game).await {
             Ok(Loaded::Board(g)) => {
                 let seat = g.record.seat_of(&actor.id);

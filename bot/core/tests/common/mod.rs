@@ -58,13 +58,10 @@ impl Clock for ManualClock {
 
 /// A Matrix player `@name:example.org` called `name`.
 pub fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    Actor::new(
+        PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+        name.to_string(),
+    )
 }
 
 /// A seeded linear congruential generator: the same games on every run.

@@ -32,13 +32,10 @@ pub struct Server {
 }
 
 pub fn actor(name: &str) -> Actor {
-    Actor {
-        id: PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
-        name: name.to_string(),
-        command: None,
-        answer: None,
-        admin: false,
-    }
+    Actor::new(
+        PlayerId::new(Platform::Matrix, format!("@{name}:example.org")),
+        name.to_string(),
+    )
 }
 
 impl Server {
