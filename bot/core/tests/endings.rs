@@ -406,16 +406,7 @@ fn the_random_mover_plays_legal_moves() {
 /// copy of a result carries no board, and still counts with its game's messages.
 #[tokio::test]
 async fn a_held_private_copy_of_a_result_counts_with_its_game() {
-    let svc = GameService::new(
-        MemoryStore::new(),
-        TestClock::default(),
-        Arc::new(Catalog::builtin()),
-    );
-    let place = Place::room(Platform::Matrix, "!club:example.org");
-    let (alice, bob) = (actor("alice"), actor("bob"));
-    svc.handle_text(&alice, &place, "challenge @bob:example.org chess white")
-        .await;
-    svc.handle_text(&bob, &place, "accept").await;
+    let (svc, place, alice, bob) = chess_game().await;
     let mut mate = Vec::new();
     for (who, mv) in [
         (&alice, "e4"),

@@ -3,15 +3,7 @@
 //! tells whether its first run reached the store: its first reply is in the outbox once the
 //! move (with its announcement), the refusal or the answer is, and never before.
 
-use std::sync::Arc;
-
-use bot_core::{
-    Actor, GameService, Games,
-    model::{Place, Platform},
-    outbox::CommandKeys,
-    store::memory::MemoryStore,
-};
-use rules::Catalog;
+use bot_core::{Actor, Games, outbox::CommandKeys};
 
 mod common;
 use common::*;
@@ -25,16 +17,7 @@ fn asking(who: &Actor, event: &str) -> Actor {
 
 #[tokio::test]
 async fn a_command_is_known_as_answered_once_its_first_write_is_stored() {
-    let svc = GameService::new(
-        MemoryStore::new(),
-        TestClock::default(),
-        Arc::new(Catalog::builtin()),
-    );
-    let place = Place::room(Platform::Matrix, "!club:example.org");
-    let (alice, bob) = (actor("alice"), actor("bob"));
-    svc.handle_text(&alice, &place, "challenge @bob:example.org chess white")
-        .await;
-    svc.handle_text(&bob, &place, "accept").await;
+    let (svc, place, alice, bob) = chess_game().await;
 
     for (who, event, text) in [
         // A move: stored with its announcement in one write.

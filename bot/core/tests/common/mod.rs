@@ -8,8 +8,9 @@ use std::sync::{
 };
 
 use bot_core::{
-    Actor, Clock,
-    model::{Platform, PlayerId},
+    Actor, Clock, GameService,
+    model::{Place, Platform, PlayerId},
+    store::memory::MemoryStore,
 };
 
 /// A clock that ticks one second per reading, from a fixed start (in milliseconds since
@@ -81,4 +82,20 @@ impl Lcg {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
+}
+
+/// A chess game under way in a Matrix room between alice (White) and bob: the service over an
+/// in-memory store, the room, and the two players.
+pub async fn chess_game() -> (GameService<MemoryStore, TestClock>, Place, Actor, Actor) {
+    let svc = GameService::new(
+        MemoryStore::new(),
+        TestClock::default(),
+        Arc::new(rules::Catalog::builtin()),
+    );
+    let place = Place::room(Platform::Matrix, "!club:example.org");
+    let (alice, bob) = (actor("alice"), actor("bob"));
+    svc.handle_text(&alice, &place, "challenge @bob:example.org chess white")
+        .await;
+    svc.handle_text(&bob, &place, "accept").await;
+    (svc, place, alice, bob)
 }
