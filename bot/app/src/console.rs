@@ -561,8 +561,9 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
     }
 
     /// Reads commands until end of input, `quit`, or a stop request (SIGTERM, SIGINT). A
-    /// line being handled when the stop comes is finished and its reply printed; a console
-    /// waiting for input quits at once.
+    /// line being handled when the stop comes is finished and its reply printed, and so is a
+    /// line already read from the input but not yet begun (it was typed before the stop); a
+    /// console waiting for input quits at once.
     ///
     /// # Errors
     /// When the output cannot be written or the mailbox cannot be created.
@@ -603,6 +604,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let mut poll = tokio::time::interval(MAIL_POLL);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut prompt = true;
+        let mut answered_after_stop = 0;
         loop {
             if prompt {
                 let text = format!("{}> ", shown(&self.actor_for(None).await.name));
@@ -613,7 +615,15 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
             // a line is outside the select, so it is never cut short.
             let input = tokio::select! {
                 biased;
-                () = stop.requested() => break,
+                () = stop.requested() => match lines.try_recv() {
+                    // Typed before the stop, read, not yet begun: answered like the others
+                    // (as many as were waiting, not an input that keeps coming).
+                    Ok(line) if answered_after_stop < input::QUEUED => {
+                        answered_after_stop += 1;
+                        Some(line)
+                    }
+                    _ => break,
+                },
                 Some(a) = next_announcement(&mut announcements) => {
                     let out = self.announcement(&a).await;
                     stdout.write_all(format!("\n{out}").as_bytes())?;

@@ -107,10 +107,13 @@ pub fn next_line(reader: &mut impl BufRead, cap: usize) -> std::io::Result<Optio
     }))
 }
 
+/// Lines read ahead of the console, at most.
+pub const QUEUED: usize = 8;
+
 /// Reads standard input on a thread of its own and sends each line; the channel closes at
 /// the end of input (or on a read error, which is logged).
 pub fn spawn_stdin() -> mpsc::Receiver<Input> {
-    let (tx, rx) = mpsc::channel(8);
+    let (tx, rx) = mpsc::channel(QUEUED);
     let spawned = std::thread::Builder::new()
         .name("console-stdin".into())
         .spawn(move || {

@@ -252,6 +252,16 @@ async fn sigterm_in_the_middle_of_a_move_answers_it_then_exits_0() {
         .unwrap();
     stdin.write_all(b"e4\n").unwrap();
     stdin.flush().unwrap();
+    // The console has read the move (its pipe is empty), then a moment for it to reach the
+    // store, where it waits for the lock. (A loaded machine may take a while to read it.)
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while rustix::io::ioctl_fionread(&stdin).unwrap() > 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the console never read the move"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert!(
         !out.text().contains("plays e4"),
