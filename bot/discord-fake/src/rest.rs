@@ -712,9 +712,11 @@ fn list_messages(st: &Recorded, cid: &str, query: Option<&str>) -> Reply {
         .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("limit=")))
         .and_then(|l| l.parse::<usize>().ok())
         .unwrap_or(50);
+    // Ephemeral messages belong to one user's view: Discord lists none of them.
     let list: Vec<Value> = st
         .messages_in(c)
         .into_iter()
+        .filter(|m| m.flags & fixtures::EPHEMERAL == 0)
         .rev()
         .take(limit)
         .map(|m| st.message_json(m))

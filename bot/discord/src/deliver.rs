@@ -19,6 +19,7 @@ use crate::{
     Bot, Ctx, Error, convert,
     convert::ComponentId,
     errors::new_reference,
+    followup::{self, Followup, Hook},
     rest::{Body, Rest},
     send::{self, Retry, SendError},
 };
@@ -49,6 +50,8 @@ pub(crate) struct Target<'a> {
     until_ms: i64,
     /// Where the last answer went, for a later edit of it ([`crate::edits`]).
     last_sent: Option<crate::edits::Sent>,
+    /// The followups sent so far: a later one that says the same is not taken for them.
+    followups: Vec<u64>,
 }
 
 /// Unix milliseconds now.
@@ -66,6 +69,7 @@ impl<'a> Target<'a> {
             deferred: None,
             until_ms: now_ms().saturating_add(ctx.data().handle_life_ms()),
             last_sent: None,
+            followups: Vec::new(),
         }
     }
 
@@ -86,6 +90,7 @@ impl<'a> Target<'a> {
             deferred: None,
             until_ms: now_ms().saturating_add(bot.handle_life_ms()),
             last_sent: None,
+            followups: Vec::new(),
         }
     }
 
@@ -115,9 +120,9 @@ impl<'a> Target<'a> {
 
     /// How the outbox's sender can still answer this interaction (until its token runs out).
     pub(crate) fn handle(&self) -> Handle {
-        let (_, token, app) = self.interaction();
+        let (id, token, app) = self.interaction();
         Handle {
-            token: format!("{app}:{token}"),
+            token: Hook::token_of(app, token, id),
             until_ms: self.until_ms,
         }
     }
@@ -209,6 +214,8 @@ impl<'a> Target<'a> {
         for part in out.parts() {
             let edit = self.deferred.take() == Some(out.ephemeral);
             let (id, token, app) = self.interaction();
+            let token = token.to_owned();
+            let token = token.as_str();
             if edit {
                 // An edit keeps the visibility the deferral chose: no flags.
                 let path = format!("webhooks/{app}/{token}/messages/@original");
@@ -224,19 +231,29 @@ impl<'a> Target<'a> {
                     until_ms: self.until_ms,
                 });
             } else if self.has_responded() {
-                let path = format!("webhooks/{app}/{token}?wait=true");
                 let body = out.body(&part, serde_json::json!({}));
-                let sent = send::retrying(policy, "a followup", || {
-                    rest.call(reqwest::Method::POST, &path, &body)
-                })
-                .await?;
-                self.last_sent =
-                    send::message_id(sent.as_ref()).map(|m| crate::edits::Sent::Webhook {
-                        app,
-                        token: token.to_string(),
-                        message: m.to_string(),
-                        until_ms: self.until_ms,
-                    });
+                let app_id = app.to_string();
+                let hook = Hook {
+                    app: &app_id,
+                    token,
+                    interaction: Some(id).filter(|i| *i != 0),
+                    channel: Some(self.channel()),
+                };
+                let message = Followup {
+                    body: &body,
+                    content: &part.content,
+                    ephemeral: out.ephemeral,
+                    known: &self.followups,
+                };
+                let sent = followup::post(&rest, policy, hook, message, false).await?;
+                let sent = send::message_id(sent.as_ref());
+                self.followups.extend(sent);
+                self.last_sent = sent.map(|m| crate::edits::Sent::Webhook {
+                    app,
+                    token: token.to_string(),
+                    message: m.to_string(),
+                    until_ms: self.until_ms,
+                });
             } else {
                 let path = format!("interactions/{id}/{token}/callback");
                 let (payload, files) = out.payload(&part);
@@ -739,7 +756,7 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
     {
         let ephemeral = env.reply.audience == Audience::Actor;
         let out = outgoing(bot, &env.reply, ephemeral).await;
-        match via_handle(bot, http, h, &out).await {
+        match via_handle(bot, http, h, channel_of(&env.place), &out).await {
             Ok(()) => return Attempt::Delivered,
             Err(e) if e.transient() => {
                 return Attempt::Later {
@@ -810,13 +827,6 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
     }
 }
 
-/// Splits a handle's token into the application and the interaction token.
-fn handle_parts(h: &Handle) -> Option<(&str, &str)> {
-    h.token
-        .split_once(':')
-        .filter(|(a, t)| !a.is_empty() && !t.is_empty())
-}
-
 /// What an interaction's original answer shows.
 #[derive(Debug, PartialEq, Eq)]
 enum Original {
@@ -846,25 +856,29 @@ async fn original(rest: &Rest, app: &str, token: &str) -> Result<Original, send:
 const LOADING: u64 = 128;
 
 /// Answers an interaction by its handle: the "thinking…" original is edited into the first
-/// part, or every part follows up. An original that shows the first part already is that
-/// answer, given by a process killed before it could report it (or whose report was lost
-/// with a 5xx): not given again.
+/// part, or every part follows up. What a process killed before it could report it (or
+/// whose report was lost with a 5xx) showed already is not given again: an original that
+/// shows the first part is that answer, and a public followup is looked for in the
+/// interaction's `channel` before it is sent ([`followup`]).
 async fn via_handle(
     bot: &Bot,
     http: &serenity::Http,
     h: &Handle,
+    channel: Option<u64>,
     out: &Outgoing,
 ) -> Result<(), SendError> {
-    let Some((app, token)) = handle_parts(h) else {
+    let Some(hook) = Hook::of(h, channel) else {
         return Err(SendError::Refused(Box::new(send::Failure::Network(
             "a malformed interaction handle".into(),
         ))));
     };
+    let (app, token) = (hook.app, hook.token);
     let rest = Rest::of(http);
     let shown = send::retrying(bot.retry, "looking at the original answer", || {
         original(&rest, app, token)
     })
     .await?;
+    let mut known = Vec::new();
     for (i, part) in out.parts().iter().enumerate() {
         if i == 0 && shown == Some(Original::Shows(part.content.clone())) {
             tracing::info!("an interaction's answer was shown before: not given again");
@@ -880,11 +894,14 @@ async fn via_handle(
             .await?;
         } else {
             let body = out.body(part, serde_json::json!({}));
-            let path = format!("webhooks/{app}/{token}?wait=true");
-            send::retrying(bot.retry, "a followup", || {
-                rest.call(reqwest::Method::POST, &path, &body)
-            })
-            .await?;
+            let message = Followup {
+                body: &body,
+                content: &part.content,
+                ephemeral: out.ephemeral,
+                known: &known,
+            };
+            let sent = followup::post(&rest, bot.retry, hook, message, true).await?;
+            known.extend(send::message_id(sent.as_ref()));
         }
     }
     Ok(())
@@ -904,7 +921,7 @@ fn without_flags(mut body: Body) -> Body {
 /// Deletes the interaction's original answer if it still shows "thinking…" (once, quietly:
 /// the answer went elsewhere).
 async fn clear_thinking(http: &serenity::Http, h: &Handle) {
-    let Some((app, token)) = handle_parts(h) else {
+    let Some(Hook { app, token, .. }) = Hook::of(h, None) else {
         return;
     };
     let rest = Rest::of(http);

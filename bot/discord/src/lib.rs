@@ -14,6 +14,7 @@ mod deliver;
 mod drain;
 mod edits;
 mod errors;
+mod followup;
 mod rest;
 mod send;
 

@@ -166,6 +166,16 @@ impl Failure {
         }
     }
 
+    /// Whether the request may have been carried out although it failed: a server error
+    /// (Discord's edge may answer 5xx for work done) or no answer at all. A 429 was not.
+    pub fn may_have_been_done(&self) -> bool {
+        match self {
+            Failure::Discord { status, .. } => (500..600).contains(status),
+            Failure::Network(_) => true,
+            Failure::Serenity(_) => false,
+        }
+    }
+
     /// Whether trying again may help: a server error (5xx), a rate limit (429), no answer.
     pub fn transient(&self) -> bool {
         match self {

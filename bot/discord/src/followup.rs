@@ -1,0 +1,364 @@
+//! Followups (the second and later messages answering one interaction), shown once.
+//!
+//! Discord takes no nonce on a followup, so a followup that Discord carried out but answered
+//! with a 5xx (or whose answer never came back) would show twice if it were simply sent
+//! again, and so would one sent by a process killed before it could report it. A public
+//! followup is a message of its channel that names its interaction
+//! (`interaction_metadata.id`): before a try that may repeat an earlier one, the channel's
+//! latest messages are read, and a message of the same interaction with the same text is
+//! that followup, shown already.
+//!
+//! What this cannot cover: an ephemeral followup is listed nowhere, so after such a failure
+//! it is sent again and may show twice, to its actor alone; and a bot that may not read the
+//! channel's history sends again as before (logged).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bot_core::outbox::Handle;
+use serde_json::Value;
+
+use crate::{
+    rest::{Body, Rest},
+    send::{self, Failure, Retry, SendError},
+};
+
+/// How many of the channel's latest messages are read to find a followup shown already:
+/// Discord's largest page. A followup is looked for seconds (at most minutes, by a restarted
+/// sender) after it was sent, within which even a busy channel takes fewer messages.
+const LOOK_BACK: u32 = 100;
+
+/// An interaction's webhook, as its followups need it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hook<'a> {
+    /// The application's id.
+    pub app: &'a str,
+    /// The interaction's token.
+    pub token: &'a str,
+    /// The interaction's id, by which its messages are recognised (unknown for a handle
+    /// stored by an older version: then nothing is looked for).
+    pub interaction: Option<u64>,
+    /// The channel the interaction came from, where its public followups show.
+    pub channel: Option<u64>,
+}
+
+impl<'a> Hook<'a> {
+    /// The hook of a stored handle: `application:token`, then `:interaction` when known.
+    pub(crate) fn of(h: &'a Handle, channel: Option<u64>) -> Option<Hook<'a>> {
+        let mut parts = h.token.splitn(3, ':');
+        let app = parts.next().filter(|a| !a.is_empty())?;
+        let token = parts.next().filter(|t| !t.is_empty())?;
+        let interaction = parts.next().and_then(|i| i.parse().ok());
+        Some(Hook {
+            app,
+            token,
+            interaction,
+            channel,
+        })
+    }
+
+    /// The handle's token for this hook (see [`Hook::of`]).
+    pub(crate) fn token_of(app: u64, token: &str, interaction: u64) -> String {
+        format!("{app}:{token}:{interaction}")
+    }
+}
+
+/// One followup message: what it says, how it goes, and which earlier messages of the same
+/// interaction are known to be others (parts or replies sent before it, which may say the
+/// same).
+pub(crate) struct Followup<'a> {
+    pub body: &'a Body,
+    pub content: &'a str,
+    pub ephemeral: bool,
+    pub known: &'a [u64],
+}
+
+/// Posts a followup, tried under `policy`. With `look_first` (a sender that cannot know
+/// whether a process before it sent this already), and before every try after one that may
+/// have been carried out, the channel is read first: a followup found there is returned as
+/// if it had just been posted. Returns the message Discord gave back.
+///
+/// # Errors
+/// As [`send::retrying`].
+pub(crate) async fn post(
+    rest: &Rest,
+    policy: Retry,
+    hook: Hook<'_>,
+    message: Followup<'_>,
+    look_first: bool,
+) -> Result<Option<Value>, SendError> {
+    let path = format!("webhooks/{}/{}?wait=true", hook.app, hook.token);
+    let findable = !message.ephemeral && hook.interaction.is_some() && hook.channel.is_some();
+    let can_look = AtomicBool::new(findable);
+    let look = AtomicBool::new(findable && look_first);
+    let (path, can_look, look, message) = (&path, &can_look, &look, &message);
+    send::retrying(policy, "a followup", move || async move {
+        if look.load(Ordering::Relaxed) {
+            match shown(rest, hook, message).await {
+                Ok(Some(found)) => {
+                    tracing::info!("a followup was shown by an earlier try: not sent again");
+                    return Ok(found);
+                }
+                Ok(None) => {}
+                // Not known yet: a try that counts, rather than a second message.
+                Err(e) if e.transient() => return Err(e),
+                Err(e) => {
+                    tracing::warn!("cannot read the channel to find a followup ({e}): sent again");
+                    can_look.store(false, Ordering::Relaxed);
+                }
+            }
+        }
+        let result = rest.call(reqwest::Method::POST, path, message.body).await;
+        if let Err(e) = &result {
+            look.store(
+                can_look.load(Ordering::Relaxed) && e.may_have_been_done(),
+                Ordering::Relaxed,
+            );
+        }
+        result
+    })
+    .await
+}
+
+/// The followup of `hook`'s interaction showing `message` in its channel, if there is one
+/// that is not among the known others.
+async fn shown(
+    rest: &Rest,
+    hook: Hook<'_>,
+    message: &Followup<'_>,
+) -> Result<Option<Value>, Failure> {
+    let (Some(interaction), Some(channel)) = (hook.interaction, hook.channel) else {
+        return Ok(None);
+    };
+    let latest = rest
+        .call(
+            reqwest::Method::GET,
+            &format!("channels/{channel}/messages?limit={LOOK_BACK}"),
+            &Body::Empty,
+        )
+        .await?;
+    let interaction = interaction.to_string();
+    Ok(latest.as_array().and_then(|list| {
+        list.iter()
+            .find(|m| {
+                m["interaction_metadata"]["id"].as_str() == Some(interaction.as_str())
+                    && m["content"].as_str() == Some(message.content)
+                    && send::message_id(Some(m)).is_some_and(|id| !message.known.contains(&id))
+            })
+            .cloned()
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn handle(token: &str) -> Handle {
+        Handle {
+            token: token.into(),
+            until_ms: 0,
+        }
+    }
+
+    #[test]
+    fn a_handle_names_its_interaction_when_it_was_stored_with_it() {
+        let h = handle(&Hook::token_of(7, "tok", 99));
+        let hook = Hook::of(&h, Some(5)).unwrap();
+        assert_eq!(
+            (hook.app, hook.token, hook.interaction),
+            ("7", "tok", Some(99))
+        );
+        // Stored by an older version: answered still, nothing looked for.
+        let old = handle("7:tok");
+        let hook = Hook::of(&old, Some(5)).unwrap();
+        assert_eq!((hook.app, hook.token, hook.interaction), ("7", "tok", None));
+        for bad in ["", ":tok", "7:", "7"] {
+            assert!(Hook::of(&handle(bad), None).is_none(), "{bad:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod against_the_fake {
+    //! The followup path against `discord-fake`, its faults injected.
+
+    use std::time::Duration;
+
+    use discord_fake::{DiscordError, FakeDiscord, ids};
+    use serde_json::json;
+
+    use super::*;
+
+    const QUICK: Retry = Retry {
+        attempts: 4,
+        first_delay: Duration::from_millis(10),
+        max_delay: Duration::from_millis(20),
+    };
+
+    fn posts_followup(method: &str, route: &str) -> bool {
+        method == "POST" && route.starts_with("webhooks/") && route.split('/').count() == 3
+    }
+
+    /// A `/help` in #general answered with a first public message, and its hook.
+    async fn answered(fake: &FakeDiscord, rest: &Rest) -> (u64, String) {
+        let ix = fake.slash("help").by(ids::ALICE).send();
+        let first = Body::Json(json!({"type": 4, "data": {"content": "first"}}));
+        rest.call(
+            reqwest::Method::POST,
+            &format!("interactions/{}/{}/callback", ix.id, ix.token),
+            &first,
+        )
+        .await
+        .unwrap();
+        (ix.id, ix.token)
+    }
+
+    fn body(content: &str, ephemeral: bool) -> Body {
+        Body::Json(json!({"content": content, "flags": if ephemeral { 64 } else { 0 }}))
+    }
+
+    async fn post_once(
+        rest: &Rest,
+        ix: &(u64, String),
+        content: &str,
+        ephemeral: bool,
+        look_first: bool,
+    ) -> Option<u64> {
+        let app = ids::APPLICATION.to_string();
+        let hook = Hook {
+            app: &app,
+            token: &ix.1,
+            interaction: Some(ix.0),
+            channel: Some(ids::GENERAL),
+        };
+        let b = body(content, ephemeral);
+        let message = Followup {
+            body: &b,
+            content,
+            ephemeral,
+            known: &[],
+        };
+        let sent = post(rest, QUICK, hook, message, look_first).await.unwrap();
+        send::message_id(sent.as_ref())
+    }
+
+    fn shown(fake: &FakeDiscord, ix: u64, content: &str) -> usize {
+        fake.inspect(|r| {
+            r.followups(ix)
+                .iter()
+                .filter(|m| m.content == content)
+                .count()
+        })
+    }
+
+    #[tokio::test]
+    async fn a_followup_carried_out_but_answered_500_shows_once() {
+        let fake = FakeDiscord::start().await;
+        let rest = Rest::of(&fake.serenity_http());
+        let ix = answered(&fake, &rest).await;
+        fake.fail_after_doing(
+            posts_followup,
+            DiscordError::internal_server_error(),
+            Some(1),
+        );
+        let id = post_once(&rest, &ix, "second", false, false).await;
+        assert_eq!(shown(&fake, ix.0, "second"), 1);
+        // The one shown is the one returned (its id is kept for edits).
+        assert_eq!(id, fake.inspect(|r| r.followups(ix.0)[0].id).into());
+        let posts = fake.inspect(|r| {
+            r.requests()
+                .iter()
+                .filter(|q| posts_followup(&q.method, &q.route))
+                .count()
+        });
+        assert_eq!(posts, 1, "found, not posted again");
+    }
+
+    #[tokio::test]
+    async fn a_followup_whose_answer_never_came_shows_once() {
+        let fake = FakeDiscord::start().await;
+        let rest = Rest::of(&fake.serenity_http());
+        let ix = answered(&fake, &rest).await;
+        // A 502 from a proxy in front of Discord: the same doubt as no answer at all.
+        fake.fail_after_doing(
+            posts_followup,
+            DiscordError::new(502, 0, "Bad Gateway"),
+            Some(2),
+        );
+        post_once(&rest, &ix, "second", false, false).await;
+        assert_eq!(shown(&fake, ix.0, "second"), 1);
+    }
+
+    #[tokio::test]
+    async fn a_429_is_not_taken_for_a_followup_done_and_nothing_is_read() {
+        let fake = FakeDiscord::start().await;
+        let rest = Rest::of(&fake.serenity_http());
+        let ix = answered(&fake, &rest).await;
+        fake.fail_requests(
+            posts_followup,
+            DiscordError::new(429, 0, "You are being rate limited."),
+            Some(1),
+        );
+        post_once(&rest, &ix, "second", false, false).await;
+        assert_eq!(shown(&fake, ix.0, "second"), 1);
+        let reads = fake.inspect(|r| {
+            r.requests()
+                .iter()
+                .filter(|q| q.method == "GET" && q.route.ends_with("/messages"))
+                .count()
+        });
+        assert_eq!(reads, 0);
+    }
+
+    #[tokio::test]
+    async fn a_restarted_sender_finds_the_followup_a_killed_process_sent() {
+        let fake = FakeDiscord::start().await;
+        let rest = Rest::of(&fake.serenity_http());
+        let ix = answered(&fake, &rest).await;
+        post_once(&rest, &ix, "second", false, false).await;
+        // The process is killed here, before its report: the next one looks first.
+        post_once(&rest, &ix, "second", false, true).await;
+        assert_eq!(shown(&fake, ix.0, "second"), 1);
+        // The same text from another interaction is not taken for it.
+        let other = answered(&fake, &rest).await;
+        post_once(&rest, &other, "second", false, true).await;
+        assert_eq!(shown(&fake, other.0, "second"), 1);
+    }
+
+    #[tokio::test]
+    async fn a_known_earlier_followup_with_the_same_text_is_not_taken_for_a_new_one() {
+        let fake = FakeDiscord::start().await;
+        let rest = Rest::of(&fake.serenity_http());
+        let ix = answered(&fake, &rest).await;
+        let earlier = post_once(&rest, &ix, "same", false, false).await.unwrap();
+        let app = ids::APPLICATION.to_string();
+        let hook = Hook {
+            app: &app,
+            token: &ix.1,
+            interaction: Some(ix.0),
+            channel: Some(ids::GENERAL),
+        };
+        let b = body("same", false);
+        let message = Followup {
+            body: &b,
+            content: "same",
+            ephemeral: false,
+            known: &[earlier],
+        };
+        post(&rest, QUICK, hook, message, true).await.unwrap();
+        assert_eq!(shown(&fake, ix.0, "same"), 2);
+    }
+
+    #[tokio::test]
+    async fn a_channel_that_cannot_be_read_leaves_the_followup_sent_as_before() {
+        let fake = FakeDiscord::start().await;
+        let rest = Rest::of(&fake.serenity_http());
+        let ix = answered(&fake, &rest).await;
+        fake.fail_requests(
+            |m, r| m == "GET" && r.ends_with("/messages"),
+            DiscordError::missing_access(),
+            None,
+        );
+        post_once(&rest, &ix, "second", false, true).await;
+        assert_eq!(shown(&fake, ix.0, "second"), 1);
+    }
+}
