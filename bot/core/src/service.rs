@@ -46,7 +46,8 @@ use crate::{
     },
     options::GameOptions,
     outbox::{
-        Attempt, Claim, CommandKeys, Entry, Envelope, Handle, Key, Keys, Origin, Settled, Tell,
+        Attempt, Claim, CommandKeys, Entry, Envelope, Handle, Key, Keys, MailState, Origin,
+        Settled, Tell,
     },
     reply::{Action, BoardPicture, Reply},
     rules_engine::{EngineKind, GameEngine, GameKind},
@@ -307,7 +308,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// sent by whoever holds them, and running it again would act twice. A command the
     /// platform delivers again after a crash ([`Actor::command`]) is run again only if not.
     pub async fn answered(&self, command: &CommandKeys) -> Result<bool, StoreError> {
-        self.store.posted(&command.first()).await
+        Ok(self.store.mail_state(&command.first()).await?.is_some())
+    }
+
+    /// Where an outbox entry stands ([`GameStore::mail_state`]).
+    pub async fn mail_state(&self, key: &Key) -> Result<Option<MailState>, StoreError> {
+        self.store.mail_state(key).await
     }
 
     /// A claim of this process from now.
@@ -837,6 +843,13 @@ pub trait Games: Send + Sync + 'static {
     /// move twice or leave it unanswered.
     fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>>;
 
+    /// Where an outbox entry stands ([`GameService::mail_state`]). No default: a wrapper
+    /// that did not forward it would let an edit overtake the message it replaces.
+    fn mail_state<'a>(
+        &'a self,
+        key: &'a Key,
+    ) -> BoxFuture<'a, Result<Option<MailState>, StoreError>>;
+
     /// The names of the variants players added here ([`GameService::custom_names`]), for a
     /// platform's autocomplete. The default knows none (test doubles).
     fn custom_names<'a>(&'a self, _place: &'a Place) -> BoxFuture<'a, Vec<String>> {
@@ -915,6 +928,13 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
 
     fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(GameService::answered(self, command))
+    }
+
+    fn mail_state<'a>(
+        &'a self,
+        key: &'a Key,
+    ) -> BoxFuture<'a, Result<Option<MailState>, StoreError>> {
+        Box::pin(GameService::mail_state(self, key))
     }
 
     fn custom_names<'a>(&'a self, place: &'a Place) -> BoxFuture<'a, Vec<String>> {

@@ -37,6 +37,7 @@ use crate::{
     bot::{MatrixBot, display_name},
     format::{self, Message, REACTIONS_KEY},
     privacy::{can_carry_secrets_to, has_left},
+    sent::EditOf,
 };
 
 /// How long an edit waits for the message it replaces when that one is not on its way (its
@@ -57,6 +58,8 @@ pub(crate) enum SendError {
     NoSuchUser(String),
     #[error("{0} left his direct room with me (or was banned from it)")]
     LeftDirectRoom(String),
+    #[error("the message it edits ({0}) is still to be sent")]
+    OriginalWaiting(Key),
 }
 
 impl SendError {
@@ -96,6 +99,8 @@ impl SendError {
             }
             // Held for him by the caller; should it reach here, try again later.
             SendError::LeftDirectRoom(_) => later(backoff),
+            // After the original's next attempt, which waits its own back-off.
+            SendError::OriginalWaiting(_) => later(backoff),
         }
     }
 }
@@ -541,16 +546,23 @@ impl MatrixBot {
         }
         // A text that replaces an earlier message of this run: an edit of it. The original
         // may still be on its way (a short analysis ends while its first line is being sent):
-        // it is waited for while it is, then, if it never came in this run, this is sent anew.
+        // it is waited for while it is. One whose send failed waits in the outbox for its next
+        // attempt: this waits too, so that it edits it rather than show a second message. An
+        // original neither sent in this run nor waiting is not known here: this is sent anew.
         if let (Some(replaced), None, None, "") =
             (&reply.replaces, &reply.board, &reply.graph, suffix)
-            && let Some(original) = self
-                .sent_events
-                .find(replaced, EDIT_GRACE, EDIT_BOUND)
-                .await
         {
-            send_edit(room, &message, &original, transaction_id(key, suffix)).await?;
-            return Ok(());
+            let edit = self
+                .sent_events
+                .edit_of(&*self.games, replaced, EDIT_GRACE, EDIT_BOUND);
+            match edit.await {
+                EditOf::Edit(original) => {
+                    send_edit(room, &message, &original, transaction_id(key, suffix)).await?;
+                    return Ok(());
+                }
+                EditOf::Wait => return Err(SendError::OriginalWaiting(replaced.clone())),
+                EditOf::New => {}
+            }
         }
         // Known as on its way, for an edit of it that comes meanwhile.
         let _sending = key

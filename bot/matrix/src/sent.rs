@@ -5,9 +5,11 @@
 //! is being uploaded with its picture, or waits out a rate limit. So a message being sent is
 //! known as such, and an edit waits for it as long as it is on its way (up to a bound), rather
 //! than a fixed moment after which it would send a second message. A message not on its way
-//! and not sent is waited for only briefly (its send may be about to start); past that, or
-//! after a restart (this map is the run's own), the edit is sent as a new message, so nothing
-//! is lost.
+//! and not sent is waited for only briefly (its send may be about to start). Past that, the
+//! outbox is asked ([`SentEvents::edit_of`]): a message whose send failed and waits there for
+//! its next attempt holds the edit back until it is sent; one the outbox does not hold as
+//! waiting (sent before a restart, as this map is the run's own, or given up) is replaced by
+//! the edit sent as a new message, so nothing is lost.
 
 use std::{
     collections::HashMap,
@@ -15,7 +17,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use bot_core::outbox::Key;
+use bot_core::{
+    Games,
+    outbox::{Key, MailState},
+};
 use tokio::sync::Notify;
 
 /// Entries remembered at most; the map is cleared past it, as only recent messages get
@@ -122,6 +127,42 @@ impl<E: Clone> SentEvents<E> {
     }
 }
 
+/// What an edit does about the message it replaces.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum EditOf<E> {
+    /// Edits this event, the message as sent in this run.
+    Edit(E),
+    /// Waits: the message is still to be sent (its send failed, and the outbox tries again).
+    Wait,
+    /// Goes as a new message: the one it replaces is not known here.
+    New,
+}
+
+impl<E: Clone> SentEvents<E> {
+    /// What an edit of the message sent under `replaced` does: [`SentEvents::find`] in this
+    /// run, then the outbox's word on it. A store that cannot answer sends anew, as before
+    /// (a second message rather than none).
+    pub(crate) async fn edit_of(
+        &self,
+        games: &dyn Games,
+        replaced: &Key,
+        grace: Duration,
+        bound: Duration,
+    ) -> EditOf<E> {
+        if let Some(event) = self.find(replaced, grace, bound).await {
+            return EditOf::Edit(event);
+        }
+        match games.mail_state(replaced).await {
+            Ok(Some(MailState::Waiting)) => EditOf::Wait,
+            Ok(_) => EditOf::New,
+            Err(e) => {
+                tracing::warn!(%replaced, "the outbox cannot say whether an edit's original is sent: {e}");
+                EditOf::New
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -187,5 +228,57 @@ mod tests {
         let began = Instant::now();
         assert_eq!(finding.await.unwrap(), None);
         assert!(began.elapsed() < BOUND);
+    }
+
+    /// Issue 27: an edit whose original failed to send and waits in the outbox waits too,
+    /// rather than show a second message; once the original is delivered (in another run:
+    /// not in this map) or given up, the edit goes as a new message.
+    #[tokio::test]
+    async fn an_edit_waits_for_an_original_the_outbox_still_holds() {
+        use bot_core::{
+            GameService, SystemClock,
+            model::{Place, Platform},
+            outbox::{Envelope, Origin, Settled},
+            reply::Reply,
+            store::{GameStore, memory::MemoryStore},
+        };
+        let store = MemoryStore::new();
+        let games = GameService::new(
+            store.clone(),
+            SystemClock,
+            Arc::new(rules::Catalog::builtin()),
+        );
+        let keys = Keys::new(5);
+        let original = Envelope {
+            key: keys.next(),
+            place: Place::room(Platform::Matrix, "!room:example.org"),
+            origin: Origin::Unasked,
+            reply: Reply::room("Analysing game 1…"),
+            part: 0,
+        };
+        store
+            .post(std::slice::from_ref(&original), None, 1)
+            .await
+            .unwrap();
+        let events: SentEvents<String> = SentEvents::default();
+        let key = &original.key;
+        assert_eq!(
+            events.edit_of(&games, key, GRACE, BOUND).await,
+            EditOf::Wait
+        );
+        store.settle(key, &Settled::Delivered, 2).await.unwrap();
+        assert_eq!(events.edit_of(&games, key, GRACE, BOUND).await, EditOf::New);
+        // Sent in this run: an edit of it, whatever the outbox says.
+        events.sent(key, "$line".to_string());
+        assert_eq!(
+            events.edit_of(&games, key, GRACE, BOUND).await,
+            EditOf::Edit("$line".to_string())
+        );
+        // Never posted (or long forgotten): new.
+        let unknown = keys.next();
+        assert_eq!(
+            events.edit_of(&games, &unknown, GRACE, BOUND).await,
+            EditOf::New
+        );
     }
 }

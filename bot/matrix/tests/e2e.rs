@@ -1179,6 +1179,16 @@ impl<G: bot_matrix::Games> bot_matrix::Games for StopsDuring<G> {
         self.inner.answered(command)
     }
 
+    fn mail_state<'a>(
+        &'a self,
+        key: &'a bot_core::outbox::Key,
+    ) -> bot_core::service::BoxFuture<
+        'a,
+        Result<Option<bot_core::outbox::MailState>, bot_core::store::StoreError>,
+    > {
+        self.inner.mail_state(key)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a bot_core::Actor,

@@ -343,4 +343,14 @@ impl<G: Games> Games for Marks<G> {
     ) -> bot_core::service::BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
         self.inner.answered(command)
     }
+
+    fn mail_state<'a>(
+        &'a self,
+        key: &'a bot_core::outbox::Key,
+    ) -> bot_core::service::BoxFuture<
+        'a,
+        Result<Option<bot_core::outbox::MailState>, bot_core::store::StoreError>,
+    > {
+        self.inner.mail_state(key)
+    }
 }

@@ -7,7 +7,7 @@
 
 use bot_core::{
     model::Platform,
-    outbox::{Backlog, Claim, Entry, Envelope, Key, Origin, Settled},
+    outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Origin, Settled},
     store::{Result, StoreError},
 };
 use sqlx::{AnyConnection, AssertSqlSafe, any::AnyRow};
@@ -265,14 +265,23 @@ pub(crate) async fn release_claims(
     Ok(released)
 }
 
-/// Whether an entry with `key` is in the outbox.
-pub(crate) async fn posted(conn: &mut AnyConnection, key: &Key) -> Result<bool> {
-    let found: Option<i64> = sqlx::query_scalar("SELECT seq FROM outbox WHERE entry_key = $1")
+/// Where the entry with `key` stands, if it is in the outbox.
+pub(crate) async fn mail_state(conn: &mut AnyConnection, key: &Key) -> Result<Option<MailState>> {
+    let state: Option<String> = sqlx::query_scalar("SELECT state FROM outbox WHERE entry_key = $1")
         .bind(key.as_str())
         .fetch_optional(&mut *conn)
         .await
         .map_err(backend)?;
-    Ok(found.is_some())
+    state
+        .map(|s| match s.as_str() {
+            "waiting" => Ok(MailState::Waiting),
+            "delivered" => Ok(MailState::Delivered),
+            "given_up" => Ok(MailState::GivenUp),
+            other => Err(StoreError::Corrupt(format!(
+                "outbox entry {key} is in an unknown state {other:?}"
+            ))),
+        })
+        .transpose()
 }
 
 /// What waits.

@@ -333,6 +333,17 @@ pub enum Settled {
     GaveUp(String),
 }
 
+/// Where one outbox entry stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailState {
+    /// Not delivered yet: due now or after a failed attempt's wait, maybe claimed.
+    Waiting,
+    /// Delivered (reported so; a report still queued counts).
+    Delivered,
+    /// Given up for good.
+    GivenUp,
+}
+
 /// What is waiting in the outbox (for `/metrics`, health checks and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Backlog {

@@ -22,7 +22,7 @@ use crate::model::{
     ChallengeId, ChallengeResolution, ChallengeStatus, GameId, GameStatus, GameUpdate, HeldMessage,
     NewChallenge, NewGame, Offer, OfferKind, Place, Platform, PlayerId, RatingRecord, SeatSet,
 };
-use crate::outbox::{Backlog, Claim, Envelope, Handle, Keys, Origin, Settled, Tell};
+use crate::outbox::{Backlog, Claim, Envelope, Handle, Keys, MailState, Origin, Settled, Tell};
 use crate::rating::Standing;
 use crate::reply::{Audience, Reply};
 
@@ -2164,18 +2164,48 @@ pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(st
     assert_eq!(e.envelope.reply.audience, Audience::Room);
     assert_eq!(e.envelope.reply.mentions, vec![bob()]);
 
-    // `posted` knows a key from its write on, delivered or not, and never one of a failed
-    // write: how a command run again learns whether its first run was stored.
+    // `mail_state` knows a key from its write on, and never one of a failed write: how a
+    // command run again learns whether its first run was stored, and an edit whether the
+    // message it replaces is still to be sent.
     for (update, was) in [
-        (&first, true),
-        (&offer, true),
-        (&back, true),
-        (&stale, false),
+        (&first, Some(MailState::Delivered)),
+        (&offer, Some(MailState::Delivered)),
+        (&back, Some(MailState::Waiting)),
+        (&stale, None),
     ] {
         let key = &update.tell.envelopes[0].key;
-        assert_eq!(store.posted(key).await.unwrap(), was, "{key}");
+        assert_eq!(store.mail_state(key).await.unwrap(), was, "{key}");
     }
-    assert!(!store.posted(&keys.next()).await.unwrap());
+    assert_eq!(store.mail_state(&keys.next()).await.unwrap(), None);
+    // A delivery reported under the entry's key counts at once, whenever the store writes
+    // the report; a given-up entry is told apart from a delivered one.
+    let back_key = &back.tell.envelopes[0].key;
+    store
+        .settle(back_key, &Settled::DeliveredUnderKey, MS + 60_002)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.mail_state(back_key).await.unwrap(),
+        Some(MailState::Delivered)
+    );
+    let gone = envelopes(&keys, &room_a(), &["never deliverable"]);
+    store.post(&gone, None, MS + 60_003).await.unwrap();
+    assert_eq!(
+        store.mail_state(&gone[0].key).await.unwrap(),
+        Some(MailState::Waiting)
+    );
+    store
+        .settle(
+            &gone[0].key,
+            &Settled::GaveUp("no room".into()),
+            MS + 60_004,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.mail_state(&gone[0].key).await.unwrap(),
+        Some(MailState::GivenUp)
+    );
 }
 
 /// A claim that runs out makes its entry due again for anyone (its process died), and a

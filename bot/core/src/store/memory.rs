@@ -20,7 +20,7 @@ use crate::{
         GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Platform, PlayerId,
         PlayerRecord, RatingChange, RatingRecord,
     },
-    outbox::{Backlog, Claim, Entry, Envelope, Key, Settled},
+    outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Settled},
     rating::{self, Standing},
 };
 
@@ -762,8 +762,17 @@ impl GameStore for MemoryStore {
         })
     }
 
-    async fn posted(&self, key: &Key) -> Result<bool> {
-        Ok(self.lock()?.outbox.iter().any(|l| &l.envelope.key == key))
+    async fn mail_state(&self, key: &Key) -> Result<Option<MailState>> {
+        Ok(self
+            .lock()?
+            .outbox
+            .iter()
+            .find(|l| &l.envelope.key == key)
+            .map(|l| match &l.settled {
+                None => MailState::Waiting,
+                Some(Ok(())) => MailState::Delivered,
+                Some(Err(_)) => MailState::GivenUp,
+            }))
     }
 }
 

@@ -31,7 +31,7 @@ use crate::{
         GameResult, GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Place, Platform,
         PlayerId, PlayerRecord, RatingChange, RatingRecord,
     },
-    outbox::{Backlog, Claim, Entry, Envelope, Key, Settled},
+    outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Settled},
     rating::Score,
 };
 
@@ -408,10 +408,12 @@ pub trait GameStore: Send + Sync {
     /// What waits in the outbox: entries neither delivered nor given up.
     fn backlog(&self) -> impl Future<Output = Result<Backlog>> + Send;
 
-    /// Whether an entry with this key was posted, delivered or not (until the store forgets
-    /// settled entries, see [`GameStore::release_claims`]): how a command delivered again
-    /// after a crash learns that its first run was stored ([`crate::outbox::CommandKeys`]).
-    fn posted(&self, key: &Key) -> impl Future<Output = Result<bool>> + Send;
+    /// Where the entry with this key stands, `None` if it was never posted (or was settled
+    /// so long ago that the store forgot it, see [`GameStore::release_claims`]). How a
+    /// command delivered again after a crash learns that its first run was stored
+    /// ([`crate::outbox::CommandKeys`]), and how an edit learns that the message it
+    /// replaces is still to be sent.
+    fn mail_state(&self, key: &Key) -> impl Future<Output = Result<Option<MailState>>> + Send;
 
     /// The player's standings, one per rating family he has finished a rated game in, most
     /// games first (then by family name).

@@ -88,6 +88,16 @@ impl Games for WithDm {
         Games::answered(&*self.0, command)
     }
 
+    fn mail_state<'a>(
+        &'a self,
+        key: &'a bot_core::outbox::Key,
+    ) -> bot_core::service::BoxFuture<
+        'a,
+        Result<Option<bot_core::outbox::MailState>, bot_core::store::StoreError>,
+    > {
+        Games::mail_state(&*self.0, key)
+    }
+
     fn custom_names<'a>(
         &'a self,
         place: &'a Place,

@@ -497,6 +497,16 @@ impl<G: Games> Games for PrivateBoards<G> {
         self.0.answered(command)
     }
 
+    fn mail_state<'a>(
+        &'a self,
+        key: &'a bot_core::outbox::Key,
+    ) -> bot_core::service::BoxFuture<
+        'a,
+        Result<Option<bot_core::outbox::MailState>, bot_core::store::StoreError>,
+    > {
+        self.0.mail_state(key)
+    }
+
     fn handle<'a>(
         &'a self,
         actor: &'a Actor,
