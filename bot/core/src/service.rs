@@ -105,6 +105,10 @@ pub struct Actor {
     /// Manage Server or Manage Channels; Matrix: a power level of 50 or more, a moderator's):
     /// he may then remove any player's variant there.
     pub admin: bool,
+    /// The server the command is given in, where the platform groups rooms into servers
+    /// (a Discord guild's id; `None` in a DM and on Matrix, whose rooms stand alone). Players'
+    /// variants belong to it ([`crate::custom::Scope::search`]).
+    pub server: Option<String>,
 }
 
 impl Actor {
@@ -116,6 +120,7 @@ impl Actor {
             command: None,
             answer: None,
             admin: false,
+            server: None,
         }
     }
 }
@@ -743,13 +748,13 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Command::Replay(game) => self.replay(actor, place, game).await,
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
             Command::Rules(v) => Ok(vec![Reply::actor(
-                match self.typed_kind(place, &v).await? {
+                match self.typed_kind(actor, place, &v).await? {
                     GameKind::Glass(rules) => glass::rules_text(rules),
                     GameKind::Board(v) => text::rules(&v),
                 },
             )]),
             Command::Piece { variant, piece } => {
-                let (v, is_glass) = match self.typed_kind(place, &variant).await? {
+                let (v, is_glass) = match self.typed_kind(actor, place, &variant).await? {
                     GameKind::Glass(_) => (self.glass.clone(), true),
                     GameKind::Board(v) => (v, false),
                 };
@@ -852,7 +857,11 @@ pub trait Games: Send + Sync + 'static {
 
     /// The names of the variants players added here ([`GameService::custom_names`]), for a
     /// platform's autocomplete. The default knows none (test doubles).
-    fn custom_names<'a>(&'a self, _place: &'a Place) -> BoxFuture<'a, Vec<String>> {
+    fn custom_names<'a>(
+        &'a self,
+        _place: &'a Place,
+        _server: Option<&'a str>,
+    ) -> BoxFuture<'a, Vec<String>> {
         Box::pin(async { Vec::new() })
     }
 }
@@ -937,8 +946,12 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
         Box::pin(GameService::mail_state(self, key))
     }
 
-    fn custom_names<'a>(&'a self, place: &'a Place) -> BoxFuture<'a, Vec<String>> {
-        Box::pin(GameService::custom_names(self, place))
+    fn custom_names<'a>(
+        &'a self,
+        place: &'a Place,
+        server: Option<&'a str>,
+    ) -> BoxFuture<'a, Vec<String>> {
+        Box::pin(GameService::custom_names(self, place, server))
     }
 }
 

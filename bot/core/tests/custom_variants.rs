@@ -324,3 +324,91 @@ async fn a_players_variant_has_a_leaderboard_of_its_own() {
     let profile = profile[0].render_text(|p| p.user.clone());
     assert!(profile.contains("kingriders"), "{profile}");
 }
+
+/// Issue 30: on Discord a variant belongs to its server. Added in one channel, it is listed,
+/// shown and played in another channel of the same server, and unknown in a channel of
+/// another server or in a DM; a variant added in a channel before variants belonged to
+/// servers is still found there (and removed there), beside the server's.
+#[tokio::test]
+async fn a_discord_variant_belongs_to_its_server() {
+    use bot_core::custom::Scope;
+    let (svc, _announcements) = service();
+    svc.set_bot_user(PlayerId::new(Platform::Discord, "1"), "fairybot");
+    let in_server = |name: &str, server: &str| {
+        let mut a = Actor::new(PlayerId::new(Platform::Discord, name), name);
+        a.server = Some(server.to_string());
+        a
+    };
+    let channel = |c: &str| Place::room(Platform::Discord, c);
+    let said = async |who: &Actor, place: &Place, text: &str| {
+        let r = Box::pin(svc.handle_text(who, place, text)).await;
+        r.iter()
+            .map(|r| r.text.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let alice = in_server("100", "7");
+    let bob = in_server("200", "7");
+    let stranger = in_server("300", "8");
+
+    let added = said(&alice, &channel("71"), INI).await;
+    assert!(added.contains("Added `centaur-king`"), "{added}");
+    // Another channel of the server: listed, shown, offered, and played.
+    let list = said(&bob, &channel("72"), "variant list").await;
+    assert!(list.contains("This server's own variants (1)"), "{list}");
+    assert!(list.contains("centaur-king"), "{list}");
+    assert!(
+        said(&bob, &channel("72"), "variant show centaur-king")
+            .await
+            .contains("added by")
+    );
+    assert_eq!(
+        svc.custom_names(&channel("72"), Some("7")).await,
+        vec!["centaur-king".to_string()]
+    );
+    let started = said(&bob, &channel("72"), "play centaur-king vs bot").await;
+    let played = games(&svc).await;
+    assert_eq!(played.len(), 1, "{started}");
+    assert!(
+        played[0].variant.starts_with("custom:"),
+        "{}",
+        played[0].variant
+    );
+    // Another server, and a DM (no server): not there.
+    let elsewhere = said(&stranger, &channel("81"), "variant show centaur-king").await;
+    assert!(
+        elsewhere.contains("no variant `centaur-king` here"),
+        "{elsewhere}"
+    );
+    let dm = Place::direct(Platform::Discord, "99");
+    let mut alone = Actor::new(PlayerId::new(Platform::Discord, "100"), "alice");
+    alone.server = None;
+    assert!(
+        said(&alone, &dm, "variant show centaur-king")
+            .await
+            .contains("no variant")
+    );
+    assert!(svc.custom_names(&channel("81"), Some("8")).await.is_empty());
+
+    // Added in channel 73 before variants belonged to servers: under the channel's scope.
+    let library = svc.custom_library().unwrap();
+    let legacy = Scope::of(&channel("73"));
+    library
+        .add(&legacy, "100", None, "[old-king:chess]\nking = k:KN\n", 1)
+        .await
+        .unwrap();
+    let list = said(&bob, &channel("73"), "variant list").await;
+    assert!(
+        list.contains("centaur-king") && list.contains("old-king"),
+        "{list}"
+    );
+    // Only in its own channel.
+    assert!(
+        !said(&bob, &channel("72"), "variant list")
+            .await
+            .contains("old-king")
+    );
+    let removed = said(&alice, &channel("73"), "variant remove old-king").await;
+    assert!(removed.contains("Removed `old-king`"), "{removed}");
+    assert!(library.list(&legacy).await.unwrap().is_empty());
+}

@@ -93,6 +93,12 @@ fn place(ctx: Ctx<'_>) -> Place {
     convert::place(ctx.channel_id().get(), channel)
 }
 
+/// The server the command came from ([`bot_core::Actor::server`]): players' variants belong
+/// to it. `None` in a DM.
+fn server(ctx: Ctx<'_>) -> Option<String> {
+    ctx.guild_id().map(|g| g.get().to_string())
+}
+
 /// Whether the invoker may manage this server or channel ([`bot_core::Actor::admin`]):
 /// Discord puts the member's permissions in the channel into the interaction. Never in a DM.
 fn manages_the_place(ctx: Ctx<'_>) -> bool {
@@ -110,6 +116,7 @@ fn manages_the_place(ctx: Ctx<'_>) -> bool {
 async fn run(ctx: Ctx<'_>, cmd: Command) -> Result<(), Error> {
     let mut actor = deliver::actor(ctx.author());
     actor.admin = manages_the_place(ctx);
+    actor.server = server(ctx);
     let place = place(ctx);
     let mut target = Target::command(ctx);
     actor.answer = Some(target.handle());
@@ -240,8 +247,12 @@ pub(crate) fn variant_names(names: &[String], partial: &str) -> Vec<String> {
 }
 
 async fn variant_choices(ctx: Ctx<'_>, partial: &str) -> serenity::CreateAutocompleteResponse {
-    // This channel's own variants first: the built-in ones are in `/variants` too.
-    let mut every = ctx.data().games.custom_names(&place(ctx)).await;
+    // This server's own variants first: the built-in ones are in `/variants` too.
+    let mut every = ctx
+        .data()
+        .games
+        .custom_names(&place(ctx), server(ctx).as_deref())
+        .await;
     every.extend(
         bot_core::rules_engine::GameKind::every_name(&ctx.data().catalog)
             .into_iter()

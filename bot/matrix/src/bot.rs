@@ -781,6 +781,8 @@ impl MatrixBot {
             command: Some(keys),
             answer: None,
             admin: is_moderator(room, sender).await,
+            // A Matrix room stands alone: its variants are its own.
+            server: None,
         };
         // Only the command's first word: the rest may be a Looking-Glass back rank or order,
         // which no log may hold.

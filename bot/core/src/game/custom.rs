@@ -34,12 +34,26 @@ use crate::store::Result;
 pub struct Scope(pub String);
 
 impl Scope {
-    /// The scope of a command's place: its platform and room (`matrix:!room`,
-    /// `discord:CHANNEL`, `console:ROOM`). A [`Place`](crate::model::Place) carries the room,
-    /// not a Discord server, so a Discord variant belongs to the channel it was added in;
-    /// threads share their room's library.
+    /// The scope of a room: its platform and room (`matrix:!room`, `discord:CHANNEL`,
+    /// `console:ROOM`); threads share their room's library.
     pub fn of(place: &crate::model::Place) -> Scope {
         Scope(format!("{}:{}", place.platform.as_str(), place.room))
+    }
+
+    /// The libraries a command's variant names are looked up in, the first the one `variant
+    /// add` adds to. Where the platform groups rooms into a server (a Discord guild,
+    /// [`Actor::server`](crate::Actor::server)) the server's library comes first, so a variant
+    /// added in one channel is played in every channel of the server; then the room's, which
+    /// keeps the variants added in a channel before they belonged to servers.
+    pub fn search(place: &crate::model::Place, server: Option<&str>) -> Vec<Scope> {
+        let room = Scope::of(place);
+        match server {
+            Some(s) => vec![
+                Scope(format!("{}:server:{s}", place.platform.as_str())),
+                room,
+            ],
+            None => vec![room],
+        }
     }
 }
 

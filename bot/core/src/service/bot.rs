@@ -337,7 +337,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Ok(l) => l,
             Err(e) => return user(format!("The bot's {e}, e.g. `play {variant} level 3`.")),
         };
-        let typed = self.typed_variant(place, variant).await;
+        let typed = self.typed_variant(actor, place, variant).await;
         let variant = typed.as_str();
         let kind = self.game_kind(variant)?;
         let sides = match &kind {

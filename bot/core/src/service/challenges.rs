@@ -18,7 +18,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             clock,
             ..
         } = asked;
-        let typed = self.typed_variant(place, variant).await;
+        let typed = self.typed_variant(actor, place, variant).await;
         let variant = typed.as_str();
         let kind = self.game_kind(variant)?;
         let (vname, display) = (

@@ -5,7 +5,7 @@
 use super::*;
 use crate::{
     command::VariantCommand,
-    custom::{CustomError, CustomLibrary, Library, Scope, VariantStore},
+    custom::{CustomError, CustomLibrary, CustomVariant, Library, Scope, VariantStore},
 };
 
 impl From<CustomError> for Failure {
@@ -52,12 +52,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         cmd: VariantCommand,
     ) -> Outcomes {
         let library = self.library()?;
-        let scope = Scope::of(place);
+        let scopes = Scope::search(place, actor.server.as_deref());
         match cmd {
             VariantCommand::Add { file_name, text } => {
                 let added = library
                     .add(
-                        &scope,
+                        &scopes[0],
                         &actor.id.user,
                         file_name.as_deref(),
                         &text,
@@ -84,7 +84,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 ))])
             }
             VariantCommand::Show(name) => {
-                let entry = library.entry(&scope, &name).await?;
+                let entry = entry_in(&**library, &scopes, &name).await?;
                 let v = library.by_hash(&entry.hash).await?;
                 Ok(vec![Reply::actor(format!(
                     "`{}`, added by {} ({}):\n{}\n{}",
@@ -97,13 +97,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 ))])
             }
             VariantCommand::List => {
-                let list = library.list(&scope).await?;
+                let list = list_in(&**library, &scopes).await?;
                 if list.is_empty() {
                     return Ok(vec![Reply::actor(
                         "No variants of your own here yet. Add one with `variant add` and a definition (see `help variant`).",
                     )]);
                 }
-                let mut out = format!("This room's own variants ({}):", list.len());
+                let here = if scopes.len() > 1 { "server" } else { "room" };
+                let mut out = format!("This {here}'s own variants ({}):", list.len());
                 for e in &list {
                     let display = library
                         .by_hash(&e.hash)
@@ -127,8 +128,9 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 Ok(vec![Reply::actor(out)])
             }
             VariantCommand::Remove(name) => {
+                let entry = entry_in(&**library, &scopes, &name).await?;
                 library
-                    .remove(&scope, &name, &actor.id.user, actor.admin)
+                    .remove(&entry.scope, &name, &actor.id.user, actor.admin)
                     .await?;
                 Ok(vec![Reply::actor(format!(
                     "Removed `{}`. Games already played or under way keep their rules.",
@@ -136,7 +138,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 ))])
             }
             VariantCommand::Export(name) => {
-                let entry = library.entry(&scope, &name).await?;
+                let entry = entry_in(&**library, &scopes, &name).await?;
                 let lang = entry.format.as_str();
                 Ok(vec![Reply::actor(format!(
                     "```{lang}\n{}\n```",
@@ -177,13 +179,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         }
     }
 
-    /// The names of the variants players added in `place`'s scope, by name (none without a
-    /// library; a store failure is logged and lists none).
-    pub async fn custom_names(&self, place: &Place) -> Vec<String> {
+    /// The names of the variants players added where a command in `place` (of `server`, see
+    /// [`Actor::server`]) finds them, by name (none without a library; a store failure is
+    /// logged and lists none).
+    pub async fn custom_names(&self, place: &Place, server: Option<&str>) -> Vec<String> {
         let Some(library) = &self.custom else {
             return Vec::new();
         };
-        match library.list(&Scope::of(place)).await {
+        match list_in(&**library, &Scope::search(place, server)).await {
             Ok(entries) => entries.into_iter().map(|e| e.name).collect(),
             Err(e) => {
                 tracing::warn!(error = %e, "players' variants could not be listed");
@@ -195,15 +198,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// What a variant name typed in `challenge` or `play` is stored as: itself for a built-in
     /// (or an unknown name, refused later with a suggestion), `custom:<hash>` for one of this
     /// room's own variants, so the game keeps the exact definition it started with.
-    pub(super) async fn typed_variant(&self, place: &Place, typed: &str) -> String {
+    pub(super) async fn typed_variant(&self, actor: &Actor, place: &Place, typed: &str) -> String {
         if self.kind_of(typed).is_some() {
             return typed.to_string();
         }
         let Some(library) = &self.custom else {
             return typed.to_string();
         };
-        let scope = Scope::of(place);
-        match library.entry(&scope, typed).await {
+        let scopes = Scope::search(place, actor.server.as_deref());
+        match entry_in(&**library, &scopes, typed).await {
             Ok(entry) => match library.by_hash(&entry.hash).await {
                 Ok(_) => format!("{}{}", crate::custom::GAME_VARIANT_PREFIX, entry.hash),
                 Err(e) => {
@@ -230,11 +233,51 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// Boxed, so the command dispatcher's future does not grow by the library's.
     pub(super) fn typed_kind<'a>(
         &'a self,
+        actor: &'a Actor,
         place: &'a Place,
         typed: &'a str,
     ) -> BoxFuture<'a, Result<GameKind, Failure>> {
-        Box::pin(async move { self.game_kind(&self.typed_variant(place, typed).await) })
+        Box::pin(async move { self.game_kind(&self.typed_variant(actor, place, typed).await) })
     }
+}
+
+/// The entry named `name` in the first of `scopes` that has one; if none has, the first
+/// scope's refusal (with its suggestions).
+async fn entry_in(
+    library: &dyn CustomLibrary,
+    scopes: &[Scope],
+    name: &str,
+) -> Result<CustomVariant, CustomError> {
+    let mut first = None;
+    for scope in scopes {
+        match library.entry(scope, name).await {
+            Ok(e) => return Ok(e),
+            Err(e @ CustomError::Unknown { .. }) => {
+                first.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(first.unwrap_or_else(|| CustomError::Unknown {
+        name: name.to_string(),
+        hint: String::new(),
+    }))
+}
+
+/// Every entry of `scopes`, a name of an earlier scope hiding the same name in a later one.
+async fn list_in(
+    library: &dyn CustomLibrary,
+    scopes: &[Scope],
+) -> Result<Vec<CustomVariant>, CustomError> {
+    let mut all: Vec<CustomVariant> = Vec::new();
+    for scope in scopes {
+        for e in library.list(scope).await? {
+            if !all.iter().any(|a| a.name == e.name) {
+                all.push(e);
+            }
+        }
+    }
+    Ok(all)
 }
 
 /// The name a challenge or game stores: the typed `custom:<hash>` for a room's own variant

@@ -149,7 +149,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         variant: &str,
     ) -> Outcomes {
         // A room's own variant by its name, too.
-        let kind = self.typed_kind(place, variant).await?;
+        let kind = self.typed_kind(actor, place, variant).await?;
         let family = match &kind {
             GameKind::Board(v) if v.sides == 2 => v.rating_family.clone(),
             GameKind::Board(v) => {

@@ -3,8 +3,8 @@
 
 use super::*;
 
-/// `/variant` adds a player's definition given as text, lists it, and refuses one with a key
-/// fairybot has no rule for by its line and name.
+/// `/variant` adds a player's definition given as text, lists it (in another channel of the
+/// server too), and refuses one with a key fairybot has no rule for by its line and name.
 #[tokio::test]
 async fn a_players_variant_is_added_and_listed_by_slash_command() {
     let bot = start().await;
@@ -32,6 +32,14 @@ async fn a_players_variant_is_added_and_listed_by_slash_command() {
         .map(|c| c.value.as_str().unwrap_or_default().to_string())
         .collect();
     assert!(offered.contains(&"knightmare".to_string()), "{offered:?}");
+    // The variant belongs to the server: listed in its other channels too.
+    let ix = fake
+        .slash("variant")
+        .integer("action", 2)
+        .in_channel(ids::GAMES)
+        .send();
+    let listed = message(fake, &ix).await;
+    assert!(listed.content.contains("knightmare"), "{}", listed.content);
     let ix = fake
         .slash("variant")
         .integer("action", 0)

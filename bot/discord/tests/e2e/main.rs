@@ -101,8 +101,9 @@ impl Games for WithDm {
     fn custom_names<'a>(
         &'a self,
         place: &'a Place,
+        server: Option<&'a str>,
     ) -> bot_core::service::BoxFuture<'a, Vec<String>> {
-        Games::custom_names(&*self.0, place)
+        Games::custom_names(&*self.0, place, server)
     }
 
     fn handle<'a>(
