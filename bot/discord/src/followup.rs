@@ -198,167 +198,158 @@ mod against_the_fake {
         method == "POST" && route.starts_with("webhooks/") && route.split('/').count() == 3
     }
 
-    /// A `/help` in #general answered with a first public message, and its hook.
-    async fn answered(fake: &FakeDiscord, rest: &Rest) -> (u64, String) {
-        let ix = fake.slash("help").by(ids::ALICE).send();
-        let first = Body::Json(json!({"type": 4, "data": {"content": "first"}}));
-        rest.call(
-            reqwest::Method::POST,
-            &format!("interactions/{}/{}/callback", ix.id, ix.token),
-            &first,
-        )
-        .await
-        .unwrap();
-        (ix.id, ix.token)
+    /// A fake Discord, a client of it, and a `/help` in #general answered with a first public
+    /// message (its interaction's id and token).
+    struct Answered {
+        fake: FakeDiscord,
+        rest: Rest,
+        ix: (u64, String),
     }
 
-    fn body(content: &str, ephemeral: bool) -> Body {
-        Body::Json(json!({"content": content, "flags": if ephemeral { 64 } else { 0 }}))
-    }
+    impl Answered {
+        async fn start() -> Answered {
+            let fake = FakeDiscord::start().await;
+            let rest = Rest::of(&fake.serenity_http());
+            let ix = Answered::answer(&fake, &rest).await;
+            Answered { fake, rest, ix }
+        }
 
-    async fn post_once(
-        rest: &Rest,
-        ix: &(u64, String),
-        content: &str,
-        ephemeral: bool,
-        look_first: bool,
-    ) -> Option<u64> {
-        let app = ids::APPLICATION.to_string();
-        let hook = Hook {
-            app: &app,
-            token: &ix.1,
-            interaction: Some(ix.0),
-            channel: Some(ids::GENERAL),
-        };
-        let b = body(content, ephemeral);
-        let message = Followup {
-            body: &b,
-            content,
-            ephemeral,
-            known: &[],
-        };
-        let sent = post(rest, QUICK, hook, message, look_first).await.unwrap();
-        send::message_id(sent.as_ref())
-    }
+        /// Another `/help`, answered: its interaction's id and token.
+        async fn answer(fake: &FakeDiscord, rest: &Rest) -> (u64, String) {
+            let ix = fake.slash("help").by(ids::ALICE).send();
+            let first = Body::Json(json!({"type": 4, "data": {"content": "first"}}));
+            rest.call(
+                reqwest::Method::POST,
+                &format!("interactions/{}/{}/callback", ix.id, ix.token),
+                &first,
+            )
+            .await
+            .unwrap();
+            (ix.id, ix.token)
+        }
 
-    fn shown(fake: &FakeDiscord, ix: u64, content: &str) -> usize {
-        fake.inspect(|r| {
-            r.followups(ix)
-                .iter()
-                .filter(|m| m.content == content)
-                .count()
-        })
+        /// Posts a public followup of `ix` saying `content`, the messages in `known` taken
+        /// for others; returns the id of the message it shows as.
+        async fn post(
+            &self,
+            ix: &(u64, String),
+            content: &str,
+            look_first: bool,
+            known: &[u64],
+        ) -> Option<u64> {
+            let app = ids::APPLICATION.to_string();
+            let hook = Hook {
+                app: &app,
+                token: &ix.1,
+                interaction: Some(ix.0),
+                channel: Some(ids::GENERAL),
+            };
+            let body = Body::Json(json!({"content": content, "flags": 0}));
+            let message = Followup {
+                body: &body,
+                content,
+                ephemeral: false,
+                known,
+            };
+            let sent = post(&self.rest, QUICK, hook, message, look_first)
+                .await
+                .unwrap();
+            send::message_id(sent.as_ref())
+        }
+
+        /// How many followups of `ix` say `content`.
+        fn shown(&self, ix: u64, content: &str) -> usize {
+            self.fake.inspect(|r| {
+                r.followups(ix)
+                    .iter()
+                    .filter(|m| m.content == content)
+                    .count()
+            })
+        }
+
+        /// How many requests `what` matches.
+        fn requests(&self, what: impl Fn(&str, &str) -> bool) -> usize {
+            self.fake.inspect(|r| {
+                r.requests()
+                    .iter()
+                    .filter(|q| what(&q.method, &q.route))
+                    .count()
+            })
+        }
     }
 
     #[tokio::test]
     async fn a_followup_carried_out_but_answered_500_shows_once() {
-        let fake = FakeDiscord::start().await;
-        let rest = Rest::of(&fake.serenity_http());
-        let ix = answered(&fake, &rest).await;
-        fake.fail_after_doing(
+        let a = Answered::start().await;
+        a.fake.fail_after_doing(
             posts_followup,
             DiscordError::internal_server_error(),
             Some(1),
         );
-        let id = post_once(&rest, &ix, "second", false, false).await;
-        assert_eq!(shown(&fake, ix.0, "second"), 1);
+        let id = a.post(&a.ix, "second", false, &[]).await;
+        assert_eq!(a.shown(a.ix.0, "second"), 1);
         // The one shown is the one returned (its id is kept for edits).
-        assert_eq!(id, fake.inspect(|r| r.followups(ix.0)[0].id).into());
-        let posts = fake.inspect(|r| {
-            r.requests()
-                .iter()
-                .filter(|q| posts_followup(&q.method, &q.route))
-                .count()
-        });
-        assert_eq!(posts, 1, "found, not posted again");
+        assert_eq!(id, a.fake.inspect(|r| r.followups(a.ix.0)[0].id).into());
+        assert_eq!(a.requests(posts_followup), 1, "found, not posted again");
     }
 
     #[tokio::test]
     async fn a_followup_whose_answer_never_came_shows_once() {
-        let fake = FakeDiscord::start().await;
-        let rest = Rest::of(&fake.serenity_http());
-        let ix = answered(&fake, &rest).await;
+        let a = Answered::start().await;
         // A 502 from a proxy in front of Discord: the same doubt as no answer at all.
-        fake.fail_after_doing(
+        a.fake.fail_after_doing(
             posts_followup,
             DiscordError::new(502, 0, "Bad Gateway"),
             Some(2),
         );
-        post_once(&rest, &ix, "second", false, false).await;
-        assert_eq!(shown(&fake, ix.0, "second"), 1);
+        a.post(&a.ix, "second", false, &[]).await;
+        assert_eq!(a.shown(a.ix.0, "second"), 1);
     }
 
     #[tokio::test]
     async fn a_429_is_not_taken_for_a_followup_done_and_nothing_is_read() {
-        let fake = FakeDiscord::start().await;
-        let rest = Rest::of(&fake.serenity_http());
-        let ix = answered(&fake, &rest).await;
-        fake.fail_requests(
+        let a = Answered::start().await;
+        a.fake.fail_requests(
             posts_followup,
             DiscordError::new(429, 0, "You are being rate limited."),
             Some(1),
         );
-        post_once(&rest, &ix, "second", false, false).await;
-        assert_eq!(shown(&fake, ix.0, "second"), 1);
-        let reads = fake.inspect(|r| {
-            r.requests()
-                .iter()
-                .filter(|q| q.method == "GET" && q.route.ends_with("/messages"))
-                .count()
-        });
+        a.post(&a.ix, "second", false, &[]).await;
+        assert_eq!(a.shown(a.ix.0, "second"), 1);
+        let reads = a.requests(|m, r| m == "GET" && r.ends_with("/messages"));
         assert_eq!(reads, 0);
     }
 
     #[tokio::test]
     async fn a_restarted_sender_finds_the_followup_a_killed_process_sent() {
-        let fake = FakeDiscord::start().await;
-        let rest = Rest::of(&fake.serenity_http());
-        let ix = answered(&fake, &rest).await;
-        post_once(&rest, &ix, "second", false, false).await;
+        let a = Answered::start().await;
+        a.post(&a.ix, "second", false, &[]).await;
         // The process is killed here, before its report: the next one looks first.
-        post_once(&rest, &ix, "second", false, true).await;
-        assert_eq!(shown(&fake, ix.0, "second"), 1);
+        a.post(&a.ix, "second", true, &[]).await;
+        assert_eq!(a.shown(a.ix.0, "second"), 1);
         // The same text from another interaction is not taken for it.
-        let other = answered(&fake, &rest).await;
-        post_once(&rest, &other, "second", false, true).await;
-        assert_eq!(shown(&fake, other.0, "second"), 1);
+        let other = Answered::answer(&a.fake, &a.rest).await;
+        a.post(&other, "second", true, &[]).await;
+        assert_eq!(a.shown(other.0, "second"), 1);
     }
 
     #[tokio::test]
     async fn a_known_earlier_followup_with_the_same_text_is_not_taken_for_a_new_one() {
-        let fake = FakeDiscord::start().await;
-        let rest = Rest::of(&fake.serenity_http());
-        let ix = answered(&fake, &rest).await;
-        let earlier = post_once(&rest, &ix, "same", false, false).await.unwrap();
-        let app = ids::APPLICATION.to_string();
-        let hook = Hook {
-            app: &app,
-            token: &ix.1,
-            interaction: Some(ix.0),
-            channel: Some(ids::GENERAL),
-        };
-        let b = body("same", false);
-        let message = Followup {
-            body: &b,
-            content: "same",
-            ephemeral: false,
-            known: &[earlier],
-        };
-        post(&rest, QUICK, hook, message, true).await.unwrap();
-        assert_eq!(shown(&fake, ix.0, "same"), 2);
+        let a = Answered::start().await;
+        let earlier = a.post(&a.ix, "same", false, &[]).await.unwrap();
+        a.post(&a.ix, "same", true, &[earlier]).await;
+        assert_eq!(a.shown(a.ix.0, "same"), 2);
     }
 
     #[tokio::test]
     async fn a_channel_that_cannot_be_read_leaves_the_followup_sent_as_before() {
-        let fake = FakeDiscord::start().await;
-        let rest = Rest::of(&fake.serenity_http());
-        let ix = answered(&fake, &rest).await;
-        fake.fail_requests(
+        let a = Answered::start().await;
+        a.fake.fail_requests(
             |m, r| m == "GET" && r.ends_with("/messages"),
             DiscordError::missing_access(),
             None,
         );
-        post_once(&rest, &ix, "second", false, true).await;
-        assert_eq!(shown(&fake, ix.0, "second"), 1);
+        a.post(&a.ix, "second", true, &[]).await;
+        assert_eq!(a.shown(a.ix.0, "second"), 1);
     }
 }
