@@ -61,6 +61,42 @@ const BACKFILL_PAGE: u32 = 100;
 /// Events read back at most per room and gap; older commands than that are logged as lost
 /// (a week of a busy room, not an outage of a few hours).
 const BACKFILL_MAX: usize = 5_000;
+
+/// How often a page of the read-back is tried before the commands in it are given up, and
+/// the wait after the first failure (doubling after each): about 7.5 s in all, for a
+/// homeserver restarting with the bot (both down at once, as after a host's reboot) or a
+/// proxy's passing 502.
+const BACKFILL_TRIES: u32 = 5;
+const BACKFILL_FIRST_WAIT: Duration = Duration::from_millis(500);
+
+/// Runs `read` until it succeeds or has failed `tries` times (at least once), waiting `first`
+/// after the first failure and twice as long after each next one; the last error if none
+/// succeeded.
+async fn with_retries<T, E, F, Fut>(
+    tries: u32,
+    first: std::time::Duration,
+    mut read: F,
+) -> Result<T, E>
+where
+    E: std::fmt::Display,
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
+    let mut wait = first;
+    let mut n = 1;
+    loop {
+        match read().await {
+            Ok(t) => return Ok(t),
+            Err(e) if n >= tries => return Err(e),
+            Err(e) => {
+                tracing::info!("a read failed ({e}), try {n} of {tries}; again in {wait:?}");
+                tokio::time::sleep(wait).await;
+                wait = wait.saturating_mul(2);
+                n += 1;
+            }
+        }
+    }
+}
 /// How long the server may hold a sync open when nothing happens.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(30);
 /// Back-off after a failed sync: from the first to the last value, doubling.
@@ -459,21 +495,25 @@ impl MatrixBot {
 
     /// The events of `room` between the sync token `to` (where the bot's last sync ended) and
     /// `from` (where this sync's limited timeline begins), oldest first, read back with
-    /// `/messages`. At most [`BACKFILL_MAX`]; a failure or a longer gap is logged, and the
-    /// commands in the part not read are not answered.
+    /// `/messages`. At most [`BACKFILL_MAX`]; a page is tried [`BACKFILL_TRIES`] times; a
+    /// failure past those or a longer gap is logged, and the commands in the part not read
+    /// are not answered.
     async fn backfill(&self, room: &Room, from: &str, to: &str) -> Vec<Incoming> {
         let mut newest_first = Vec::new();
         let mut from = from.to_string();
         loop {
-            let mut options = MessagesOptions::backward().from(from.as_str());
-            options.to = Some(to.to_string());
-            options.limit = UInt::from(BACKFILL_PAGE);
-            let page = match room.messages(options).await {
+            let read = || {
+                let mut options = MessagesOptions::backward().from(from.as_str());
+                options.to = Some(to.to_string());
+                options.limit = UInt::from(BACKFILL_PAGE);
+                room.messages(options)
+            };
+            let page = match with_retries(BACKFILL_TRIES, BACKFILL_FIRST_WAIT, read).await {
                 Ok(page) => page,
                 Err(e) => {
                     tracing::warn!(
-                        "cannot read back the events of {} missed while offline ({e}): \
-                         commands among them are not answered",
+                        "cannot read back the events of {} missed while offline ({e}, \
+                         {BACKFILL_TRIES} tries): commands among them are not answered",
                         room.room_id()
                     );
                     break;
@@ -970,6 +1010,53 @@ pub(crate) async fn display_name(room: &Room, user: &UserId) -> String {
 #[cfg(test)]
 mod tests {
     use super::refuse_room_mention;
+
+    /// Issue 27: a read-back that fails while the homeserver comes back is tried again, with
+    /// waits that double, and gives up with the last error after the last try.
+    #[tokio::test]
+    async fn a_read_back_is_tried_again_until_it_succeeds_or_the_tries_run_out() {
+        use std::{cell::Cell, time::Duration};
+
+        use super::with_retries;
+
+        let first = Duration::from_millis(20);
+        let calls = Cell::new(0);
+        let began = std::time::Instant::now();
+        let read = || {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move {
+                if n < 3 {
+                    Err(format!("502 #{n}"))
+                } else {
+                    Ok(n)
+                }
+            }
+        };
+        assert_eq!(with_retries(5, first, read).await, Ok(3));
+        // Waited 20 ms, then 40 ms: never less.
+        assert!(
+            began.elapsed() >= Duration::from_millis(60),
+            "{:?}",
+            began.elapsed()
+        );
+
+        calls.set(0);
+        let never = || {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move { Err::<(), _>(format!("502 #{n}")) }
+        };
+        assert_eq!(
+            with_retries(5, first, never).await,
+            Err("502 #5".to_string())
+        );
+        assert_eq!(calls.get(), 5);
+        // At least one try, whatever the count.
+        calls.set(0);
+        assert!(with_retries(0, first, never).await.is_err());
+        assert_eq!(calls.get(), 1);
+    }
 
     /// Issue 27: `challenge @room chess` opened a challenge to nobody.
     #[test]
