@@ -16,6 +16,7 @@ use bot_core::{
 use matrix_sdk::{
     Room,
     config::RequestConfig,
+    room::MessagesOptions,
     ruma::{
         EventId, OwnedEventId, OwnedTransactionId, RoomId, TransactionId, UInt, UserId,
         api::error::ErrorKind,
@@ -561,7 +562,15 @@ impl MatrixBot {
                     return Ok(());
                 }
                 EditOf::Wait => return Err(SendError::OriginalWaiting(replaced.clone())),
-                EditOf::New => {}
+                EditOf::New => {
+                    // Sent before a restart: the homeserver tells the device that sent it
+                    // which event its transaction id became.
+                    let txn = transaction_id(Some(replaced), "");
+                    if let Some(original) = sent_under(room, &txn).await {
+                        send_edit(room, &message, &original, transaction_id(key, suffix)).await?;
+                        return Ok(());
+                    }
+                }
             }
         }
         // Known as on its way, for an edit of it that comes meanwhile.
@@ -749,6 +758,37 @@ impl MatrixBot {
             filename: format!("fairybot-game-{}-analysis.png", graph.game),
         })
     }
+}
+
+/// How many of a room's latest events are read to find the one sent under a transaction id
+/// before a restart: an analysis's progress line is edited within minutes of being sent.
+const SENT_LOOK_BACK: u32 = 50;
+
+/// The event this device sent under `txn` in `room`, among its latest [`SENT_LOOK_BACK`]
+/// events. The homeserver puts `unsigned.transaction_id` on an event only for the device
+/// that sent it (the bot's own session survives a restart), and the SDK keeps that part when
+/// it decrypts an event of an encrypted room. Not found (older, or sent by a device since
+/// replaced) or a failed read (logged): the caller sends anew.
+async fn sent_under(room: &Room, txn: &TransactionId) -> Option<OwnedEventId> {
+    let mut options = MessagesOptions::backward();
+    options.limit = UInt::from(SENT_LOOK_BACK);
+    let page = match room.messages(options).await {
+        Ok(page) => page,
+        Err(e) => {
+            tracing::info!(
+                "cannot look for an earlier message in {}: {e}",
+                room.room_id()
+            );
+            return None;
+        }
+    };
+    page.chunk.iter().find_map(|e| {
+        let raw = e.raw();
+        let unsigned: serde_json::Value = raw.get_field("unsigned").ok().flatten()?;
+        (unsigned["transaction_id"].as_str() == Some(txn.as_str()))
+            .then(|| raw.get_field::<OwnedEventId>("event_id").ok().flatten())
+            .flatten()
+    })
 }
 
 /// Sends `message` as an `m.replace` edit of `original` (the Matrix way to change a message

@@ -1402,6 +1402,64 @@ async fn an_analysis_edits_its_progress_line_and_posts_the_graph() {
     running.stop().await;
 }
 
+/// Issue 29: a line that replaces a message sent before a restart (an analysis's progress,
+/// when the bot restarted in the middle) edits that message: the restarted bot asks the
+/// homeserver which event its transaction id (the entry's key) became, rather than post the
+/// line anew.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
+    use bot_core::{
+        outbox::{Envelope, Key, Keys, Origin},
+        reply::Reply,
+        store::GameStore,
+    };
+    let Some(hs) = homeserver() else { return };
+    // A room in the clear, and an encrypted one (the SDK keeps the event's `unsigned` part
+    // when it decrypts the bot's own message).
+    for encrypted in [false, true] {
+        let setup = BotSetup::new(&hs).await;
+        let running = setup.start().await;
+        let bot = running.id();
+        let Table {
+            mut alice, room, ..
+        } = table(&hs, &bot, encrypted).await;
+        // What the analyst would post, written to the bot's store as the service writes it.
+        let store = bot_store::SqlStore::open_sqlite(&setup.db).await.unwrap();
+        let place = bot_core::model::Place::room(bot_core::model::Platform::Matrix, room.as_str());
+        let envelope = |key: Key, reply: Reply| Envelope {
+            key,
+            place: place.clone(),
+            origin: Origin::Unasked,
+            reply,
+            part: 0,
+        };
+        let now = || bot_core::Clock::now_ms(&bot_core::SystemClock);
+        let keys = Keys::new(0x29 + u64::from(encrypted));
+        let first = keys.next();
+        let line = envelope(first.clone(), Reply::room("Analysing game 7: 25 %"));
+        store.post(&[line], None, now()).await.unwrap();
+        let original = alice
+            .expect("the first line", |s| {
+                s.sender() == bot && s.body().contains("Analysing game 7: 25 %")
+            })
+            .await;
+        running.stop().await;
+
+        let running = setup.start().await;
+        let end = envelope(keys.next(), Reply::room("Game 7 analysed").replacing(first));
+        store.post(&[end], None, now()).await.unwrap();
+        let shown = alice
+            .expect("the end of the analysis", |s| {
+                s.sender() == bot && s.body().contains("Game 7 analysed")
+            })
+            .await;
+        let c = shown.content();
+        assert_eq!(c["m.relates_to"]["rel_type"], "m.replace", "{c}");
+        assert_eq!(c["m.relates_to"]["event_id"], original.id().as_str(), "{c}");
+        running.stop().await;
+    }
+}
+
 /// Issue 30: a variant file sent to the room with the caption `!fb variant add` is added (its
 /// extension chooses the format), and the room can play it at once; a file over the size
 /// limit is refused, naming the limit; a file without the caption in a group room is not a
