@@ -843,17 +843,19 @@ pub trait Games: Send + Sync + 'static {
     /// What wakes the senders ([`GameService::mail_signal`]).
     fn mail_signal(&self) -> Arc<tokio::sync::Notify>;
 
-    /// Whether a command delivered again after a crash was stored by its first run
-    /// ([`GameService::answered`]). No default: a wrapper that answered wrongly would run a
-    /// move twice or leave it unanswered.
-    fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>>;
-
     /// Where an outbox entry stands ([`GameService::mail_state`]). No default: a wrapper
-    /// that did not forward it would let an edit overtake the message it replaces.
+    /// that answered wrongly would run a redelivered move twice or leave it unanswered
+    /// ([`Games::answered`]), or let an edit overtake the message it replaces.
     fn mail_state<'a>(
         &'a self,
         key: &'a Key,
     ) -> BoxFuture<'a, Result<Option<MailState>, StoreError>>;
+
+    /// Whether a command delivered again after a crash was stored by its first run
+    /// ([`GameService::answered`]): its first reply's key is in the outbox.
+    fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move { Ok(self.mail_state(&command.first()).await?.is_some()) })
+    }
 
     /// The names of the variants players added here ([`GameService::custom_names`]), for a
     /// platform's autocomplete. The default knows none (test doubles).
@@ -933,10 +935,6 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
 
     fn mail_signal(&self) -> Arc<tokio::sync::Notify> {
         GameService::mail_signal(self)
-    }
-
-    fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(GameService::answered(self, command))
     }
 
     fn mail_state<'a>(

@@ -1172,13 +1172,6 @@ impl<G: bot_matrix::Games> bot_matrix::Games for StopsDuring<G> {
         self.inner.mail_signal()
     }
 
-    fn answered<'a>(
-        &'a self,
-        command: &'a bot_core::outbox::CommandKeys,
-    ) -> bot_core::service::BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
-        self.inner.answered(command)
-    }
-
     fn mail_state<'a>(
         &'a self,
         key: &'a bot_core::outbox::Key,

@@ -81,13 +81,6 @@ impl Games for WithDm {
         Games::mail_signal(&*self.0)
     }
 
-    fn answered<'a>(
-        &'a self,
-        command: &'a bot_core::outbox::CommandKeys,
-    ) -> bot_core::service::BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
-        Games::answered(&*self.0, command)
-    }
-
     fn mail_state<'a>(
         &'a self,
         key: &'a bot_core::outbox::Key,

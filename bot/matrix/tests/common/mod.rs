@@ -490,13 +490,6 @@ impl<G: Games> Games for PrivateBoards<G> {
         self.0.mail_signal()
     }
 
-    fn answered<'a>(
-        &'a self,
-        command: &'a bot_core::outbox::CommandKeys,
-    ) -> bot_core::service::BoxFuture<'a, Result<bool, bot_core::store::StoreError>> {
-        self.0.answered(command)
-    }
-
     fn mail_state<'a>(
         &'a self,
         key: &'a bot_core::outbox::Key,
