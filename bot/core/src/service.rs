@@ -46,8 +46,7 @@ use crate::{
     },
     options::GameOptions,
     outbox::{
-        Attempt, Claim, CommandKeys, Entry, Envelope, Handle, Key, Keys, MailState, Origin,
-        Settled, Tell,
+        Attempt, Claim, CommandKeys, Entry, Envelope, Handle, Key, Keys, Origin, Settled, Tell,
     },
     reply::{Action, BoardPicture, Reply},
     rules_engine::{EngineKind, GameEngine, GameKind},
@@ -313,12 +312,12 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
     /// sent by whoever holds them, and running it again would act twice. A command the
     /// platform delivers again after a crash ([`Actor::command`]) is run again only if not.
     pub async fn answered(&self, command: &CommandKeys) -> Result<bool, StoreError> {
-        Ok(self.store.mail_state(&command.first()).await?.is_some())
+        Ok(self.store.mail(&command.first()).await?.is_some())
     }
 
-    /// Where an outbox entry stands ([`GameStore::mail_state`]).
-    pub async fn mail_state(&self, key: &Key) -> Result<Option<MailState>, StoreError> {
-        self.store.mail_state(key).await
+    /// An outbox entry and where it stands ([`GameStore::mail`]).
+    pub async fn mail(&self, key: &Key) -> Result<Option<crate::outbox::Mail>, StoreError> {
+        self.store.mail(key).await
     }
 
     /// A claim of this process from now.
@@ -843,18 +842,18 @@ pub trait Games: Send + Sync + 'static {
     /// What wakes the senders ([`GameService::mail_signal`]).
     fn mail_signal(&self) -> Arc<tokio::sync::Notify>;
 
-    /// Where an outbox entry stands ([`GameService::mail_state`]). No default: a wrapper
+    /// An outbox entry and where it stands ([`GameService::mail`]). No default: a wrapper
     /// that answered wrongly would run a redelivered move twice or leave it unanswered
     /// ([`Games::answered`]), or let an edit overtake the message it replaces.
-    fn mail_state<'a>(
+    fn mail<'a>(
         &'a self,
         key: &'a Key,
-    ) -> BoxFuture<'a, Result<Option<MailState>, StoreError>>;
+    ) -> BoxFuture<'a, Result<Option<crate::outbox::Mail>, StoreError>>;
 
     /// Whether a command delivered again after a crash was stored by its first run
     /// ([`GameService::answered`]): its first reply's key is in the outbox.
     fn answered<'a>(&'a self, command: &'a CommandKeys) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async move { Ok(self.mail_state(&command.first()).await?.is_some()) })
+        Box::pin(async move { Ok(self.mail(&command.first()).await?.is_some()) })
     }
 
     /// The names of the variants players added here ([`GameService::custom_names`]), for a
@@ -937,11 +936,11 @@ impl<S: GameStore + 'static, C: Clock + 'static> Games for GameService<S, C> {
         GameService::mail_signal(self)
     }
 
-    fn mail_state<'a>(
+    fn mail<'a>(
         &'a self,
         key: &'a Key,
-    ) -> BoxFuture<'a, Result<Option<MailState>, StoreError>> {
-        Box::pin(GameService::mail_state(self, key))
+    ) -> BoxFuture<'a, Result<Option<crate::outbox::Mail>, StoreError>> {
+        Box::pin(GameService::mail(self, key))
     }
 
     fn custom_names<'a>(

@@ -705,7 +705,7 @@ pub(crate) async fn deliver(
 }
 
 /// The Discord channel of a place: its thread, else its room.
-fn channel_of(p: &Place) -> Option<u64> {
+pub(crate) fn channel_of(p: &Place) -> Option<u64> {
     p.thread
         .as_deref()
         .unwrap_or(&p.room)

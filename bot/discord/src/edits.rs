@@ -3,10 +3,12 @@
 //!
 //! The bot remembers, by outbox key, where it sent its recent messages: a channel message by
 //! channel and id, an interaction's answer by the interaction's webhook (valid for the
-//! token's 15 minutes). A replacing reply with only text edits that message; one with a
-//! picture, one whose original the bot does not know (sent before a restart, or long ago),
-//! or one whose edit Discord refuses is sent as a new message, so nothing is lost. An edit
-//! sent twice shows the same text: it is reported delivered under its key.
+//! token's 15 minutes). After a restart that memory is gone: the outbox still has the
+//! original's entry, and the bot's own message saying exactly its text among the channel's
+//! latest is taken for it ([`sent_before`]). A replacing reply with only text edits that
+//! message; one with a picture, one whose original is not found, or one whose edit Discord
+//! refuses is sent as a new message, so nothing is lost. An edit sent twice shows the same
+//! text: it is reported delivered under its key.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -14,7 +16,7 @@ use std::{
 };
 
 use bot_core::{
-    outbox::{Attempt, Key},
+    outbox::{Attempt, Key, MailState, Origin},
     reply::Reply,
 };
 use poise::serenity_prelude as serenity;
@@ -90,7 +92,10 @@ pub(crate) async fn edit_in_place(
     if reply.board.is_some() || reply.graph.is_some() || reply.animation.is_some() {
         return None;
     }
-    let target = bot.sent.find(replaced)?;
+    let target = match bot.sent.find(replaced) {
+        Some(t) => t,
+        None => sent_before(bot, http, replaced).await?,
+    };
     let path = match &target {
         Sent::Channel { channel, message } => format!("channels/{channel}/messages/{message}"),
         Sent::Webhook {
@@ -127,6 +132,71 @@ pub(crate) async fn edit_in_place(
             None
         }
     }
+}
+
+/// How many of a channel's latest messages are read to find one sent before a restart: an
+/// analysis's progress line is edited within minutes of being sent.
+const LOOK_BACK: u32 = 50;
+
+/// Where the message of the delivered entry `replaced` is, when this process did not send it
+/// (it was sent before a restart): the bot's own message among its channel's latest whose
+/// text is the entry's. An interaction's answer is edited through its webhook while the
+/// entry's handle lasts, any other message in its channel. `None` (sent anew) when the entry
+/// is unknown or not delivered, or no such message is found.
+async fn sent_before(bot: &Bot, http: &serenity::Http, replaced: &Key) -> Option<Sent> {
+    let mail = match bot.games.mail(replaced).await {
+        Ok(Some(m)) if m.state == MailState::Delivered => m,
+        Ok(_) => return None,
+        Err(e) => {
+            tracing::info!(%replaced, "the outbox cannot say what an edit replaces: {e}");
+            return None;
+        }
+    };
+    let env = &mail.envelope;
+    let channel = crate::deliver::channel_of(env.room())?;
+    let text = send::fit(&crate::convert::text(&env.reply))
+        .into_iter()
+        .next()?;
+    let app = http.application_id().map(|a| a.get().to_string());
+    let rest = Rest::of(http);
+    let path = format!("channels/{channel}/messages?limit={LOOK_BACK}");
+    let latest = match rest.call(reqwest::Method::GET, &path, &Body::Empty).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::info!("cannot look for an earlier message in {channel}: {e}");
+            return None;
+        }
+    };
+    let ours = |m: &serde_json::Value| {
+        m["author"]["bot"].as_bool() == Some(true)
+            && app.as_deref().is_none_or(|a| {
+                [&m["author"]["id"], &m["application_id"], &m["webhook_id"]]
+                    .iter()
+                    .any(|v| v.as_str() == Some(a))
+            })
+    };
+    let found = latest
+        .as_array()?
+        .iter()
+        .find(|m| ours(m) && m["content"].as_str() == Some(text.as_str()))?;
+    let message = send::message_id(Some(found))?;
+    let handle = match &env.origin {
+        Origin::Command {
+            handle: Some(h), ..
+        } if h.until_ms > now_ms() && found.get("interaction_metadata").is_some() => Some(h),
+        _ => None,
+    };
+    Some(
+        match handle.and_then(|h| crate::followup::Hook::of(h, None)) {
+            Some(hook) => Sent::Webhook {
+                app: hook.app.parse().ok()?,
+                token: hook.token.to_string(),
+                message: message.to_string(),
+                until_ms: handle.map_or(0, |h| h.until_ms),
+            },
+            None => Sent::Channel { channel, message },
+        },
+    )
 }
 
 #[cfg(test)]

@@ -567,3 +567,82 @@ async fn every_ending_reaches_the_channel_once_and_each_player_by_dm_once() {
         );
     }
 }
+
+/// Issue 29: a line that replaces a message sent before a restart (an analysis's progress,
+/// when the bot restarted in the middle) edits that message: the restarted sender finds the
+/// original's entry in the outbox and the bot's own message saying its text in the channel,
+/// rather than post the line anew.
+#[tokio::test]
+async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
+    use bot_core::{
+        model::{Place, Platform},
+        outbox::{Envelope, Key, Keys, Origin},
+        reply::Reply,
+    };
+    let fake = FakeDiscord::start().await;
+    let store = MemoryStore::new();
+    // The outbox's sender of one process over the shared store; a restart is a new one.
+    let sender = |store: MemoryStore| {
+        let catalog = Arc::new(Catalog::builtin());
+        let service = Arc::new(GameService::new(store, SystemClock, catalog.clone()));
+        let bot =
+            Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160).with_retry(QUICK);
+        tokio::spawn(bot_discord::deliver_announcements(
+            bot,
+            Arc::new(fake.serenity_http()),
+        ))
+    };
+    let place = Place::room(Platform::Discord, ids::GENERAL.to_string());
+    let envelope = |key: Key, reply: Reply| Envelope {
+        key,
+        place: place.clone(),
+        origin: Origin::Unasked,
+        reply,
+        part: 0,
+    };
+    let now = || bot_core::Clock::now_ms(&SystemClock);
+    let ours = |r: &discord_fake::Recorded| -> Vec<SentMessage> {
+        r.messages_in(ids::GENERAL)
+            .into_iter()
+            .filter(|m| m.content.contains("game 7") || m.content.contains("Game 7"))
+            .cloned()
+            .collect()
+    };
+    let keys = Keys::new(0x29);
+    let first = keys.next();
+
+    let before = sender(store.clone());
+    let line = envelope(first.clone(), Reply::room("Analysing game 7: 25 %"));
+    store.post(&[line], None, now()).await.unwrap();
+    let original = fake
+        .wait_until("the first line", Duration::from_secs(10), |r| {
+            ours(r).first().cloned()
+        })
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while store.backlog().await.unwrap().waiting > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the first line was never reported"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    before.abort();
+
+    let after = sender(store.clone());
+    let end = envelope(keys.next(), Reply::room("Game 7 analysed").replacing(first));
+    store.post(&[end], None, now()).await.unwrap();
+    let edited = fake
+        .wait_until("the edit", Duration::from_secs(10), |r| {
+            ours(r)
+                .into_iter()
+                .find(|m| m.content.contains("Game 7 analysed"))
+        })
+        .await
+        .unwrap();
+    after.abort();
+    assert_eq!(edited.id, original.id, "the same message, edited");
+    let all = fake.inspect(ours);
+    assert_eq!(all.len(), 1, "{all:#?}");
+}

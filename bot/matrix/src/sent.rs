@@ -152,8 +152,8 @@ impl<E: Clone> SentEvents<E> {
         if let Some(event) = self.find(replaced, grace, bound).await {
             return EditOf::Edit(event);
         }
-        match games.mail_state(replaced).await {
-            Ok(Some(MailState::Waiting)) => EditOf::Wait,
+        match games.mail(replaced).await {
+            Ok(Some(m)) if m.state == MailState::Waiting => EditOf::Wait,
             Ok(_) => EditOf::New,
             Err(e) => {
                 tracing::warn!(%replaced, "the outbox cannot say whether an edit's original is sent: {e}");

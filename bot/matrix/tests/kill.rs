@@ -337,13 +337,13 @@ impl<G: Games> Games for Marks<G> {
         self.inner.mail_signal()
     }
 
-    fn mail_state<'a>(
+    fn mail<'a>(
         &'a self,
         key: &'a bot_core::outbox::Key,
     ) -> bot_core::service::BoxFuture<
         'a,
-        Result<Option<bot_core::outbox::MailState>, bot_core::store::StoreError>,
+        Result<Option<bot_core::outbox::Mail>, bot_core::store::StoreError>,
     > {
-        self.inner.mail_state(key)
+        self.inner.mail(key)
     }
 }

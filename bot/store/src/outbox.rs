@@ -7,7 +7,7 @@
 
 use bot_core::{
     model::Platform,
-    outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Origin, Settled},
+    outbox::{Backlog, Claim, Entry, Envelope, Key, Mail, MailState, Origin, Settled},
     store::{Result, StoreError},
 };
 use sqlx::{AnyConnection, AssertSqlSafe, any::AnyRow};
@@ -265,23 +265,30 @@ pub(crate) async fn release_claims(
     Ok(released)
 }
 
-/// Where the entry with `key` stands, if it is in the outbox.
-pub(crate) async fn mail_state(conn: &mut AnyConnection, key: &Key) -> Result<Option<MailState>> {
-    let state: Option<String> = sqlx::query_scalar("SELECT state FROM outbox WHERE entry_key = $1")
-        .bind(key.as_str())
-        .fetch_optional(&mut *conn)
-        .await
-        .map_err(backend)?;
-    state
-        .map(|s| match s.as_str() {
-            "waiting" => Ok(MailState::Waiting),
-            "delivered" => Ok(MailState::Delivered),
-            "given_up" => Ok(MailState::GivenUp),
-            other => Err(StoreError::Corrupt(format!(
+/// The entry with `key` and where it stands, if it is in the outbox.
+pub(crate) async fn mail(conn: &mut AnyConnection, key: &Key) -> Result<Option<Mail>> {
+    let row = sqlx::query(
+        "SELECT state, body, entry_key, attempts, posted_ms FROM outbox WHERE entry_key = $1",
+    )
+    .bind(key.as_str())
+    .fetch_optional(&mut *conn)
+    .await
+    .map_err(backend)?;
+    let Some(row) = row else { return Ok(None) };
+    let state = match get::<String>(&row, "state")?.as_str() {
+        "waiting" => MailState::Waiting,
+        "delivered" => MailState::Delivered,
+        "given_up" => MailState::GivenUp,
+        other => {
+            return Err(StoreError::Corrupt(format!(
                 "outbox entry {key} is in an unknown state {other:?}"
-            ))),
-        })
-        .transpose()
+            )));
+        }
+    };
+    Ok(Some(Mail {
+        state,
+        envelope: decode(&row)?.envelope,
+    }))
 }
 
 /// What waits.

@@ -26,7 +26,7 @@ use sqlx::{
     query::Query,
 };
 
-use bot_core::outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Settled};
+use bot_core::outbox::{Backlog, Claim, Entry, Envelope, Key, Mail, Settled};
 
 use crate::{
     analyses,
@@ -1470,12 +1470,12 @@ impl GameStore for SqlStore {
         outbox::backlog(&mut conn).await
     }
 
-    async fn mail_state(&self, key: &Key) -> Result<Option<MailState>> {
+    async fn mail(&self, key: &Key) -> Result<Option<Mail>> {
         // Queued reports first (a delivery reported under its key may still wait for the
         // next write), then a read of the unique index on the key.
         self.flush_deliveries().await?;
         let mut conn = self.pool.acquire().await.map_err(backend)?;
-        outbox::mail_state(&mut conn, key).await
+        outbox::mail(&mut conn, key).await
     }
 
     async fn has_held(&self, player: &PlayerId) -> Result<bool> {

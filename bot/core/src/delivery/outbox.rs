@@ -344,6 +344,15 @@ pub enum MailState {
     GivenUp,
 }
 
+/// One outbox entry as the store has it: where it stands, and what it says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mail {
+    /// Waiting, delivered or given up.
+    pub state: MailState,
+    /// The entry itself (an edit after a restart finds its original by what it said).
+    pub envelope: Envelope,
+}
+
 /// What is waiting in the outbox (for `/metrics`, health checks and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Backlog {

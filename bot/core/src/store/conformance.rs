@@ -2164,7 +2164,7 @@ pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(st
     assert_eq!(e.envelope.reply.audience, Audience::Room);
     assert_eq!(e.envelope.reply.mentions, vec![bob()]);
 
-    // `mail_state` knows a key from its write on, and never one of a failed write: how a
+    // `mail` knows a key from its write on, and never one of a failed write: how a
     // command run again learns whether its first run was stored, and an edit whether the
     // message it replaces is still to be sent.
     for (update, was) in [
@@ -2174,9 +2174,13 @@ pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(st
         (&stale, None),
     ] {
         let key = &update.tell.envelopes[0].key;
-        assert_eq!(store.mail_state(key).await.unwrap(), was, "{key}");
+        assert_eq!(
+            store.mail(key).await.unwrap().map(|m| m.state),
+            was,
+            "{key}"
+        );
     }
-    assert_eq!(store.mail_state(&keys.next()).await.unwrap(), None);
+    assert_eq!(store.mail(&keys.next()).await.unwrap(), None);
     // A delivery reported under the entry's key counts at once, whenever the store writes
     // the report; a given-up entry is told apart from a delivered one.
     let back_key = &back.tell.envelopes[0].key;
@@ -2185,13 +2189,18 @@ pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(st
         .await
         .unwrap();
     assert_eq!(
-        store.mail_state(back_key).await.unwrap(),
+        store.mail(back_key).await.unwrap().map(|m| m.state),
         Some(MailState::Delivered)
     );
     let gone = envelopes(&keys, &room_a(), &["never deliverable"]);
     store.post(&gone, None, MS + 60_003).await.unwrap();
+    // What the entry says comes back with it (an edit after a restart looks for its text).
     assert_eq!(
-        store.mail_state(&gone[0].key).await.unwrap(),
+        store.mail(&gone[0].key).await.unwrap().map(|m| m.envelope),
+        Some(gone[0].clone())
+    );
+    assert_eq!(
+        store.mail(&gone[0].key).await.unwrap().map(|m| m.state),
         Some(MailState::Waiting)
     );
     store
@@ -2203,7 +2212,7 @@ pub async fn outbox_rides_on_game_writes_and_not_on_failed_ones<S: GameStore>(st
         .await
         .unwrap();
     assert_eq!(
-        store.mail_state(&gone[0].key).await.unwrap(),
+        store.mail(&gone[0].key).await.unwrap().map(|m| m.state),
         Some(MailState::GivenUp)
     );
 }

@@ -20,7 +20,7 @@ use crate::{
         GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Platform, PlayerId,
         PlayerRecord, RatingChange, RatingRecord,
     },
-    outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Settled},
+    outbox::{Backlog, Claim, Entry, Envelope, Key, Mail, MailState, Settled},
     rating::{self, Standing},
 };
 
@@ -762,16 +762,19 @@ impl GameStore for MemoryStore {
         })
     }
 
-    async fn mail_state(&self, key: &Key) -> Result<Option<MailState>> {
+    async fn mail(&self, key: &Key) -> Result<Option<Mail>> {
         Ok(self
             .lock()?
             .outbox
             .iter()
             .find(|l| &l.envelope.key == key)
-            .map(|l| match &l.settled {
-                None => MailState::Waiting,
-                Some(Ok(())) => MailState::Delivered,
-                Some(Err(_)) => MailState::GivenUp,
+            .map(|l| Mail {
+                state: match &l.settled {
+                    None => MailState::Waiting,
+                    Some(Ok(())) => MailState::Delivered,
+                    Some(Err(_)) => MailState::GivenUp,
+                },
+                envelope: l.envelope.clone(),
             }))
     }
 }

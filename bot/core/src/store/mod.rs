@@ -31,7 +31,7 @@ use crate::{
         GameResult, GameStatus, GameUpdate, HeldMessage, NewChallenge, NewGame, Place, Platform,
         PlayerId, PlayerRecord, RatingChange, RatingRecord,
     },
-    outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Settled},
+    outbox::{Backlog, Claim, Entry, Envelope, Key, Mail, Settled},
     rating::Score,
 };
 
@@ -408,12 +408,12 @@ pub trait GameStore: Send + Sync {
     /// What waits in the outbox: entries neither delivered nor given up.
     fn backlog(&self) -> impl Future<Output = Result<Backlog>> + Send;
 
-    /// Where the entry with this key stands, `None` if it was never posted (or was settled
-    /// so long ago that the store forgot it, see [`GameStore::release_claims`]). How a
-    /// command delivered again after a crash learns that its first run was stored
-    /// ([`crate::outbox::CommandKeys`]), and how an edit learns that the message it
-    /// replaces is still to be sent.
-    fn mail_state(&self, key: &Key) -> impl Future<Output = Result<Option<MailState>>> + Send;
+    /// The entry with this key and where it stands, `None` if it was never posted (or was
+    /// settled so long ago that the store forgot it, see [`GameStore::release_claims`]).
+    /// How a command delivered again after a crash learns that its first run was stored
+    /// ([`crate::outbox::CommandKeys`]), and how an edit learns whether the message it
+    /// replaces is still to be sent, or what it said.
+    fn mail(&self, key: &Key) -> impl Future<Output = Result<Option<Mail>>> + Send;
 
     /// The player's standings, one per rating family he has finished a rated game in, most
     /// games first (then by family name).

@@ -19,7 +19,7 @@ use crate::{
         HeldMessage, NewChallenge, NewGame, Platform, PlayerId, PlayerRecord, RatingChange,
         RatingRecord,
     },
-    outbox::{Backlog, Claim, Entry, Envelope, Key, MailState, Settled},
+    outbox::{Backlog, Claim, Entry, Envelope, Key, Mail, Settled},
 };
 
 /// One game written: its id and the version the write left it at.
@@ -268,8 +268,8 @@ impl<S: GameStore> GameStore for Watched<S> {
         self.inner.backlog().await
     }
 
-    async fn mail_state(&self, key: &Key) -> Result<Option<MailState>> {
-        self.inner.mail_state(key).await
+    async fn mail(&self, key: &Key) -> Result<Option<Mail>> {
+        self.inner.mail(key).await
     }
 
     async fn ratings_of(&self, player: &PlayerId) -> Result<Vec<RatingRecord>> {

@@ -81,14 +81,14 @@ impl Games for WithDm {
         Games::mail_signal(&*self.0)
     }
 
-    fn mail_state<'a>(
+    fn mail<'a>(
         &'a self,
         key: &'a bot_core::outbox::Key,
     ) -> bot_core::service::BoxFuture<
         'a,
-        Result<Option<bot_core::outbox::MailState>, bot_core::store::StoreError>,
+        Result<Option<bot_core::outbox::Mail>, bot_core::store::StoreError>,
     > {
-        Games::mail_state(&*self.0, key)
+        Games::mail(&*self.0, key)
     }
 
     fn custom_names<'a>(

@@ -490,14 +490,14 @@ impl<G: Games> Games for PrivateBoards<G> {
         self.0.mail_signal()
     }
 
-    fn mail_state<'a>(
+    fn mail<'a>(
         &'a self,
         key: &'a bot_core::outbox::Key,
     ) -> bot_core::service::BoxFuture<
         'a,
-        Result<Option<bot_core::outbox::MailState>, bot_core::store::StoreError>,
+        Result<Option<bot_core::outbox::Mail>, bot_core::store::StoreError>,
     > {
-        self.0.mail_state(key)
+        self.0.mail(key)
     }
 
     fn handle<'a>(
