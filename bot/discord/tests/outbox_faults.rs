@@ -576,7 +576,7 @@ async fn every_ending_reaches_the_channel_once_and_each_player_by_dm_once() {
 async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     use bot_core::{
         model::{Place, Platform},
-        outbox::{Envelope, Key, Keys, Origin},
+        outbox::{Envelope, Keys},
         reply::Reply,
     };
     let fake = FakeDiscord::start().await;
@@ -593,13 +593,6 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
         ))
     };
     let place = Place::room(Platform::Discord, ids::GENERAL.to_string());
-    let envelope = |key: Key, reply: Reply| Envelope {
-        key,
-        place: place.clone(),
-        origin: Origin::Unasked,
-        reply,
-        part: 0,
-    };
     let now = || bot_core::Clock::now_ms(&SystemClock);
     let ours = |r: &discord_fake::Recorded| -> Vec<SentMessage> {
         r.messages_in(ids::GENERAL)
@@ -612,7 +605,7 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     let first = keys.next();
 
     let before = sender(store.clone());
-    let line = envelope(first.clone(), Reply::room("Analysing game 7: 25 %"));
+    let line = Envelope::unasked(first.clone(), &place, Reply::room("Analysing game 7: 25 %"));
     store.post(&[line], None, now()).await.unwrap();
     let original = fake
         .wait_until("the first line", Duration::from_secs(10), |r| {
@@ -631,7 +624,11 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     before.abort();
 
     let after = sender(store.clone());
-    let end = envelope(keys.next(), Reply::room("Game 7 analysed").replacing(first));
+    let end = Envelope::unasked(
+        keys.next(),
+        &place,
+        Reply::room("Game 7 analysed").replacing(first),
+    );
     store.post(&[end], None, now()).await.unwrap();
     let edited = fake
         .wait_until("the edit", Duration::from_secs(10), |r| {

@@ -238,7 +238,7 @@ mod tests {
         use bot_core::{
             GameService, SystemClock,
             model::{Place, Platform},
-            outbox::{Envelope, Origin, Settled},
+            outbox::{Envelope, Settled},
             reply::Reply,
             store::{GameStore, memory::MemoryStore},
         };
@@ -249,13 +249,11 @@ mod tests {
             Arc::new(rules::Catalog::builtin()),
         );
         let keys = Keys::new(5);
-        let original = Envelope {
-            key: keys.next(),
-            place: Place::room(Platform::Matrix, "!room:example.org"),
-            origin: Origin::Unasked,
-            reply: Reply::room("Analysing game 1…"),
-            part: 0,
-        };
+        let original = Envelope::unasked(
+            keys.next(),
+            &Place::room(Platform::Matrix, "!room:example.org"),
+            Reply::room("Analysing game 1…"),
+        );
         store
             .post(std::slice::from_ref(&original), None, 1)
             .await

@@ -1402,7 +1402,7 @@ async fn an_analysis_edits_its_progress_line_and_posts_the_graph() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     use bot_core::{
-        outbox::{Envelope, Key, Keys, Origin},
+        outbox::{Envelope, Keys},
         reply::Reply,
         store::GameStore,
     };
@@ -1419,17 +1419,10 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
         // What the analyst would post, written to the bot's store as the service writes it.
         let store = bot_store::SqlStore::open_sqlite(&setup.db).await.unwrap();
         let place = bot_core::model::Place::room(bot_core::model::Platform::Matrix, room.as_str());
-        let envelope = |key: Key, reply: Reply| Envelope {
-            key,
-            place: place.clone(),
-            origin: Origin::Unasked,
-            reply,
-            part: 0,
-        };
         let now = || bot_core::Clock::now_ms(&bot_core::SystemClock);
         let keys = Keys::new(0x29 + u64::from(encrypted));
         let first = keys.next();
-        let line = envelope(first.clone(), Reply::room("Analysing game 7: 25 %"));
+        let line = Envelope::unasked(first.clone(), &place, Reply::room("Analysing game 7: 25 %"));
         store.post(&[line], None, now()).await.unwrap();
         let original = alice
             .expect("the first line", |s| {
@@ -1439,7 +1432,11 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
         running.stop().await;
 
         let running = setup.start().await;
-        let end = envelope(keys.next(), Reply::room("Game 7 analysed").replacing(first));
+        let end = Envelope::unasked(
+            keys.next(),
+            &place,
+            Reply::room("Game 7 analysed").replacing(first),
+        );
         store.post(&[end], None, now()).await.unwrap();
         let shown = alice
             .expect("the end of the analysis", |s| {

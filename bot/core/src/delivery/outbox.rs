@@ -234,6 +234,17 @@ fn is_first(part: &u16) -> bool {
 }
 
 impl Envelope {
+    /// One reply said unasked in `place` (the bot's move, an analysis's line), under `key`.
+    pub fn unasked(key: Key, place: &Place, reply: Reply) -> Envelope {
+        Envelope {
+            key,
+            place: place.clone(),
+            origin: Origin::Unasked,
+            reply,
+            part: 0,
+        }
+    }
+
     /// The platform that delivers it: the room's.
     pub fn platform(&self) -> Platform {
         self.place.platform
