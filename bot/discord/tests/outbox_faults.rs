@@ -643,3 +643,86 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     let all = fake.inspect(ours);
     assert_eq!(all.len(), 1, "{all:#?}");
 }
+
+/// The same when the message replaced is an interaction's answer (an analysis's first line
+/// answers `/analyse`): found in the channel after a restart, it is edited through the
+/// interaction's webhook while the token the entry kept lasts.
+#[tokio::test]
+async fn an_edit_after_a_restart_edits_an_interactions_answer_through_its_webhook() {
+    use bot_core::{
+        model::{Place, Platform, PlayerId},
+        outbox::{Envelope, Handle, Keys, Origin, Settled},
+        reply::Reply,
+    };
+    let fake = FakeDiscord::start().await;
+    let store = MemoryStore::new();
+    let now = || bot_core::Clock::now_ms(&SystemClock);
+    let place = Place::room(Platform::Discord, ids::GENERAL.to_string());
+    // `/analyse` answered by a process that is gone: its answer, and its entry, delivered.
+    let ix = fake.slash("analyse").by(ids::ALICE).send();
+    let http = fake.serenity_http();
+    let answer = serde_json::json!({"type": 4, "data": {"content": "Analysing game 7: 25 %"}});
+    http.create_interaction_response(ix.id.into(), &ix.token, &answer, Vec::new())
+        .await
+        .unwrap();
+    let keys = Keys::new(0x30);
+    let first = keys.next();
+    let handle = Handle {
+        token: format!("{}:{}:{}", ids::APPLICATION, ix.token, ix.id),
+        until_ms: now() + 600_000,
+    };
+    let line = Envelope {
+        origin: Origin::Command {
+            actor: PlayerId::new(Platform::Discord, ids::ALICE.to_string()),
+            handle: Some(handle),
+        },
+        ..Envelope::unasked(first.clone(), &place, Reply::room("Analysing game 7: 25 %"))
+    };
+    store.post(&[line], None, now()).await.unwrap();
+    store
+        .settle(&first, &Settled::Delivered, now())
+        .await
+        .unwrap();
+
+    let catalog = Arc::new(Catalog::builtin());
+    let service = Arc::new(GameService::new(
+        store.clone(),
+        SystemClock,
+        catalog.clone(),
+    ));
+    let bot = Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160).with_retry(QUICK);
+    let sender = tokio::spawn(bot_discord::deliver_announcements(
+        bot,
+        Arc::new(fake.serenity_http()),
+    ));
+    let end = Envelope::unasked(
+        keys.next(),
+        &place,
+        Reply::room("Game 7 analysed").replacing(first),
+    );
+    store.post(&[end], None, now()).await.unwrap();
+    let edited = fake
+        .wait_until("the edit", Duration::from_secs(10), |r| {
+            r.original_response(ix.id)
+                .filter(|m| m.content.contains("Game 7 analysed"))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    sender.abort();
+    assert!(edited.interaction_id() == Some(ix.id));
+    let through_webhook = fake.inspect(|r| {
+        r.requests()
+            .iter()
+            .filter(|q| q.method == "PATCH" && q.route.starts_with("webhooks/"))
+            .count()
+    });
+    assert_eq!(through_webhook, 1);
+    let new = fake.inspect(|r| {
+        r.messages_in(ids::GENERAL)
+            .iter()
+            .filter(|m| m.content.contains("Game 7"))
+            .count()
+    });
+    assert_eq!(new, 1, "no new message");
+}
