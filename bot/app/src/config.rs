@@ -244,9 +244,11 @@ pub struct DiscordConfig {
     pub api_url: Option<String>,
 }
 
-/// Matrix.
+/// Matrix. (Read in every build, so one configuration file serves them all; a build without
+/// Matrix refuses to start when a login is set.)
 #[derive(Clone, Default, Deserialize, Debug)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(not(feature = "matrix"), allow(dead_code))]
 pub struct MatrixConfig {
     /// The homeserver URL (or `MATRIX_HOMESERVER`).
     pub homeserver: Option<String>,
@@ -580,8 +582,15 @@ impl Config {
         }
     }
 
+    /// Whether a Discord token is configured (a build without Discord refuses to start then).
+    #[cfg(any(test, not(feature = "discord")))]
+    pub fn has_discord(&self) -> bool {
+        self.discord.token.is_some()
+    }
+
     /// The Discord adapter's settings, when a token is configured: boards in the configured
     /// theme, at `[discord] board_size` or else the settings' size.
+    #[cfg(feature = "discord")]
     pub fn discord_adapter(&self, settings: &Settings) -> Option<bot_discord::DiscordConfig> {
         let token = self.discord.token.as_ref()?.expose().trim();
         Some(bot_discord::DiscordConfig {
@@ -604,11 +613,14 @@ impl Config {
     /// The log filter: `RUST_LOG`, or the default (quiet for a healthy bot: matrix-sdk's
     /// expected conditions are turned down by `bot_matrix::QUIET_SDK_LOGS`).
     pub fn log_filter(&self) -> String {
+        #[cfg(feature = "matrix")]
+        let quiet = bot_matrix::QUIET_SDK_LOGS;
+        #[cfg(not(feature = "matrix"))]
+        let quiet = "";
         self.log_filter.clone().unwrap_or_else(|| {
-            format!(
-                "warn,fairybot=info,bot_discord=info,bot_matrix=info,{}",
-                bot_matrix::QUIET_SDK_LOGS
-            )
+            format!("warn,fairybot=info,bot_discord=info,bot_matrix=info,{quiet}")
+                .trim_end_matches(',')
+                .to_string()
         })
     }
 
@@ -622,6 +634,7 @@ impl Config {
     ///
     /// # Errors
     /// When the login is configured but the homeserver is missing or a value is unusable.
+    #[cfg(feature = "matrix")]
     pub fn matrix_adapter(
         &self,
         board_size: u32,
@@ -730,7 +743,7 @@ mod tests {
         let text = include_str!("../../../config.example.toml");
         let c: Config = toml::from_str(text).unwrap();
         assert!(
-            c.discord_adapter(&c.validate().unwrap()).is_none() && !c.has_matrix(),
+            !c.has_discord() && !c.has_matrix(),
             "the example must not carry secrets"
         );
         for section in ["[store]", "[render]", "[discord]", "[matrix]", "[clocks]"] {
@@ -738,6 +751,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "discord")]
     #[test]
     fn environment_overrides_and_unknown_keys_fail() {
         let mut c = Config::default();
@@ -769,6 +783,7 @@ mod tests {
         assert!(toml::from_str::<Config>("[store]\nurll = \"x\"").is_err());
     }
 
+    #[cfg(feature = "matrix")]
     #[test]
     fn a_matrix_login_needs_a_homeserver_and_takes_the_environment() {
         let mut c = Config::default();
@@ -931,6 +946,7 @@ mod tests {
     }
 
     /// An environment given as pairs, recording every name asked for.
+    #[cfg(any(feature = "discord", feature = "matrix"))]
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k: &str| {
             pairs
@@ -940,6 +956,7 @@ mod tests {
         }
     }
 
+    #[cfg(any(feature = "discord", feature = "matrix"))]
     const SECRETS: &[(&str, &str)] = &[
         ("DISCORD_TOKEN", "Bot disc0rd-t0ken-s3cret"),
         ("MATRIX_USER", "@bot:example.org"),
@@ -951,6 +968,7 @@ mod tests {
             "postgres://fb:db-pa55word@db.example.org/games",
         ),
     ];
+    #[cfg(feature = "matrix")]
     const SECRET_TEXTS: &[&str] = &[
         "disc0rd-t0ken-s3cret",
         "matrix-pa55word",
@@ -959,12 +977,14 @@ mod tests {
         "db-pa55word",
     ];
 
+    #[cfg(feature = "matrix")]
     fn assert_no_secret(text: &str) {
         for s in SECRET_TEXTS {
             assert!(!text.contains(s), "{s} shown in {text}");
         }
     }
 
+    #[cfg(all(feature = "discord", feature = "matrix"))]
     #[test]
     fn secrets_are_absent_from_the_debug_of_every_config() {
         let mut c = Config::default();
@@ -997,6 +1017,7 @@ mod tests {
         assert_no_secret(&format!("{m:?}"));
     }
 
+    #[cfg(feature = "matrix")]
     #[test]
     fn secrets_are_absent_from_configuration_errors() {
         // A database URL of an unknown scheme, an empty token, a missing homeserver: each
@@ -1039,6 +1060,7 @@ mod tests {
         assert_eq!(asked, known, "each variable asked for exactly once");
     }
 
+    #[cfg(feature = "discord")]
     #[test]
     fn a_bad_guild_id_is_an_error_at_start_whatever_else_is_set() {
         for value in ["my-server", "12ab", "-5", "1.5", "99999999999999999999999"] {
@@ -1066,6 +1088,7 @@ mod tests {
         assert_eq!(d.registration, bot_discord::Registration::Guild(123));
     }
 
+    #[cfg(feature = "discord")]
     #[test]
     fn the_discord_api_url_reaches_the_adapter_and_a_bad_one_is_refused() {
         let c = Config::load_with(
@@ -1089,6 +1112,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "discord")]
     #[test]
     fn environment_values_read_the_same_way_everywhere() {
         // Empty means unset (no token: no Discord, no guild: global).
@@ -1149,6 +1173,7 @@ mod tests {
         assert!(e.contains("RUST_LOG"), "{e}");
     }
 
+    #[cfg(feature = "discord")]
     #[test]
     fn the_render_theme_reaches_discord() {
         let c = parse("[render]\ntheme = \"dark\"\nsize = 400\n[discord]\ntoken = \"t\"");

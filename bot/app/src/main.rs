@@ -150,8 +150,14 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
         ..bot_core::opponent::BotConfig::default()
     };
     let (theme, size) = (settings.theme.clone(), settings.size);
+    #[cfg(feature = "matrix")]
     let matrix = config.matrix_adapter(size)?;
+    #[cfg(not(feature = "matrix"))]
+    let matrix = left_out("Matrix", "matrix", config.has_matrix())?;
+    #[cfg(feature = "discord")]
     let discord = config.discord_adapter(&settings);
+    #[cfg(not(feature = "discord"))]
+    let discord = left_out("Discord", "discord", config.has_discord())?;
     let console = matrix.is_none() && discord.is_none();
     let mut service = GameService::new(store.clone(), SystemClock, catalog.clone());
     if let Some(url) = settings.web.as_ref().and_then(|w| w.public_url.clone()) {
@@ -268,14 +274,41 @@ fn instance_name(instance: &str, console_player: Option<&str>) -> String {
     }
 }
 
+/// A platform this build leaves out (its cargo feature is off): there is never one to run.
+#[cfg(not(all(feature = "matrix", feature = "discord")))]
+enum LeftOut {}
+
+#[cfg(feature = "matrix")]
+type MatrixConfig = bot_matrix::MatrixConfig;
+#[cfg(not(feature = "matrix"))]
+type MatrixConfig = LeftOut;
+#[cfg(feature = "discord")]
+type DiscordConfig = bot_discord::DiscordConfig;
+#[cfg(not(feature = "discord"))]
+type DiscordConfig = LeftOut;
+
+/// No adapter for a platform this build leaves out; configured anyway, a refusal that says
+/// how to build it in.
+#[cfg(not(all(feature = "matrix", feature = "discord")))]
+fn left_out(platform: &str, feature: &str, configured: bool) -> anyhow::Result<Option<LeftOut>> {
+    if configured {
+        anyhow::bail!(
+            "{platform} is configured, but this fairybot was built without it: build it with \
+             `cargo build --release -p fairybot --features {feature}` (both platforms are in the \
+             default build), or remove the {platform} settings"
+        );
+    }
+    Ok(None)
+}
+
 /// Runs the configured chat adapters until SIGTERM or SIGINT (or until one fails). On a stop
 /// both stop taking new commands and answer the ones in flight: Matrix finishes the commands
 /// of its current sync, Discord waits (up to its grace period) for the interactions being
 /// handled. Every acknowledged move is already durable, so closing the store is all the
 /// cleanup there is.
 async fn run_chat(
-    matrix: Option<bot_matrix::MatrixConfig>,
-    discord: Option<bot_discord::DiscordConfig>,
+    matrix: Option<MatrixConfig>,
+    discord: Option<DiscordConfig>,
     service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
     catalog: Arc<rules::Catalog>,
     theme: render::Theme,
@@ -298,50 +331,102 @@ async fn run_chat(
             let Some(config) = matrix else {
                 return Ok(());
             };
-            tracing::info!(
-                "connecting to Matrix at {} (state in {})",
-                config.homeserver,
-                config.state_dir.display()
-            );
-            let r = bot_matrix::run(
-                config,
-                service,
-                catalog,
-                renderer,
-                theme,
-                health.clone(),
-                stop.requested(),
-            )
-            .await
-            .context("Matrix stopped");
+            let r = run_matrix(config, service, catalog, renderer, theme, &health, stop).await;
             health.set("matrix", false);
             r
         }
     };
     let discord_run = async move {
-        let Some(discord) = discord else {
+        let Some(config) = discord else {
             return Ok(());
         };
         let health = health_discord;
-        tracing::info!(
-            "connecting to Discord (commands registered {})",
-            match discord.registration {
-                bot_discord::Registration::Guild(g) => format!("in server {g}"),
-                _ => "globally".into(),
-            }
-        );
-        let r = bot_discord::run(
-            discord,
-            service,
-            catalog,
-            renderer,
-            health.clone(),
-            stop.requested(),
-        )
-        .await
-        .context("Discord stopped");
+        let r = run_discord(config, service, catalog, renderer, &health, stop).await;
         health.set("discord", false);
         r
     };
     tokio::try_join!(matrix_run, discord_run).map(|_| ())
+}
+
+/// The Matrix adapter until it stops.
+#[cfg(feature = "matrix")]
+async fn run_matrix(
+    config: MatrixConfig,
+    service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
+    catalog: Arc<rules::Catalog>,
+    renderer: Arc<render::Renderer>,
+    theme: render::Theme,
+    health: &bot_web::Health,
+    stop: Shutdown,
+) -> anyhow::Result<()> {
+    tracing::info!(
+        "connecting to Matrix at {} (state in {})",
+        config.homeserver,
+        config.state_dir.display()
+    );
+    bot_matrix::run(
+        config,
+        service,
+        catalog,
+        renderer,
+        theme,
+        health.clone(),
+        stop.requested(),
+    )
+    .await
+    .context("Matrix stopped")
+}
+
+#[cfg(not(feature = "matrix"))]
+async fn run_matrix(
+    config: MatrixConfig,
+    _: Arc<GameService<Watched<SqlStore>, SystemClock>>,
+    _: Arc<rules::Catalog>,
+    _: Arc<render::Renderer>,
+    _: render::Theme,
+    _: &bot_web::Health,
+    _: Shutdown,
+) -> anyhow::Result<()> {
+    match config {}
+}
+
+/// The Discord adapter until it stops.
+#[cfg(feature = "discord")]
+async fn run_discord(
+    config: DiscordConfig,
+    service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
+    catalog: Arc<rules::Catalog>,
+    renderer: Arc<render::Renderer>,
+    health: &bot_web::Health,
+    stop: Shutdown,
+) -> anyhow::Result<()> {
+    tracing::info!(
+        "connecting to Discord (commands registered {})",
+        match config.registration {
+            bot_discord::Registration::Guild(g) => format!("in server {g}"),
+            _ => "globally".into(),
+        }
+    );
+    bot_discord::run(
+        config,
+        service,
+        catalog,
+        renderer,
+        health.clone(),
+        stop.requested(),
+    )
+    .await
+    .context("Discord stopped")
+}
+
+#[cfg(not(feature = "discord"))]
+async fn run_discord(
+    config: DiscordConfig,
+    _: Arc<GameService<Watched<SqlStore>, SystemClock>>,
+    _: Arc<rules::Catalog>,
+    _: Arc<render::Renderer>,
+    _: &bot_web::Health,
+    _: Shutdown,
+) -> anyhow::Result<()> {
+    match config {}
 }

@@ -5,6 +5,7 @@
 //! one transaction, with the interaction's handle; the restarted process sends what the killed
 //! one had not reported delivered, and an answer Discord shows already (killed between
 //! Discord's acceptance and the report) is not given again: exactly once.
+#![cfg(feature = "discord")]
 
 use std::{
     path::Path,
