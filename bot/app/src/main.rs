@@ -317,21 +317,21 @@ async fn run_chat(
 ) -> anyhow::Result<()> {
     // `/healthz` reports each configured platform as its adapter sees its connection
     // (Discord's gateway, Matrix's syncs), and as not connected once the adapter stopped.
-    let renderer = Arc::new(render::Renderer::new());
-    let health_discord = health.clone();
+    let shared = Shared {
+        service,
+        catalog,
+        renderer: Arc::new(render::Renderer::new()),
+        health,
+        stop,
+    };
     let matrix_run = {
-        let (service, catalog, renderer, stop, health) = (
-            service.clone(),
-            catalog.clone(),
-            renderer.clone(),
-            stop.clone(),
-            health.clone(),
-        );
+        let shared = shared.clone();
         async move {
             let Some(config) = matrix else {
                 return Ok(());
             };
-            let r = run_matrix(config, service, catalog, renderer, theme, &health, stop).await;
+            let health = shared.health.clone();
+            let r = run_matrix(config, shared, theme).await;
             health.set("matrix", false);
             r
         }
@@ -340,66 +340,49 @@ async fn run_chat(
         let Some(config) = discord else {
             return Ok(());
         };
-        let health = health_discord;
-        let r = run_discord(config, service, catalog, renderer, &health, stop).await;
+        let health = shared.health.clone();
+        let r = run_discord(config, shared).await;
         health.set("discord", false);
         r
     };
     tokio::try_join!(matrix_run, discord_run).map(|_| ())
 }
 
-/// The Matrix adapter until it stops.
-#[cfg(feature = "matrix")]
-async fn run_matrix(
-    config: MatrixConfig,
+/// What every chat adapter runs with.
+#[derive(Clone)]
+#[cfg_attr(not(any(feature = "matrix", feature = "discord")), allow(dead_code))]
+struct Shared {
     service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
     catalog: Arc<rules::Catalog>,
     renderer: Arc<render::Renderer>,
-    theme: render::Theme,
-    health: &bot_web::Health,
+    health: bot_web::Health,
     stop: Shutdown,
-) -> anyhow::Result<()> {
+}
+
+/// The Matrix adapter until it stops.
+#[cfg(feature = "matrix")]
+async fn run_matrix(config: MatrixConfig, s: Shared, theme: render::Theme) -> anyhow::Result<()> {
     tracing::info!(
         "connecting to Matrix at {} (state in {})",
         config.homeserver,
         config.state_dir.display()
     );
+    let stopped = s.stop.requested();
     bot_matrix::run(
-        config,
-        service,
-        catalog,
-        renderer,
-        theme,
-        health.clone(),
-        stop.requested(),
+        config, s.service, s.catalog, s.renderer, theme, s.health, stopped,
     )
     .await
     .context("Matrix stopped")
 }
 
 #[cfg(not(feature = "matrix"))]
-async fn run_matrix(
-    config: MatrixConfig,
-    _: Arc<GameService<Watched<SqlStore>, SystemClock>>,
-    _: Arc<rules::Catalog>,
-    _: Arc<render::Renderer>,
-    _: render::Theme,
-    _: &bot_web::Health,
-    _: Shutdown,
-) -> anyhow::Result<()> {
+async fn run_matrix(config: MatrixConfig, _: Shared, _: render::Theme) -> anyhow::Result<()> {
     match config {}
 }
 
 /// The Discord adapter until it stops.
 #[cfg(feature = "discord")]
-async fn run_discord(
-    config: DiscordConfig,
-    service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
-    catalog: Arc<rules::Catalog>,
-    renderer: Arc<render::Renderer>,
-    health: &bot_web::Health,
-    stop: Shutdown,
-) -> anyhow::Result<()> {
+async fn run_discord(config: DiscordConfig, s: Shared) -> anyhow::Result<()> {
     tracing::info!(
         "connecting to Discord (commands registered {})",
         match config.registration {
@@ -407,26 +390,13 @@ async fn run_discord(
             _ => "globally".into(),
         }
     );
-    bot_discord::run(
-        config,
-        service,
-        catalog,
-        renderer,
-        health.clone(),
-        stop.requested(),
-    )
-    .await
-    .context("Discord stopped")
+    let stopped = s.stop.requested();
+    bot_discord::run(config, s.service, s.catalog, s.renderer, s.health, stopped)
+        .await
+        .context("Discord stopped")
 }
 
 #[cfg(not(feature = "discord"))]
-async fn run_discord(
-    config: DiscordConfig,
-    _: Arc<GameService<Watched<SqlStore>, SystemClock>>,
-    _: Arc<rules::Catalog>,
-    _: Arc<render::Renderer>,
-    _: &bot_web::Health,
-    _: Shutdown,
-) -> anyhow::Result<()> {
+async fn run_discord(config: DiscordConfig, _: Shared) -> anyhow::Result<()> {
     match config {}
 }

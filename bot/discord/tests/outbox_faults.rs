@@ -40,24 +40,32 @@ impl Drop for Running {
     }
 }
 
-/// The bot, its client and its outbox sender over a fresh fake; the interaction tokens
-/// last `handle_life` for the sender.
-async fn start(handle_life: Duration) -> Running {
-    let fake = FakeDiscord::start().await;
+/// One process's bot over `store`, retrying quickly.
+fn bot_over(store: &MemoryStore) -> Bot {
     let catalog = Arc::new(Catalog::builtin());
-    let store = MemoryStore::new();
     let service = Arc::new(GameService::new(
         store.clone(),
         SystemClock,
         catalog.clone(),
     ));
-    let bot = Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160)
-        .with_retry(QUICK)
-        .with_handle_life(handle_life);
-    let sender = tokio::spawn(bot_discord::deliver_announcements(
-        bot.clone(),
+    Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160).with_retry(QUICK)
+}
+
+/// `bot`'s outbox sender against `fake`, until aborted (a restart is a new one).
+fn sender(fake: &FakeDiscord, bot: Bot) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(bot_discord::deliver_announcements(
+        bot,
         Arc::new(fake.serenity_http()),
-    ));
+    ))
+}
+
+/// The bot, its client and its outbox sender over a fresh fake; the interaction tokens
+/// last `handle_life` for the sender.
+async fn start(handle_life: Duration) -> Running {
+    let fake = FakeDiscord::start().await;
+    let store = MemoryStore::new();
+    let bot = bot_over(&store).with_handle_life(handle_life);
+    let sender = sender(&fake, bot.clone());
     let mut client =
         bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
             .await
@@ -383,9 +391,9 @@ async fn the_challenge_reply_is_an_interaction_answer_as_before() {
 
 /// Waits until the outbox has nothing waiting: every entry delivered or given up, so nothing
 /// more can be sent. (A check that something was sent once needs this, not a sleep.)
-async fn quiet(bot: &Running) {
+async fn quiet(store: &MemoryStore) {
     let deadline = Instant::now() + Duration::from_secs(20);
-    while bot.store.backlog().await.unwrap().waiting > 0 {
+    while store.backlog().await.unwrap().waiting > 0 {
         assert!(Instant::now() < deadline, "the outbox never emptied");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -532,7 +540,7 @@ async fn every_ending_reaches_the_channel_once_and_each_player_by_dm_once() {
             }
             other => unreachable!("{other}"),
         }
-        quiet(&bot).await;
+        quiet(&bot.store).await;
         let context = format!("{variant}, {ending}");
         let in_channel: Vec<String> = fake
             .messages_in(ids::GENERAL)
@@ -581,17 +589,6 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     };
     let fake = FakeDiscord::start().await;
     let store = MemoryStore::new();
-    // The outbox's sender of one process over the shared store; a restart is a new one.
-    let sender = |store: MemoryStore| {
-        let catalog = Arc::new(Catalog::builtin());
-        let service = Arc::new(GameService::new(store, SystemClock, catalog.clone()));
-        let bot =
-            Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160).with_retry(QUICK);
-        tokio::spawn(bot_discord::deliver_announcements(
-            bot,
-            Arc::new(fake.serenity_http()),
-        ))
-    };
     let place = Place::room(Platform::Discord, ids::GENERAL.to_string());
     let now = || bot_core::Clock::now_ms(&SystemClock);
     let ours = |r: &discord_fake::Recorded| -> Vec<SentMessage> {
@@ -604,7 +601,7 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     let keys = Keys::new(0x29);
     let first = keys.next();
 
-    let before = sender(store.clone());
+    let before = sender(&fake, bot_over(&store));
     let line = Envelope::unasked(first.clone(), &place, Reply::room("Analysing game 7: 25 %"));
     store.post(&[line], None, now()).await.unwrap();
     let original = fake
@@ -613,17 +610,10 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
         })
         .await
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while store.backlog().await.unwrap().waiting > 0 {
-        assert!(
-            Instant::now() < deadline,
-            "the first line was never reported"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    quiet(&store).await;
     before.abort();
 
-    let after = sender(store.clone());
+    let after = sender(&fake, bot_over(&store));
     let end = Envelope::unasked(
         keys.next(),
         &place,
@@ -684,17 +674,7 @@ async fn an_edit_after_a_restart_edits_an_interactions_answer_through_its_webhoo
         .await
         .unwrap();
 
-    let catalog = Arc::new(Catalog::builtin());
-    let service = Arc::new(GameService::new(
-        store.clone(),
-        SystemClock,
-        catalog.clone(),
-    ));
-    let bot = Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160).with_retry(QUICK);
-    let sender = tokio::spawn(bot_discord::deliver_announcements(
-        bot,
-        Arc::new(fake.serenity_http()),
-    ));
+    let sender = sender(&fake, bot_over(&store));
     let end = Envelope::unasked(
         keys.next(),
         &place,
