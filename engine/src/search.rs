@@ -170,6 +170,9 @@ pub struct Searcher {
     stop: Arc<AtomicBool>,
     aborted: bool,
     root: Side,
+    /// The root position's ply in its game ([`Position::plies`]): repetitions after it are
+    /// the search's own, those at or before it the game's (see [`Searcher::is_draw`]).
+    root_ply: usize,
     four: bool,
     buffers: Vec<MoveList>,
     scores: Vec<Vec<i32>>,
@@ -198,6 +201,7 @@ impl Searcher {
             stop: Arc::new(AtomicBool::new(false)),
             aborted: false,
             root: Side::WHITE,
+            root_ply: 0,
             four,
             buffers: (0..=MAX_PLY)
                 .map(|_| MoveList::with_capacity(128))
@@ -374,6 +378,7 @@ impl Searcher {
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.stop.store(false, Ordering::Relaxed);
         self.root = pos.turn();
+        self.root_ply = pos.plies();
         self.tt.next_age();
         for h in &mut self.history {
             *h /= 8;
@@ -552,11 +557,29 @@ impl Searcher {
         })
     }
 
+    /// A draw by the rules, or as good as one. A position that already occurred on the
+    /// search's own line is a draw: the side that allowed it back could repeat it again. One
+    /// that occurred only in the game before the search is a draw only once the rules' count
+    /// is reached: a single earlier occurrence is no draw yet, and scoring it as one let the
+    /// engine step into a lost position it had seen once before (issue 32).
     fn is_draw(&self, pos: &Position) -> bool {
         let v = self.eval.variant();
         (v.draws.fifty_moves && pos.halfmoves() >= 50 * v.sides as u32)
-            || (v.draws.repetitions > 0 && pos.repetitions() >= 2)
+            || (v.draws.repetitions > 0 && {
+                let (before, after) = pos.earlier_occurrences(self.root_ply);
+                after > 0 || before + 1 >= usize::from(v.draws.repetitions).max(2)
+            })
             || self.is_dead(pos)
+            || self.is_wrong_corner(pos)
+    }
+
+    /// A lone King in the corner that the other side's pawns and pieces can never take
+    /// from him ([`Position::is_wrong_corner_draw`]): a draw that the evaluation would score
+    /// as the material's worth. Asked only when one side has nothing but its King.
+    fn is_wrong_corner(&self, pos: &Position) -> bool {
+        !self.four
+            && (pos.pieces_on_board(Side::WHITE) == 1 || pos.pieces_on_board(Side::BLACK) == 1)
+            && pos.is_wrong_corner_draw()
     }
 
     /// A dead position (no mate possible with the material left, [`Position::is_dead`]) is a
@@ -816,7 +839,7 @@ impl Searcher {
         if let Some(s) = entry.and_then(|e| settled(&e, ply, alpha, beta)) {
             return s;
         }
-        if self.is_dead(pos) {
+        if self.is_dead(pos) || self.is_wrong_corner(pos) {
             return 0;
         }
         let alpha0 = alpha;

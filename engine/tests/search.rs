@@ -279,3 +279,49 @@ fn courier_stalemate_and_bare_king_win_for_the_engine() {
         r.score
     );
 }
+
+/// A position that occurred once before in the game is no draw yet: going back to it is
+/// judged on its merits (here Black mates at once), not as a repetition. The search used to
+/// call every second occurrence a draw and chose to step into this mate (issue 32).
+#[test]
+fn a_position_seen_once_before_the_search_is_not_a_draw() {
+    let (v, mut s) = searcher("chess");
+    // Black to move could mate with Rd1; instead the Kings step aside and back.
+    let mut pos = fen::position(&v, "3r2k1/5ppp/8/8/8/8/5PPP/7K b - - 0 1").unwrap();
+    for m in ["g8h8", "h1g1", "h8g8"] {
+        let mv = notation::parse_move(&pos, m).unwrap();
+        pos.play(mv).unwrap();
+    }
+    let back = notation::parse_move(&pos, "g1h1").unwrap();
+    let scores = s.score_root_moves(&mut pos, 3, &Limits::default());
+    let (_, score) = scores.iter().find(|(m, _)| *m == back).unwrap();
+    assert!(
+        *score <= -engine::search::MATE_BOUND,
+        "Kh1 allows Rd1 mate, scored {score}"
+    );
+    let r = s.search(&mut pos, &depth(4), |_| {});
+    assert_ne!(r.best, Some(back), "the search steps into the mate");
+    // Seen twice before, it would be the third occurrence: a draw by the rules.
+    for m in ["g1h1", "g8h8", "h1g1", "h8g8"] {
+        let mv = notation::parse_move(&pos, m).unwrap();
+        pos.play(mv).unwrap();
+    }
+    let scores = s.score_root_moves(&mut pos, 3, &Limits::default());
+    let (_, score) = scores.iter().find(|(m, _)| *m == back).unwrap();
+    assert_eq!(*score, 0, "the third occurrence is a draw");
+}
+
+/// King, wrong Bishop and Rook's Pawn against a King in the corner is a draw that the rules
+/// do not end: the search scores it 0, where it used to see the pawn and Bishop's worth
+/// (+5.72 at depth 12, issue 32), and so does not trade into it when ahead.
+#[test]
+fn the_wrong_bishop_in_the_corner_is_scored_a_draw() {
+    let (v, mut s) = searcher("chess");
+    let mut pos = fen::position(&v, "k7/8/8/8/P7/8/8/2B1K3 w - - 0 60").unwrap();
+    let r = s.search(&mut pos, &depth(10), |_| {});
+    assert_eq!(r.score, 0);
+    // The right Bishop wins.
+    let mut pos = fen::position(&v, "k7/8/8/8/P7/8/8/3BK3 w - - 0 60").unwrap();
+    let r = s.search(&mut pos, &depth(10), |_| {});
+    assert!(r.score > 300, "{}", r.score);
+}

@@ -172,6 +172,17 @@ impl Position {
         self.counts[side.index()][kind.index()]
     }
 
+    /// How many pieces a side has on the board (its royal pieces included).
+    pub fn pieces_on_board(&self, side: Side) -> usize {
+        self.occupied[side.index()].len()
+    }
+
+    /// How many moves have been played since this position was set up (the length of its
+    /// history, as [`Position::moves_played`] lists it).
+    pub fn plies(&self) -> usize {
+        self.history.len()
+    }
+
     /// The moves played since this position was set up, oldest first.
     pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
         self.history.iter().map(|u| u.mv)

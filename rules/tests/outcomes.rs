@@ -41,6 +41,26 @@ fn threefold_repetition_draws() {
     assert_eq!(p.outcome(), Some(Outcome::Draw(DrawReason::Repetition)));
 }
 
+/// Earlier occurrences split at a ply: the engine's search tells a repetition on its own line
+/// (after the ply it started from) from one of the game before it.
+#[test]
+fn earlier_occurrences_are_split_at_a_ply() {
+    let p = play("chess", None, "Nf3 Nf6 Ng1 Ng8");
+    assert_eq!(p.plies(), 4);
+    assert_eq!(p.earlier_occurrences(0), (1, 0), "the start, at ply 0");
+    let p = play("chess", None, "Nf3 Nf6 Ng1 Ng8 Nf3");
+    assert_eq!(p.earlier_occurrences(0), (0, 1), "after Nf3, at ply 1");
+    assert_eq!(p.earlier_occurrences(1), (1, 0));
+    let p = play("chess", None, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8");
+    assert_eq!(p.earlier_occurrences(4), (2, 0));
+    assert_eq!(p.earlier_occurrences(3), (1, 1));
+    // The position after 3. e3 e6, at ply 6, comes back at ply 10.
+    let p = play("chess", None, "Nf3 Nf6 Ng1 Ng8 e3 e6 Nf3 Nf6 Ng1 Ng8");
+    assert_eq!(p.earlier_occurrences(0), (0, 1));
+    assert_eq!(p.earlier_occurrences(6), (1, 0));
+    assert_eq!(p.repetitions(), 2);
+}
+
 #[test]
 fn fifty_moves_draw() {
     let p = play("chess", Some("7k/8/8/8/8/8/8/R6K w - - 99 80"), "Ra2");

@@ -167,6 +167,121 @@ impl Position {
     }
 }
 
+impl Position {
+    /// A draw that endgame theory knows and the rules do not end: one side has only its
+    /// royal piece, on or next to the one cell where the other side's pawns would promote, a
+    /// corner; and none of the other side's pieces can ever attack that corner nor a cell
+    /// beside it off the pawns' file. In chess: King, Bishop and Rook's Pawns against a King
+    /// in the corner, the Bishop of the wrong colour. The lone King shuttles between the two
+    /// cells that nothing but the other King can attack; driven from them he is stalemated,
+    /// and the pawns cannot promote past him. [`Position::outcome`] never ends a game for it;
+    /// the engine scores it as a draw rather than as the pawns' and pieces' worth.
+    ///
+    /// Only where the reasoning holds as in chess: two sides, no special rules, stalemate a
+    /// draw, royal pieces that step like Kings, pawns that move straight along their file,
+    /// pieces without powers.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rules::{Catalog, fen};
+    ///
+    /// let chess = Catalog::builtin().get("chess").unwrap();
+    /// let pos = fen::position(&chess, "k7/8/8/8/P7/8/8/2B1K3 w - - 0 60").unwrap();
+    /// assert!(pos.is_wrong_corner_draw()); // the dark Bishop never attacks a8
+    /// let pos = fen::position(&chess, "k7/8/8/8/P7/8/8/3BK3 w - - 0 60").unwrap();
+    /// assert!(!pos.is_wrong_corner_draw()); // the light one does: a win
+    /// ```
+    pub fn is_wrong_corner_draw(&self) -> bool {
+        let v = &*self.variant;
+        if v.sides != 2
+            || v.unusual
+            || v.special.is_some()
+            || v.end.bare_king
+            || v.end.stalemate_loses
+        {
+            return false;
+        }
+        let Some(steps) = v.mating.royal_steps(v) else {
+            return false;
+        };
+        let Some(lone) = v.all_sides().find(|s| self.occupied[s.index()].len() == 1) else {
+            return false;
+        };
+        let strong = v.all_sides().find(|s| *s != lone).unwrap_or(lone);
+        let Some(lone_king) = self.occupied[lone.index()].iter().next() else {
+            return false;
+        };
+        if !self
+            .piece_at(lone_king)
+            .is_some_and(|p| v.piece(p.kind).royal)
+        {
+            return false;
+        }
+        // The strong side: one royal piece, pawns on one file, pieces without powers.
+        let (mut royals, mut file) = (0, None);
+        let mut pieces: Vec<(Piece, Cell)> = Vec::new();
+        for c in self.occupied[strong.index()].iter() {
+            let Some(p) = self.piece_at(c) else { continue };
+            let pt = v.piece(p.kind);
+            if pt.royal {
+                royals += 1;
+            } else if pt.powers.any() || pt.crossing.is_some() || pt.shuns != 0 {
+                return false;
+            } else if pt.pawn {
+                let at = v.geometry.info(c);
+                let here = (at.board, at.file);
+                if *file.get_or_insert(here) != here {
+                    return false;
+                }
+                // It moves (without capturing) only along its file.
+                let straight = v.empty_board_reach(p.kind, strong, c).iter().all(|r| {
+                    let to = v.geometry.info(r.cell);
+                    !r.moves || (to.board, to.file) == here
+                });
+                if !straight {
+                    return false;
+                }
+            } else {
+                pieces.push((p, c));
+            }
+        }
+        let Some((board, file)) = file else {
+            return false;
+        };
+        if royals != 1 {
+            return false;
+        }
+        // The pawns' one promotion cell on their file, a corner.
+        let on_file = |c: &Cell| {
+            let i = v.geometry.info(*c);
+            i.board == board && i.file == file
+        };
+        let promotion = &v.promotion;
+        if promotion.optional[strong.index()]
+            .iter()
+            .any(|c| on_file(&c))
+        {
+            return false;
+        }
+        let mut corners = promotion.compulsory[strong.index()].iter().filter(on_file);
+        let (Some(corner), None) = (corners.next(), corners.next()) else {
+            return false;
+        };
+        let around = &steps[corner.index()];
+        if around.len() > 3 || (lone_king != corner && !around.contains(lone_king)) {
+            return false;
+        }
+        // Nothing but the King can attack the corner, nor a cell beside it off the file.
+        let safe = |x: Cell| {
+            pieces
+                .iter()
+                .all(|(p, c)| !v.mating.kind(v, p.kind, strong).region[c.index()].contains(x))
+        };
+        safe(corner) && around.iter().any(|y| !on_file(&y) && safe(y))
+    }
+}
+
 /// The cell whose piece a capture removes (the en-passant victim's for en passant).
 fn captured_cell(m: &crate::types::Move) -> Cell {
     if m.kind == crate::types::MoveKind::EnPassant {

@@ -174,4 +174,25 @@ impl Position {
         }
         n
     }
+
+    /// How often the current position occurred before, since the last irreversible move,
+    /// counted apart: `(at_or_before, after)` ply `root` of the history (a [`Position::plies`]
+    /// taken earlier). A search from the position at `root` uses it to tell a repetition on
+    /// its own line (which the side that allowed it could repeat again, so a draw) from one
+    /// of the game before it (a draw only when the rules' count is reached).
+    pub fn earlier_occurrences(&self, root: usize) -> (usize, usize) {
+        let (mut before, mut after) = (0, 0);
+        let len = self.history.len();
+        let back = (self.halfmoves as usize).min(len);
+        for (i, u) in self.history.iter().enumerate().skip(len - back) {
+            if u.hash == self.hash {
+                if i > root {
+                    after += 1;
+                } else {
+                    before += 1;
+                }
+            }
+        }
+        (before, after)
+    }
 }
