@@ -115,6 +115,8 @@ fn bad_input_is_answered_with_info_string() {
         ),
         ("setoption name VariantPath value broken.toml", "colour"),
         ("setoption name Level value 9", "Level"),
+        ("setoption name Move Overhead value lots", "Move Overhead"),
+        ("setoption name Move Overhead value 9000", "0 to 5000"),
         ("frobnicate", "unknown command"),
         ("position", "startpos or fen"),
     ] {
