@@ -380,7 +380,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         let mut out = String::new();
         // Several public boards of one game in one batch (an analysis's mistakes) each get a
         // file of their own: `game-7.png`, `game-7-2.png`...
-        let mut boards: std::collections::HashMap<bot_core::model::GameId, usize> =
+        let mut boards: std::collections::HashMap<Option<bot_core::model::GameId>, usize> =
             Default::default();
         for r in replies {
             if self.copy_of_a_room_line(r, replies) {
@@ -464,12 +464,15 @@ impl<S: GameStore + 'static, C: Clock + 'static> Console<S, C> {
         match bot_core::picture::png(b, catalog, &self.renderer, &self.theme, self.size) {
             Ok(png) => {
                 // Looking-Glass: one picture per player's world, and the reveal.
-                let name = match &r.audience {
-                    Audience::Private(p) => {
-                        format!("game-{}-{}.png", b.game, mailbox::file_name(&p.user))
+                let name = match (b.game, &r.audience) {
+                    // A variant's own picture (`rules`, `piece`, `variant show`).
+                    (None, _) if b.diagram.is_some() => "piece.png".to_string(),
+                    (None, _) => "variant.png".to_string(),
+                    (Some(game), Audience::Private(p)) => {
+                        format!("game-{game}-{}.png", mailbox::file_name(&p.user))
                     }
-                    _ if nth > 1 => format!("game-{}-{nth}.png", b.game),
-                    _ => format!("game-{}.png", b.game),
+                    (Some(game), _) if nth > 1 => format!("game-{game}-{nth}.png"),
+                    (Some(game), _) => format!("game-{game}.png"),
                 };
                 let path = self.boards_dir.join(name);
                 let written = tokio::fs::create_dir_all(&self.boards_dir).await.is_ok()

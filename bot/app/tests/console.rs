@@ -675,6 +675,8 @@ fn a_players_variant_from_a_file_is_added_played_and_replays_after_removal_and_r
     assert!(status.success(), "{status}: {err}\n{out}");
     assert!(out.contains("Added `centaur-king`"), "{out}");
     assert!(out.contains("perft 1-3: 22,"), "{out}");
+    // Its start position: as text, and as a picture in the boards folder.
+    assert!(out.contains("variant.png"), "{out}");
     assert!(out.contains("- `centaur-king`"), "{out}");
     assert!(out.contains("Game 1 starts"), "{out}");
     assert!(out.contains("Removed `centaur-king`"), "{out}");

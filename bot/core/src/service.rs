@@ -48,6 +48,7 @@ use crate::{
     outbox::{
         Attempt, Claim, CommandKeys, Entry, Envelope, Handle, Key, Keys, Origin, Settled, Tell,
     },
+    picture,
     reply::{Action, BoardPicture, Reply},
     rules_engine::{EngineKind, GameEngine, GameKind},
     service::memo::Memo,
@@ -746,20 +747,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             Command::Analyse(game) => self.analyse(actor, place, game).await,
             Command::Replay(game) => self.replay(actor, place, game).await,
             Command::Variants => Ok(vec![Reply::actor(self.variants_text())]),
-            Command::Rules(v) => Ok(vec![Reply::actor(
-                match self.typed_kind(actor, place, &v).await? {
-                    GameKind::Glass(rules) => glass::rules_text(rules),
-                    GameKind::Board(v) => text::rules(&v),
-                },
-            )]),
+            Command::Rules(v) => Ok(vec![match self.typed_kind_drawn(actor, place, &v).await? {
+                (_, GameKind::Glass(rules)) => Reply::actor(glass::rules_text(rules)),
+                (drawn, GameKind::Board(v)) => {
+                    Reply::actor(text::rules(&v)).with_board(picture::start_picture(&drawn, &v))
+                }
+            }]),
             Command::Piece { variant, piece } => {
-                let (v, is_glass) = match self.typed_kind(actor, place, &variant).await? {
+                let (drawn, kind) = self.typed_kind_drawn(actor, place, &variant).await?;
+                let (v, is_glass) = match kind {
                     GameKind::Glass(_) => (self.glass.clone(), true),
                     GameKind::Board(v) => (v, false),
                 };
-                Ok(vec![Reply::actor(
-                    text::piece(&v, &piece, is_glass).map_err(|e| Failure::User(e.to_string()))?,
-                )])
+                let text =
+                    text::piece(&v, &piece, is_glass).map_err(|e| Failure::User(e.to_string()))?;
+                let reply = Reply::actor(text);
+                // Looking-Glass pieces move as in chess, on boards the picture does not show.
+                Ok(vec![match text::piece_kind(&v, &piece) {
+                    Some(kind) if !is_glass => {
+                        reply.with_board(picture::diagram_picture(&drawn, &v, kind))
+                    }
+                    _ => reply,
+                }])
             }
             Command::Help(topic) => Ok(vec![Reply::actor(text::help(topic.as_deref()))]),
             Command::Variant(v) => self.variant_command(actor, place, v).await,

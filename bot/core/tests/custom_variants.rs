@@ -412,3 +412,46 @@ async fn a_discord_variant_belongs_to_its_server() {
     assert!(removed.contains("Removed `old-king`"), "{removed}");
     assert!(library.list(&legacy).await.unwrap().is_empty());
 }
+
+/// `variant add`, `variant show` and `rules` answer with the start position as a picture, and
+/// `piece` with the piece's movement diagram: pictures of no game, which the adapters draw
+/// from the catalogue the service shares with them, a player's variant included.
+#[tokio::test]
+async fn a_players_variant_is_shown_in_pictures() {
+    let (svc, _announcements) = service();
+    let alice = actor("alice");
+    let board_of = |r: &[bot_core::reply::Reply]| {
+        r.iter()
+            .find_map(|r| r.board.clone())
+            .unwrap_or_else(|| panic!("no picture: {:?}", r.first().map(|r| &r.text)))
+    };
+    for (command, diagram) in [
+        (TOML, None),
+        ("variant show knightriders", None),
+        ("rules knightriders", None),
+        ("piece knightriders nightrider", Some('N')),
+        ("rules chess", None),
+        ("piece toulousain N", Some('N')),
+    ] {
+        let r = Box::pin(svc.handle_text(&alice, &place(), command)).await;
+        let b = board_of(&r);
+        assert_eq!(b.game, None, "{command}");
+        assert_eq!(b.diagram, diagram, "{command}");
+        if command.contains("knightriders") || command.starts_with("variant add") {
+            assert!(b.variant.starts_with("custom:"), "{command}: {}", b.variant);
+        }
+        // Drawn from the service's own catalogue, as the adapters draw it.
+        let view = bot_core::picture::board_view(&b, svc.catalog()).expect(command);
+        if diagram.is_some() {
+            assert_eq!(view.pieces.len(), 1, "{command}: one piece alone");
+            assert!(!view.targets.is_empty(), "{command}: its moves marked");
+        } else {
+            assert_eq!(view.pieces.len(), 32, "{command}: the start position");
+        }
+        assert!(r[0].game().is_none(), "{command}: about no game");
+    }
+    // Looking-Glass's pieces are described in words only.
+    let r = Box::pin(svc.handle_text(&alice, &place(), "piece looking-glass N")).await;
+    assert!(r[0].text.contains("Knight"), "{}", r[0].text);
+    assert!(r[0].board.is_none(), "{}", r[0].text);
+}

@@ -612,7 +612,8 @@ fn the_checker_catches_a_leak() {
     // And a picture of Black's view sent to White.
     let mut reply = Reply::private(seats[0].clone(), "board");
     reply.board = Some(bot_core::reply::BoardPicture {
-        game: bot_core::model::GameId(1),
+        game: Some(bot_core::model::GameId(1)),
+        diagram: None,
         engine: bot_core::rules_engine::EngineKind::Glass,
         variant: glass::NAME.into(),
         state: g.view(Side::BLACK).text(v),

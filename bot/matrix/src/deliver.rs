@@ -580,21 +580,25 @@ impl MatrixBot {
         let drawing = std::time::Instant::now();
         let picture = match (&reply.board, &reply.graph, &reply.animation) {
             (Some(b), _, _) => match self.draw(b).await {
-                Ok(picture) => Some((b.game, picture)),
+                Ok(picture) => Some((
+                    b.game
+                        .map_or_else(|| b.variant.clone(), |g| format!("game {g}")),
+                    picture,
+                )),
                 Err(e) => {
                     tracing::warn!("{e}");
                     None
                 }
             },
             (None, Some(g), _) => match self.draw_graph(g).await {
-                Ok(picture) => Some((g.game, picture)),
+                Ok(picture) => Some((format!("game {}", g.game), picture)),
                 Err(e) => {
                     tracing::warn!("{e}");
                     None
                 }
             },
             (None, None, Some(a)) => match self.draw_replay(a).await {
-                Ok(picture) => Some((a.game, picture)),
+                Ok(picture) => Some((format!("game {}", a.game), picture)),
                 Err(e) => {
                     tracing::warn!("{e}");
                     None
@@ -603,7 +607,7 @@ impl MatrixBot {
             (None, None, None) => None,
         };
         let drawn = drawing.elapsed();
-        let Some((game, picture)) = picture else {
+        let Some((about, picture)) = picture else {
             let event = send_text(room, anchor, &message, transaction_id(key, suffix)).await?;
             self.remember_sent(key, suffix, event);
             return Ok(());
@@ -614,7 +618,7 @@ impl MatrixBot {
             .await?;
         self.remember_sent(key, suffix, event);
         tracing::debug!(
-            "board of game {game}: drawn in {:.1} ms, uploaded and sent in {:.1} ms",
+            "picture of {about}: drawn in {:.1} ms, uploaded and sent in {:.1} ms",
             drawn.as_secs_f64() * 1e3,
             sending.elapsed().as_secs_f64() * 1e3
         );
@@ -836,18 +840,23 @@ impl MatrixBot {
     async fn draw(&self, board: &BoardPicture) -> Result<Picture, String> {
         let (painter, board) = (self.pictures.clone(), board.clone());
         tokio::task::spawn_blocking(move || {
+            let what = board
+                .game
+                .map_or_else(|| board.variant.clone(), |g| format!("game {g}"));
             let view = bot_core::picture::board_view(&board, &painter.catalog)
-                .map_err(|e| format!("board picture of game {} failed: {e}", board.game))?;
+                .map_err(|e| format!("board picture of {what} failed: {e}"))?;
             let png = painter
                 .renderer
                 .png(&view, &painter.theme, painter.size)
-                .map_err(|e| format!("board picture of game {} failed: {e}", board.game))?;
+                .map_err(|e| format!("board picture of {what} failed: {e}"))?;
             Ok(Picture {
                 png,
-                caption: caption(board.game.0, &view),
-                filename: match view.move_number {
-                    Some(n) => format!("fairybot-game-{}-move-{n}.png", board.game),
-                    None => format!("fairybot-game-{}.png", board.game),
+                caption: caption(board.game.map(|g| g.0), &view),
+                filename: match (board.game, view.move_number) {
+                    (Some(g), Some(n)) => format!("fairybot-game-{g}-move-{n}.png"),
+                    (Some(g), None) => format!("fairybot-game-{g}.png"),
+                    (None, _) if board.diagram.is_some() => "fairybot-piece.png".into(),
+                    (None, _) => "fairybot-variant.png".into(),
                 },
             })
         })
@@ -879,12 +888,18 @@ impl MatrixBot {
     }
 }
 
-/// A board's caption: the game, the variant, and who is to move.
-pub(crate) fn caption(game: i64, view: &render::BoardView) -> String {
-    let mut caption = format!("Game {game}");
+/// A board's caption: the game, the variant, and who is to move; a variant's own picture
+/// (no game) is captioned by its title alone.
+pub(crate) fn caption(game: Option<i64>, view: &render::BoardView) -> String {
+    let mut caption = game.map(|g| format!("Game {g}")).unwrap_or_default();
     if let Some(title) = &view.title {
-        caption.push_str(": ");
+        if !caption.is_empty() {
+            caption.push_str(": ");
+        }
         caption.push_str(title);
+    }
+    if caption.is_empty() {
+        caption.push_str("Board");
     }
     if let Some(army) = view.side_to_move {
         let side = format!("{army:?}");

@@ -1496,6 +1496,8 @@ async fn a_variant_file_sent_with_its_caption_is_added() {
         "{}",
         added.body()
     );
+    // The start position comes as a picture, with the reply's text as its caption.
+    assert_eq!(added.msgtype(), "m.image", "{:?}", added.content());
     let (cmd, _) = alice.say(&room, "!fb variant list").await;
     let list = alice.reply_to(&bot, &cmd).await;
     assert!(list.body().contains("centaur-king"), "{}", list.body());

@@ -305,3 +305,28 @@ pub(crate) async fn backlog(conn: &mut AnyConnection) -> Result<Backlog> {
         oldest_ms: get(&row, "oldest")?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// A board stored in the outbox before pictures could belong to no game still reads (its
+    /// game a plain number), and one of no game goes back and forth.
+    #[test]
+    fn stored_board_pictures_read_back() {
+        let old = r#"{"game":7,"engine":"Board","variant":"chess","state":"8/8/8/8/8/8/8/K6k w - - 0 1","viewer":null,"players":[]}"#;
+        let b: bot_core::reply::BoardPicture = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            (b.game, b.diagram),
+            (Some(bot_core::model::GameId(7)), None)
+        );
+        let diagram = bot_core::reply::BoardPicture {
+            game: None,
+            diagram: Some('N'),
+            ..b
+        };
+        let text = serde_json::to_string(&diagram).unwrap();
+        assert_eq!(
+            serde_json::from_str::<bot_core::reply::BoardPicture>(&text).unwrap(),
+            diagram
+        );
+    }
+}

@@ -254,6 +254,10 @@ pub fn view(
 /// A board picture as text (for consoles, screen readers and bad connections), or `None` when
 /// its state does not read.
 pub fn text_board(picture: &BoardPicture, catalog: &Catalog) -> Option<String> {
+    if picture.diagram.is_some() {
+        // A movement diagram is the picture alone; the reply's text describes the piece.
+        return None;
+    }
     match picture.engine {
         EngineKind::Glass => crate::text::glass_board(&picture.state).map(|mut text| {
             if let Some(clock) = &picture.clock {
@@ -286,6 +290,15 @@ pub fn board_view(picture: &BoardPicture, catalog: &Catalog) -> Result<BoardView
     let v = catalog
         .get(&picture.variant)
         .map_err(|e| PictureError::Position(e.to_string()))?;
+    if let Some(letter) = picture.diagram {
+        let kind = v
+            .kinds()
+            .find(|k| v.piece(*k).letter == letter)
+            .ok_or_else(|| {
+                PictureError::Position(format!("{} has no piece {letter}", picture.variant))
+            })?;
+        return Ok(piece_diagram(&v, kind));
+    }
     let pos = rules::fen::position(&v, &picture.state)
         .map_err(|e| PictureError::Position(e.to_string()))?;
     let mut view = view(
@@ -630,6 +643,31 @@ pub fn png(
     Ok(renderer.png(&board_view(picture, catalog)?, theme, size)?)
 }
 
+/// The picture of a variant's start position, which belongs to no game (`rules`, a player's
+/// `variant add` and `variant show`). `stored` is the name the catalogue knows the variant by
+/// (`custom:<hash>` for a player's own).
+pub fn start_picture(stored: &str, v: &Arc<Variant>) -> BoardPicture {
+    BoardPicture {
+        game: None,
+        diagram: None,
+        engine: EngineKind::Board,
+        variant: stored.to_owned(),
+        state: rules::fen::write(&Position::start(v)),
+        last_move: None,
+        viewer: None,
+        players: Vec::new(),
+        clock: None,
+    }
+}
+
+/// The picture of one piece's movement diagram ([`piece_diagram`]), for `piece`.
+pub fn diagram_picture(stored: &str, v: &Arc<Variant>, kind: rules::Kind) -> BoardPicture {
+    BoardPicture {
+        diagram: Some(v.piece(kind).letter),
+        ..start_picture(stored, v)
+    }
+}
+
 /// A movement diagram of one piece: White's (or Red's) piece of `kind` alone on the variant's
 /// own board (holes, seams and joins as in play), standing on the cell nearest the centre of
 /// the first board from which it reaches the most cells, every cell it reaches on the empty
@@ -728,7 +766,8 @@ mod tests {
             }
             let pos = Position::start(&v);
             let pic = BoardPicture {
-                game: GameId(1),
+                game: Some(GameId(1)),
+                diagram: None,
                 engine: EngineKind::Board,
                 variant: name.clone(),
                 state: rules::fen::write(&pos),
@@ -789,7 +828,8 @@ mod tests {
                     left.insert(rank(m.from));
                     entered.insert(rank(m.to));
                     let pic = BoardPicture {
-                        game: GameId(1),
+                        game: Some(GameId(1)),
+                        diagram: None,
                         engine: EngineKind::Board,
                         variant: name.clone(),
                         state: rules::fen::write(&pos),
@@ -906,7 +946,8 @@ mod tests {
         g.choose(rules::Side::BLACK, BackRank::orthodox()).unwrap();
         g.order(rules::Side::WHITE, "e2e4").unwrap();
         let pic = BoardPicture {
-            game: GameId(1),
+            game: Some(GameId(1)),
+            diagram: None,
             engine: EngineKind::Glass,
             variant: rules::glass::NAME.into(),
             state: g.view(rules::Side::BLACK).text(g.variant()),

@@ -19,11 +19,18 @@ pub enum Audience {
     Private(PlayerId),
 }
 
-/// A picture of a game's board for the adapters to render (the core does not draw).
+/// A picture of a board for the adapters to render (the core does not draw): a game's
+/// position, or a variant's own (its start, or one piece's movement diagram) for `rules`,
+/// `piece` and a player's `variant add` / `variant show`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BoardPicture {
-    /// The game.
-    pub game: GameId,
+    /// The game; `None` for a variant's picture, which belongs to no game.
+    #[serde(default)]
+    pub game: Option<GameId>,
+    /// Instead of the position: the movement diagram of the piece with this letter
+    /// (`picture::piece_diagram`), White's piece alone on the variant's board.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagram: Option<char>,
     /// Which engine's state text `state` is (one board, or a Looking-Glass view).
     pub engine: EngineKind,
     /// The variant's name.
@@ -308,7 +315,7 @@ impl Reply {
 
     /// The game the reply is about: the one it names, else its board's.
     pub fn game(&self) -> Option<GameId> {
-        self.about.or(self.board.as_ref().map(|b| b.game))
+        self.about.or(self.board.as_ref().and_then(|b| b.game))
     }
 
     /// Shows a table under the text.

@@ -129,13 +129,7 @@ pub fn rules(v: &Variant) -> String {
 /// # Errors
 /// [`UnknownPiece`], whose text names the variant's pieces, when none matches.
 pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, UnknownPiece> {
-    let q = query.trim().to_lowercase();
-    let found = v.kinds().find(|k| {
-        let p = v.piece(*k);
-        p.name.to_lowercase() == q
-            || (q.chars().count() == 1 && p.letter.to_ascii_lowercase().to_string() == q)
-    });
-    match found {
+    match piece_kind(v, query) {
         Some(k) => {
             let p = v.piece(k);
             let mut s = format!(
@@ -160,6 +154,16 @@ pub fn piece(v: &Variant, query: &str, glass: bool) -> Result<String, UnknownPie
                 .join(", ")
         ))),
     }
+}
+
+/// The piece a player names by its name or letter (any case), as `piece` reads it.
+pub fn piece_kind(v: &Variant, query: &str) -> Option<rules::Kind> {
+    let q = query.trim().to_lowercase();
+    v.kinds().find(|k| {
+        let p = v.piece(*k);
+        p.name.to_lowercase() == q
+            || (q.chars().count() == 1 && p.letter.to_ascii_lowercase().to_string() == q)
+    })
 }
 
 /// A piece asked about that the variant does not have; its text is the reply, naming the

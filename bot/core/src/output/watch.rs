@@ -150,7 +150,8 @@ fn positions(
         Some(rules) => {
             let mut g = Glass::replay(glass::variant(), rules, &[]).map_err(|_| replay(0))?;
             let picture = |g: &Glass| BoardPicture {
-                game: id,
+                game: Some(id),
+                diagram: None,
                 engine: EngineKind::Glass,
                 variant: variant.to_string(),
                 state: g.state_text(),

@@ -606,7 +606,8 @@ pub(crate) fn result_replies(
                 m.loss,
             );
             boards.push(Reply::room(text).with_board(BoardPicture {
-                game: id,
+                game: Some(id),
+                diagram: None,
                 engine: EngineKind::Board,
                 variant: analysis.variant.clone(),
                 state: m.state.clone(),

@@ -72,7 +72,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     .collect::<Vec<_>>()
                     .join(", ");
                 Ok(vec![Reply::actor(format!(
-                    "Added `{}` ({}, {}): {} moves from the start (perft 1-{}: {perft}). Play it with `play {} @someone` or `play {} vs bot`.\n{}",
+                    "Added `{}` ({}, {}): {} moves from the start (perft 1-{}: {perft}). Play it with `play {} @someone` or `play {} vs bot`.",
                     added.entry.name,
                     v.display_name,
                     added.entry.format.as_str(),
@@ -80,21 +80,23 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     added.perft.len(),
                     added.entry.name,
                     added.entry.name,
-                    text::board(&Position::start(v)),
-                ))])
+                ))
+                .with_board(self.drawn(&added.entry.hash, v))])
             }
             VariantCommand::Show(name) => {
                 let entry = entry_in(&**library, &scopes, &name).await?;
                 let v = library.by_hash(&entry.hash).await?;
-                Ok(vec![Reply::actor(format!(
-                    "`{}`, added by {} ({}):\n{}\n{}",
-                    entry.name,
-                    self.player_name(&PlayerId::new(place.platform, entry.author.clone()))
-                        .await,
-                    entry.format.as_str(),
-                    text::rules(&v),
-                    text::board(&Position::start(&v)),
-                ))])
+                Ok(vec![
+                    Reply::actor(format!(
+                        "`{}`, added by {} ({}):\n{}",
+                        entry.name,
+                        self.player_name(&PlayerId::new(place.platform, entry.author.clone()))
+                            .await,
+                        entry.format.as_str(),
+                        text::rules(&v),
+                    ))
+                    .with_board(self.drawn(&entry.hash, &v)),
+                ])
             }
             VariantCommand::List => {
                 let list = list_in(&**library, &scopes).await?;
@@ -150,6 +152,14 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
 }
 
 impl<S: GameStore, C: Clock> GameService<S, C> {
+    /// The start picture of a player's variant: named `custom:<hash>` and made known to the
+    /// catalogue the adapters draw from, as a game of it is.
+    fn drawn(&self, hash: &str, v: &Arc<Variant>) -> crate::reply::BoardPicture {
+        let name = format!("{}{hash}", crate::custom::GAME_VARIANT_PREFIX);
+        self.catalog.register(&name, v.clone());
+        picture::start_picture(&name, v)
+    }
+
     /// The variant a stored game or challenge names as `custom:<hash>`, when the library has
     /// it loaded ([`GameService::warm_custom`]): the service replays synchronously.
     pub(super) fn cached_custom(&self, stored: &str) -> Option<Arc<Variant>> {
@@ -238,6 +248,28 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         typed: &'a str,
     ) -> BoxFuture<'a, Result<GameKind, Failure>> {
         Box::pin(async move { self.game_kind(&self.typed_variant(actor, place, typed).await) })
+    }
+
+    /// [`GameService::typed_kind`], with the name the shared catalogue draws the variant by
+    /// (`custom:<hash>` for a room's own, the variant's own name for a built-in), for a
+    /// picture of it.
+    pub(super) fn typed_kind_drawn<'a>(
+        &'a self,
+        actor: &'a Actor,
+        place: &'a Place,
+        typed: &'a str,
+    ) -> BoxFuture<'a, Result<(String, GameKind), Failure>> {
+        Box::pin(async move {
+            let stored = self.typed_variant(actor, place, typed).await;
+            let kind = self.game_kind(&stored)?;
+            let drawn = match &kind {
+                GameKind::Board(v) if crate::custom::hash_of_game_variant(&stored).is_none() => {
+                    v.name.clone()
+                }
+                _ => stored,
+            };
+            Ok((drawn, kind))
+        })
     }
 }
 

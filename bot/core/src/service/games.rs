@@ -305,7 +305,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             g.position.variant().name.clone()
         };
         Reply::room(text.to_string()).with_board(BoardPicture {
-            game: g.record.id,
+            game: Some(g.record.id),
+            diagram: None,
             engine: EngineKind::Board,
             variant,
             state: rules::fen::write(&g.position),

@@ -438,7 +438,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             format!("Game {} (you see {}):\n{text}", record.id, world_name(side)),
         )
         .with_board(BoardPicture {
-            game: record.id,
+            game: Some(record.id),
+            diagram: None,
             engine: EngineKind::Glass,
             variant: record.variant.clone(),
             state: view.text(game.variant()),
@@ -472,7 +473,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         reply
             .in_place(record.place.clone())
             .with_board(BoardPicture {
-                game: record.id,
+                game: Some(record.id),
+                diagram: None,
                 engine: EngineKind::Glass,
                 variant: record.variant.clone(),
                 state: game.state_text(),

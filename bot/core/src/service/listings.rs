@@ -17,7 +17,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         for r in replies.iter_mut() {
             if let Some(b) = r.board.as_mut()
                 && b.players.is_empty()
-                && let Ok(g) = self.store.get_game(b.game).await
+                && let Some(game) = b.game
+                && let Ok(g) = self.store.get_game(game).await
             {
                 b.players = self.seat_names(&g).await;
             }

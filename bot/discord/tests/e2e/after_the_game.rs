@@ -308,6 +308,11 @@ async fn a_players_variant_is_added_from_an_attached_file() {
         .send();
     let added = message(fake, &ix).await;
     assert!(added.content.contains("centaurs"), "{}", added.content);
+    // The start position comes as a picture, drawn from the definition just added.
+    assert!(
+        added.attachment("board.png").is_some_and(|a| a.is_png()),
+        "no start picture"
+    );
     assert_eq!(
         fake.requests_matching("GET", "attachments/uploads/*/*")
             .len(),
