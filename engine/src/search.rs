@@ -156,17 +156,6 @@ pub struct SearchResult {
     pub pv: Vec<Move>,
 }
 
-/// How a position stands towards repetition ([`Searcher::seen`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Seen {
-    /// Not seen before since the last irreversible move.
-    New,
-    /// A draw: seen on the search's own line, or as often as the rules' count asks.
-    Draw,
-    /// Seen once in the game before the search: no draw yet.
-    OnceInGame,
-}
-
 /// A search engine for one variant.
 #[derive(Debug)]
 pub struct Searcher {
@@ -568,47 +557,20 @@ impl Searcher {
         })
     }
 
-    /// A draw by the rules, or as good as one: see [`Searcher::seen`] for repetitions.
+    /// A draw by the rules, or as good as one. A position that already occurred on the
+    /// search's own line is a draw: the side that allowed it back could repeat it again. One
+    /// that occurred only in the game before the search is a draw only once the rules' count
+    /// is reached: a single earlier occurrence is no draw yet, and scoring it as one let the
+    /// engine step into a lost position it had seen once before (issue 32).
     fn is_draw(&self, pos: &Position) -> bool {
         let v = self.eval.variant();
         (v.draws.fifty_moves && pos.halfmoves() >= 50 * v.sides as u32)
-            || self.seen(pos) == Seen::Draw
+            || (v.draws.repetitions > 0 && {
+                let (before, after) = pos.earlier_occurrences(self.root_ply);
+                after > 0 || before + 1 >= usize::from(v.draws.repetitions).max(2)
+            })
             || self.is_dead(pos)
             || self.is_wrong_corner(pos)
-    }
-
-    /// How a position stands towards repetition. One that already occurred on the search's
-    /// own line is a draw: the side that allowed it back could repeat it again. One that
-    /// occurred in the game before the search is a draw once the rules' count is reached;
-    /// seen there once only, it is no draw yet ([`Seen::OnceInGame`]): scoring it as one let
-    /// the engine step into a lost position it had seen once before (issue 32).
-    fn seen(&self, pos: &Position) -> Seen {
-        let count = self.eval.variant().draws.repetitions;
-        if count == 0 {
-            return Seen::New;
-        }
-        let (before, after) = pos.earlier_occurrences(self.root_ply);
-        if after > 0 || before + 1 >= usize::from(count).max(2) {
-            Seen::Draw
-        } else if before > 0 {
-            Seen::OnceInGame
-        } else {
-            Seen::New
-        }
-    }
-
-    /// The score of a position seen once before in the game ([`Seen::OnceInGame`]), `v` for
-    /// the side to move: never better than a draw for the side the search is for, its true
-    /// score when worse. Going back to a position already played gains that side nothing it
-    /// could not have had before, and scoring such returns as a draw (as a repetition) keeps a
-    /// search that sees no progress from shuffling; the matches said so (an SPRT of the plain
-    /// rules' count against this: see Engine numbers). A loss behind it is never hidden.
-    fn at_best_drawn(&self, pos: &Position, v: i32) -> i32 {
-        if self.team(pos.turn()) {
-            v.min(0)
-        } else {
-            v.max(0)
-        }
     }
 
     /// A lone King in the corner that the other side's pawns and pieces can never take
@@ -650,7 +612,7 @@ impl Searcher {
         &mut self,
         pos: &mut Position,
         depth: i32,
-        alpha: i32,
+        mut alpha: i32,
         beta: i32,
         ply: usize,
         pv_node: bool,
@@ -666,24 +628,6 @@ impl Searcher {
         if self.is_draw(pos) {
             return 0;
         }
-        if !self.four && self.seen(pos) == Seen::OnceInGame {
-            let v = self.node(pos, depth, alpha, beta, ply, pv_node);
-            // Monotone, so a bound stays a bound.
-            return self.at_best_drawn(pos, v);
-        }
-        self.node(pos, depth, alpha, beta, ply, pv_node)
-    }
-
-    /// The search of a node that is neither a leaf nor a draw ([`Searcher::negamax`]).
-    fn node(
-        &mut self,
-        pos: &mut Position,
-        depth: i32,
-        mut alpha: i32,
-        beta: i32,
-        ply: usize,
-        pv_node: bool,
-    ) -> i32 {
         let key = pos.hash();
         let mut tt_move = None;
         if let Some(e) = self.tt.probe(key) {
