@@ -457,7 +457,7 @@ pub async fn play(
     #[description = "The variant"]
     #[autocomplete = "variant_choices"]
     variant: String,
-    #[description = "The bot's level: 1 (beginner) to 5 (full strength); default 3"]
+    #[description = "The bot's level: 1 (beginner) to 5 (full strength, about 1800 in chess); default 3"]
     #[min = 1]
     #[max = 5]
     level: Option<u8>,
