@@ -288,27 +288,36 @@ fn a_position_seen_once_before_the_search_is_not_a_draw() {
     let (v, mut s) = searcher("chess");
     // Black to move could mate with Rd1; instead the Kings step aside and back.
     let mut pos = fen::position(&v, "3r2k1/5ppp/8/8/8/8/5PPP/7K b - - 0 1").unwrap();
-    for m in ["g8h8", "h1g1", "h8g8"] {
-        let mv = notation::parse_move(&pos, m).unwrap();
-        pos.play(mv).unwrap();
-    }
+    play_moves(&mut pos, &["g8h8", "h1g1", "h8g8"]);
     let back = notation::parse_move(&pos, "g1h1").unwrap();
-    let scores = s.score_root_moves(&mut pos, 3, &Limits::default());
-    let (_, score) = scores.iter().find(|(m, _)| *m == back).unwrap();
+    let score = root_score(&mut s, &mut pos, back);
     assert!(
-        *score <= -engine::search::MATE_BOUND,
+        score <= -engine::search::MATE_BOUND,
         "Kh1 allows Rd1 mate, scored {score}"
     );
     let r = s.search(&mut pos, &depth(4), |_| {});
     assert_ne!(r.best, Some(back), "the search steps into the mate");
     // Seen twice before, it would be the third occurrence: a draw by the rules.
-    for m in ["g1h1", "g8h8", "h1g1", "h8g8"] {
-        let mv = notation::parse_move(&pos, m).unwrap();
+    play_moves(&mut pos, &["g1h1", "g8h8", "h1g1", "h8g8"]);
+    assert_eq!(
+        root_score(&mut s, &mut pos, back),
+        0,
+        "the third occurrence is a draw"
+    );
+}
+
+/// Plays moves given as text on `pos`.
+fn play_moves(pos: &mut Position, moves: &[&str]) {
+    for m in moves {
+        let mv = notation::parse_move(pos, m).unwrap();
         pos.play(mv).unwrap();
     }
-    let scores = s.score_root_moves(&mut pos, 3, &Limits::default());
-    let (_, score) = scores.iter().find(|(m, _)| *m == back).unwrap();
-    assert_eq!(*score, 0, "the third occurrence is a draw");
+}
+
+/// The score a depth-3 full-window search gives root move `m`, for the side to move.
+fn root_score(s: &mut Searcher, pos: &mut Position, m: Move) -> i32 {
+    let scores = s.score_root_moves(pos, 3, &Limits::default());
+    scores.iter().find(|(x, _)| *x == m).unwrap().1
 }
 
 /// King, wrong Bishop and Rook's Pawn against a King in the corner is a draw that the rules

@@ -614,12 +614,7 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     before.abort();
 
     let after = sender(&fake, bot_over(&store));
-    let end = Envelope::unasked(
-        keys.next(),
-        &place,
-        Reply::room("Game 7 analysed").replacing(first),
-    );
-    store.post(&[end], None, now()).await.unwrap();
+    post_last_line(&store, &keys, &place, first).await;
     let edited = fake
         .wait_until("the edit", Duration::from_secs(10), |r| {
             ours(r)
@@ -632,6 +627,22 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     assert_eq!(edited.id, original.id, "the same message, edited");
     let all = fake.inspect(ours);
     assert_eq!(all.len(), 1, "{all:#?}");
+}
+
+/// Posts an analysis's last line, replacing the line with key `first` (its first).
+async fn post_last_line(
+    store: &MemoryStore,
+    keys: &bot_core::outbox::Keys,
+    place: &bot_core::model::Place,
+    first: bot_core::outbox::Key,
+) {
+    let end = bot_core::outbox::Envelope::unasked(
+        keys.next(),
+        place,
+        bot_core::reply::Reply::room("Game 7 analysed").replacing(first),
+    );
+    let now = bot_core::Clock::now_ms(&SystemClock);
+    store.post(&[end], None, now).await.unwrap();
 }
 
 /// The same when the message replaced is an interaction's answer (an analysis's first line
@@ -675,12 +686,7 @@ async fn an_edit_after_a_restart_edits_an_interactions_answer_through_its_webhoo
         .unwrap();
 
     let sender = sender(&fake, bot_over(&store));
-    let end = Envelope::unasked(
-        keys.next(),
-        &place,
-        Reply::room("Game 7 analysed").replacing(first),
-    );
-    store.post(&[end], None, now()).await.unwrap();
+    post_last_line(&store, &keys, &place, first).await;
     let edited = fake
         .wait_until("the edit", Duration::from_secs(10), |r| {
             r.original_response(ix.id)

@@ -247,7 +247,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         place: &'a Place,
         typed: &'a str,
     ) -> BoxFuture<'a, Result<GameKind, Failure>> {
-        Box::pin(async move { self.game_kind(&self.typed_variant(actor, place, typed).await) })
+        Box::pin(async move { Ok(self.typed_kind_drawn(actor, place, typed).await?.1) })
     }
 
     /// [`GameService::typed_kind`], with the name the shared catalogue draws the variant by
