@@ -111,7 +111,7 @@ fn offer(
 }
 
 /// The columns of a game row without seats and moves, in the aliases `game_columns!` uses.
-pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError> {
+fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError> {
     Ok(GameRecord {
         id: GameId(get(row, "id")?),
         variant: get(row, "variant")?,
@@ -146,48 +146,45 @@ pub(crate) fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError>
     })
 }
 
-/// Add the move of a joined `games LEFT JOIN moves` row, checking that plies come without
-/// gaps (a gap would silently change the position replayed from them).
-pub(crate) fn push_move(game: &mut GameRecord, row: &AnyRow) -> Result<(), StoreError> {
-    let ply: Option<i64> = get(row, "ply")?;
-    let Some(ply) = ply else {
-        return Ok(()); // the LEFT JOIN row of a game without moves
+/// A game row of [`crate::store`]'s game reads: its columns, with its moves and seats
+/// aggregated into one JSON text each (`moves`: `[first ply, last ply, [move, …]]`; `seats`:
+/// `[[seat, platform, user], …]`), checked so that a gap in either is [`StoreError::Corrupt`]
+/// (a missing ply would silently change the position replayed from the moves).
+pub(crate) fn game(row: &AnyRow) -> Result<GameRecord, StoreError> {
+    let mut game = game_without_seats(row)?;
+    let moves: String = get(row, "moves")?;
+    let (first, last, moves): (Option<i64>, Option<i64>, Vec<String>) =
+        serde_json::from_str(&moves)
+            .map_err(|e| corrupt(format_args!("game {} has unreadable moves: {e}", game.id)))?;
+    let plies = i64::try_from(moves.len()).unwrap_or(i64::MAX);
+    let contiguous = match (first, last) {
+        (None, None) => moves.is_empty(),
+        (Some(first), Some(last)) => first == 0 && last == plies - 1,
+        _ => false,
     };
-    if usize::try_from(ply).ok() != Some(game.moves.len()) {
+    if !contiguous {
         return Err(corrupt(format_args!(
-            "game {} has ply {ply} where ply {} was expected",
-            game.id,
-            game.moves.len()
+            "game {} has {plies} moves from ply {first:?} to ply {last:?}",
+            game.id
         )));
     }
-    game.moves.push(get(row, "mv")?);
-    Ok(())
-}
-
-/// Add a seat row (`seat`, `seat_platform`, `seat_user`), checking the seat order. A NULL
-/// seat is the `LEFT JOIN` row of a game without seats.
-pub(crate) fn push_seat(game: &mut GameRecord, row: &AnyRow) -> Result<(), StoreError> {
-    let seat: Option<i64> = get(row, "seat")?;
-    let Some(seat) = seat else {
-        return Ok(());
-    };
-    if usize::try_from(seat).ok() != Some(game.seats.len()) {
-        return Err(corrupt(format_args!(
-            "game {} has seat {seat} where seat {} was expected",
-            game.id,
-            game.seats.len()
-        )));
+    game.moves = moves;
+    let seats: String = get(row, "seats")?;
+    let seats: Vec<(i64, String, String)> = serde_json::from_str(&seats)
+        .map_err(|e| corrupt(format_args!("game {} has unreadable seats: {e}", game.id)))?;
+    for (expected, (seat, platform_name, user)) in seats.into_iter().enumerate() {
+        if usize::try_from(seat).ok() != Some(expected) {
+            return Err(corrupt(format_args!(
+                "game {} has seat {seat} where seat {expected} was expected",
+                game.id
+            )));
+        }
+        game.seats.push(PlayerId {
+            platform: platform(&platform_name)?,
+            user,
+        });
     }
-    game.seats.push(PlayerId {
-        platform: platform(&get::<String>(row, "seat_platform")?)?,
-        user: get(row, "seat_user")?,
-    });
-    Ok(())
-}
-
-/// The version column of a moves query row.
-pub(crate) fn version(row: &AnyRow) -> Result<i64, StoreError> {
-    get(row, "version")
+    Ok(game)
 }
 
 pub(crate) fn challenge_status_text(status: ChallengeStatus) -> &'static str {

@@ -36,7 +36,9 @@ use crate::{
     outbox, ratings,
 };
 
-/// The columns of `games g`, aliased to the names [`codec::game_without_seats`] reads.
+/// The columns of `games g`, aliased to the names [`codec::game`] reads, followed by the
+/// game's moves and seats aggregated into one JSON text each (`{moves}` and `{seats}`, see
+/// [`game_select`]).
 macro_rules! game_columns {
     () => {
         "g.id AS id, g.variant AS variant, g.options AS options, \
@@ -47,6 +49,35 @@ macro_rules! game_columns {
          g.rating_family AS rating_family, \
          g.created_at AS created_at, g.updated_at AS updated_at"
     };
+}
+
+/// `SELECT` of whole games from `games g` (append `WHERE …`): each game one row, its moves
+/// and seats aggregated in correlated subqueries, so that one statement reads a game whole.
+/// One statement reads one snapshot on both backends, so nothing can change between a game's
+/// version and its moves; and one row a game, rather than a row a move, is what the command
+/// path's reads cost least as (issue 27's benchmark: fewer round trips to SQLite's
+/// connection thread, no game columns decoded again for each move).
+fn game_select(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => concat!(
+            "SELECT ",
+            game_columns!(),
+            ", (SELECT json_array(MIN(m.ply), MAX(m.ply), json_group_array(m.mv ORDER BY m.ply)) \
+             FROM moves m WHERE m.game_id = g.id) AS moves, \
+             (SELECT json_group_array(json_array(s.seat, s.platform, s.user_id) ORDER BY s.seat) \
+             FROM seats s WHERE s.game_id = g.id) AS seats FROM games g"
+        ),
+        Backend::Postgres => concat!(
+            "SELECT ",
+            game_columns!(),
+            ", (SELECT json_build_array(MIN(m.ply), MAX(m.ply), \
+             COALESCE(json_agg(m.mv ORDER BY m.ply), '[]'::json))::text \
+             FROM moves m WHERE m.game_id = g.id) AS moves, \
+             (SELECT COALESCE(json_agg(json_build_array(s.seat, s.platform, s.user_id) \
+             ORDER BY s.seat), '[]'::json)::text \
+             FROM seats s WHERE s.game_id = g.id) AS seats FROM games g"
+        ),
+    }
 }
 
 /// The columns of `challenges`, as [`codec::challenge`] reads them.
@@ -566,28 +597,6 @@ impl SqlStore {
         }
         Ok(game)
     }
-
-    /// Fill in the seats of `games` (read after the games themselves, so every listed game's
-    /// seats are committed; seats never change afterwards).
-    async fn load_seats(&self, games: &mut [GameRecord]) -> Result<()> {
-        let ids: Vec<i64> = games.iter().map(|g| g.id.0).collect();
-        let index = positions(&ids);
-        let mut conn = self.pool.acquire().await.map_err(backend)?;
-        let rows = rows_for_ids(
-            &mut conn,
-            "SELECT game_id, seat, platform AS seat_platform, user_id AS seat_user FROM seats",
-            "game_id",
-            &ids,
-            "ORDER BY game_id, seat",
-        )
-        .await?;
-        for row in &rows {
-            let id: i64 = get(row, "game_id")?;
-            let Some(&i) = index.get(&id) else { continue };
-            codec::push_seat(&mut games[i], row)?;
-        }
-        Ok(())
-    }
 }
 
 impl SqlStore {
@@ -630,108 +639,6 @@ impl SqlStore {
         Self::load_invitees(conn, &mut challenge).await?;
         let [challenge] = challenge;
         Ok(challenge)
-    }
-}
-
-/// The outcome of [`SqlStore::read_game`].
-enum Read {
-    Consistent(Box<GameRecord>),
-    Missing,
-    /// The game changed between the two statements.
-    Torn,
-}
-
-impl SqlStore {
-    /// Read a game in two statements: the game row with its (immutable) seats, then the moves
-    /// together with the version they belong to. (Joining every move row to the full game row
-    /// would be one statement, but decodes all game columns once per move: several times
-    /// slower for a normal game.) Every change bumps the version, so equal versions mean both
-    /// statements saw the same game.
-    async fn read_game(conn: &mut AnyConnection, id: GameId) -> Result<Read> {
-        let rows = sqlx::query(concat!(
-            "SELECT ",
-            game_columns!(),
-            ", s.seat AS seat, s.platform AS seat_platform, s.user_id AS seat_user \
-             FROM games g LEFT JOIN seats s ON s.game_id = g.id WHERE g.id = $1 \
-             ORDER BY s.seat"
-        ))
-        .bind(id.0)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(backend)?;
-        let Some(first) = rows.first() else {
-            return Ok(Read::Missing);
-        };
-        let mut game = codec::game_without_seats(first)?;
-        for row in &rows {
-            codec::push_seat(&mut game, row)?;
-        }
-        let moves = sqlx::query(
-            "SELECT g.version AS version, m.ply AS ply, m.mv AS mv FROM games g \
-             LEFT JOIN moves m ON m.game_id = g.id WHERE g.id = $1 ORDER BY m.ply",
-        )
-        .bind(id.0)
-        .fetch_all(&mut *conn)
-        .await
-        .map_err(backend)?;
-        match moves.first() {
-            Some(row) if codec::version(row)? == game.version => {}
-            _ => return Ok(Read::Torn),
-        }
-        for row in &moves {
-            codec::push_move(&mut game, row)?;
-        }
-        Ok(Read::Consistent(Box::new(game)))
-    }
-}
-
-impl SqlStore {
-    /// A read-only transaction in which several SELECTs see one state of the database.
-    fn snapshot(&self) -> &'static str {
-        match self.backend {
-            // A deferred transaction: its SELECTs read from the same WAL snapshot.
-            Backend::Sqlite => "BEGIN",
-            Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
-        }
-    }
-
-    /// The games `sql` selects (game columns only), with their moves (no seats), or `None` if
-    /// a game changed between the two statements. The moves are read apart: joined to the
-    /// game rows, every move would decode all of its game's columns again, which made this the
-    /// costliest part of a move command.
-    async fn read_listed(
-        conn: &mut AnyConnection,
-        sql: &str,
-        binds: &[Bind],
-    ) -> Result<Option<Vec<GameRecord>>> {
-        let rows = bind_all(sqlx::query(AssertSqlSafe(sql.to_owned())), binds.to_vec())
-            .fetch_all(&mut *conn)
-            .await
-            .map_err(backend)?;
-        let mut games = rows
-            .iter()
-            .map(codec::game_without_seats)
-            .collect::<Result<Vec<_>>>()?;
-        let ids: Vec<i64> = games.iter().map(|g| g.id.0).collect();
-        let index = positions(&ids);
-        let rows = rows_for_ids(
-            conn,
-            "SELECT g.id AS id, g.version AS version, m.ply AS ply, m.mv AS mv \
-             FROM games g LEFT JOIN moves m ON m.game_id = g.id",
-            "g.id",
-            &ids,
-            "ORDER BY g.id, m.ply",
-        )
-        .await?;
-        for row in &rows {
-            let id: i64 = get(row, "id")?;
-            let Some(&i) = index.get(&id) else { continue };
-            if codec::version(row)? != games[i].version {
-                return Ok(None);
-            }
-            codec::push_move(&mut games[i], row)?;
-        }
-        Ok(Some(games))
     }
 }
 
@@ -960,26 +867,14 @@ impl GameStore for SqlStore {
     }
 
     async fn get_game(&self, id: GameId) -> Result<GameRecord> {
-        // Optimistically without a transaction first (the common case: nobody writes to this
-        // game in the meantime), then inside a snapshot transaction if a write slipped in.
-        let mut conn = self.pool.acquire().await.map_err(backend)?;
-        match Self::read_game(&mut conn, id).await? {
-            Read::Consistent(game) => return Ok(*game),
-            Read::Missing => return Err(StoreError::NotFound(Missing::Game(id))),
-            Read::Torn => {}
-        }
-        let mut tx = sqlx::Connection::begin_with(&mut *conn, self.snapshot())
+        let sql = format!("{} WHERE g.id = $1", game_select(self.backend));
+        let row = sqlx::query(AssertSqlSafe(sql))
+            .bind(id.0)
+            .fetch_optional(&self.pool)
             .await
-            .map_err(backend)?;
-        let read = Self::read_game(&mut tx, id).await;
-        tx.commit().await.map_err(backend)?;
-        match read? {
-            Read::Consistent(game) => Ok(*game),
-            Read::Missing => Err(StoreError::NotFound(Missing::Game(id))),
-            Read::Torn => Err(StoreError::Backend(
-                format!("game {id} changed inside a snapshot transaction").into(),
-            )),
-        }
+            .map_err(backend)?
+            .ok_or(StoreError::NotFound(Missing::Game(id)))?;
+        codec::game(&row)
     }
 
     async fn list_games(&self, filter: &GameFilter) -> Result<Vec<GameRecord>> {
@@ -1003,30 +898,15 @@ impl GameStore for SqlStore {
             None => String::new(),
         };
         let sql = format!(
-            "SELECT {} FROM games g{} ORDER BY g.id DESC{limit}",
-            game_columns!(),
+            "{}{} ORDER BY g.id DESC{limit}",
+            game_select(self.backend),
             w.sql()
         );
-        // As in `get_game`: optimistically without a transaction, then in a snapshot if a
-        // write came between the two statements.
-        let mut conn = self.pool.acquire().await.map_err(backend)?;
-        let mut games = match Self::read_listed(&mut conn, &sql, &w.binds).await? {
-            Some(games) => games,
-            None => {
-                let mut tx = sqlx::Connection::begin_with(&mut *conn, self.snapshot())
-                    .await
-                    .map_err(backend)?;
-                let read = Self::read_listed(&mut tx, &sql, &w.binds).await;
-                tx.commit().await.map_err(backend)?;
-                read?.ok_or_else(|| {
-                    StoreError::Backend("games changed inside a snapshot transaction".into())
-                })?
-            }
-        };
-        // `sqlite::memory:` has one connection, which the seats need.
-        drop(conn);
-        self.load_seats(&mut games).await?;
-        Ok(games)
+        let rows = bind_all(sqlx::query(AssertSqlSafe(sql)), w.binds)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(backend)?;
+        rows.iter().map(codec::game).collect()
     }
 
     async fn append_move(

@@ -201,3 +201,59 @@ async fn an_abandoned_move_leaves_no_open_transaction_and_no_half_move() {
     let (taken, synced) = store.write_turns_synced().await.unwrap();
     assert!(synced <= taken);
 }
+
+/// A game is read in one statement with its moves and seats aggregated (`codec::game`): a
+/// gap in either, which would silently change the position replayed from the moves, is
+/// reported as a corrupt store, never read as a shorter game.
+#[tokio::test]
+async fn a_gap_in_stored_moves_or_seats_is_corrupt_not_a_shorter_game() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let store = SqlStore::open_sqlite(dir.path().join("games.db"))
+        .await
+        .unwrap();
+    let active = GameUpdate::active();
+    let mut games = Vec::new();
+    for _ in 0..2 {
+        let game = store.create_game(new_game()).await.unwrap();
+        let mut version = 0;
+        for (i, mv) in ["e2e4", "e7e5", "g1f3"].into_iter().enumerate() {
+            version = store
+                .append_move(game.id, version, mv, &active, i as i64)
+                .await
+                .unwrap();
+        }
+        let read = store.get_game(game.id).await.unwrap();
+        assert_eq!(read.moves, ["e2e4", "e7e5", "g1f3"]);
+        assert_eq!(read.seats, new_game().seats);
+        games.push(game.id);
+    }
+    let [moves_gap, seats_gap] = games[..] else {
+        unreachable!()
+    };
+    for (sql, id) in [
+        (
+            "DELETE FROM moves WHERE game_id = $1 AND ply = 1",
+            moves_gap,
+        ),
+        (
+            "DELETE FROM seats WHERE game_id = $1 AND seat = 0",
+            seats_gap,
+        ),
+    ] {
+        sqlx::query(sql)
+            .bind(id.0)
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let err = store.get_game(id).await.unwrap_err();
+        assert!(
+            matches!(&err, StoreError::Corrupt(what) if what.contains(&format!("game {id}"))),
+            "{err:?}"
+        );
+    }
+    let listed = store
+        .list_games(&bot_core::store::GameFilter::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(listed, StoreError::Corrupt(_)), "{listed:?}");
+}
