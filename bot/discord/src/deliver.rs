@@ -208,9 +208,15 @@ impl<'a> Target<'a> {
     /// Sends a message as the interaction's answer or a followup: fitted to Discord's limits,
     /// each part retried.
     pub(crate) async fn send(&mut self, out: Outgoing) -> Result<(), SendError> {
+        self.answer(out).await.map(|_| ())
+    }
+
+    /// [`Target::send`], saying where the message went.
+    async fn answer(&mut self, out: Outgoing) -> Result<Answered, SendError> {
         self.public_pending = false;
         let policy = self.retry;
         let rest = Rest::of(self.http());
+        let mut answered = Answered::Original;
         for part in out.parts() {
             let edit = self.deferred.take() == Some(out.ephemeral);
             let (id, token, app) = self.interaction();
@@ -247,6 +253,7 @@ impl<'a> Target<'a> {
                 };
                 let sent = followup::post(&rest, policy, hook, message, false).await?;
                 let sent = send::message_id(sent.as_ref());
+                answered = Answered::Followup;
                 self.followups.extend(sent);
                 self.last_sent = sent.map(|m| crate::edits::Sent::Webhook {
                     app,
@@ -280,7 +287,28 @@ impl<'a> Target<'a> {
                 self.last_sent = Some(original);
             }
         }
-        Ok(())
+        Ok(answered)
+    }
+}
+
+/// Where an interaction's answer went: all of it into the interaction's original message,
+/// or some of it into followups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answered {
+    Original,
+    Followup,
+}
+
+impl Answered {
+    /// How it was sent, for its delivery report. The original answer shows once however
+    /// often it is given: the outbox's sender reads the original before answering again
+    /// ([`via_handle`]), and finds it there. A followup may be listed nowhere (an ephemeral
+    /// one), so its report is written before anything else is sent.
+    fn sent(self) -> Sent {
+        match self {
+            Answered::Original => Sent::UnderKey,
+            Answered::Followup => Sent::Once,
+        }
     }
 }
 
@@ -423,8 +451,9 @@ fn remember(bot: &Bot, reply: &Reply, channel: u64, message: Option<u64>) {
     }
 }
 
-/// How a reply was sent, for its delivery report: under its outbox key (a message nonce that
-/// Discord enforces, so a repeat after a crash shows once) or not (an interaction's answer).
+/// How a reply was sent, for its delivery report: so that a repeat after a crash shows once
+/// (under its outbox key as a message nonce that Discord enforces, or as an interaction's
+/// original answer, see [`Answered::sent`]), or not (a followup).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sent {
     UnderKey,
@@ -573,17 +602,23 @@ pub(crate) async fn deliver(
                         )),
                     })
                 } else {
-                    target.send(out).await
+                    target.answer(out).await
                 };
-                if result.is_ok() {
-                    sent = true;
-                    if let (Some(key), Some(at)) = (&reply.key, target.last_sent.take()) {
-                        bot.sent.remember(key, at);
+                let how = match &result {
+                    Ok(answered) => {
+                        sent = true;
+                        if let (Some(key), Some(at)) = (&reply.key, target.last_sent.take()) {
+                            bot.sent.remember(key, at);
+                        }
+                        answered.sent()
                     }
-                } else {
-                    route_down = true;
-                }
-                settle(bot, reply, &result, Some(target.handle()), Sent::Once).await;
+                    Err(_) => {
+                        route_down = true;
+                        Sent::Once
+                    }
+                };
+                let result = result.map(|_| ());
+                settle(bot, reply, &result, Some(target.handle()), how).await;
             }
             Audience::Private(p) => {
                 let Some(uid) = convert::user_id(p) else {

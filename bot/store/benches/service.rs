@@ -24,8 +24,10 @@
 //! the timed path. The tables' rooms are Matrix rooms, whose messages are sent under their
 //! entry's key, so the report is queued and written by the next move's transaction
 //! (`bot/store/src/delivery.rs`); `FAIRYBOT_BENCH_REPORT=now` reports as a Discord
-//! interaction's answer is reported, written before the report returns. `scripts/bench-alternate` runs two builds of this bench
-//! alternately to compare them (docs/src/measurements.md).
+//! interaction's followup is reported, written before the report returns (its first answer is
+//! reported as a keyed message is, see `bot/discord/src/deliver.rs`).
+//! `scripts/bench-alternate` runs two builds of this bench alternately to compare them
+//! (docs/src/measurements.md).
 //!
 //! Run: `cargo bench -p bot-store --bench service` (`-- busy` for the bot lines only). The
 //! database lives under cargo's target tmp dir, on the same disk as the build, never on a
@@ -221,7 +223,7 @@ async fn one_move(
 
 /// How the benchmark's adapter reports a reply it delivered: as the Matrix adapter does (the
 /// tables' rooms are Matrix rooms), under the entry's key, which the store writes with its next
-/// write; with `FAIRYBOT_BENCH_REPORT=now`, as a Discord interaction's answer is reported,
+/// write; with `FAIRYBOT_BENCH_REPORT=now`, as a Discord interaction's followup is reported,
 /// written before the report returns.
 fn report_attempt() -> bot_core::outbox::Attempt {
     match std::env::var("FAIRYBOT_BENCH_REPORT").as_deref() {

@@ -1315,7 +1315,7 @@ impl GameStore for SqlStore {
                     }
                     // Otherwise written before this returns (in one statement with every
                     // report queued meanwhile, or carried by a move that took the queue
-                    // first): a kill -9 after a Discord interaction's answer must not send it
+                    // first): a kill -9 after a Discord interaction's followup must not send it
                     // again. A failed write leaves the report queued for the flush task, which
                     // is watching the queue.
                     if let Err(e) = self.flush_deliveries().await {

@@ -74,7 +74,7 @@ async fn patient_store(dir: &tempfile::TempDir) -> SqlStore {
 }
 
 /// A report is written before `settle` returns, whatever the flush delay: a process killed
-/// right after reporting a reply must not send it again (a Discord interaction's answer has no
+/// right after reporting a reply must not send it again (a Discord interaction's followup has no
 /// key Discord would recognise), and a move after it finds nothing left to carry.
 #[tokio::test]
 async fn a_report_is_written_before_settle_returns() {

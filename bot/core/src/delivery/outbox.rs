@@ -323,13 +323,14 @@ impl Tell {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Settled {
     /// The platform took it, and would show it again were it sent again (a Discord
-    /// interaction's answer, a line printed at a console): never sent again, and the store
+    /// interaction's followup, a line printed at a console): never sent again, and the store
     /// records so before `settle` returns, so that a crash right after cannot repeat it.
     Delivered,
     /// The platform took it under the entry's key (a Matrix transaction id, a Discord message
-    /// nonce it enforces), so it would recognise a repeat: never sent again, and the store may
-    /// record so with its next write instead (a crash in between sends it once more, under
-    /// the same key, and the platform shows it once).
+    /// nonce it enforces), or a repeat can be recognised otherwise (a Discord interaction's
+    /// original answer, which the sender reads before answering again): never sent again, and
+    /// the store may record so with its next write instead (a crash in between sends it once
+    /// more, and it is shown once).
     DeliveredUnderKey,
     /// Not now: due again at `not_before_ms` (a 5xx, a 429's wait, a time-out), with the
     /// command's handle if the adapter has one to keep.
