@@ -30,10 +30,14 @@ use std::{
     },
 };
 
-/// Write turns between two checkpoints run beside the writers: about 600 log pages at five
+/// Write turns between two checkpoints run beside the writers: about 1,300 log pages at five
 /// pages a move, below SQLite's own threshold ([`crate::open::WAL_AUTOCHECKPOINT_PAGES`]),
-/// which stays as the backstop should these fall behind.
-pub(crate) const CHECKPOINT_EVERY: u64 = 128;
+/// which stays as the backstop should these fall behind. Each checkpoint slows the move or
+/// two written beside it (it copies pages and syncs the database on the same two cores and
+/// disk); at 128 turns those were 12 of the 2,000 moves of the command path's benchmark at
+/// one table, enough to be its p99: at 256 the p99 is 0.93x, the moves per second the same
+/// (issue 27, `docs/src/measurements.md`).
+pub(crate) const CHECKPOINT_EVERY: u64 = 256;
 
 use bot_core::store::{Result, StoreError};
 use tokio::sync::{Mutex, OwnedMutexGuard};
