@@ -40,14 +40,21 @@ impl Drop for Running {
     }
 }
 
-/// One process's bot over `store`, retrying quickly.
+/// One process's bot over `store`, retrying quickly, taking players' own variants.
 fn bot_over(store: &MemoryStore) -> Bot {
     let catalog = Arc::new(Catalog::builtin());
-    let service = Arc::new(GameService::new(
-        store.clone(),
-        SystemClock,
-        catalog.clone(),
-    ));
+    let service = Arc::new(
+        GameService::new(store.clone(), SystemClock, catalog.clone())
+            .with_custom_variants(bot_core::custom::Library::with(
+                bot_core::custom::MemoryVariants::default(),
+                bot_core::custom::Quotas::default(),
+                rules::validate::Limits {
+                    // Validation time that a machine busy with other tests keeps.
+                    time: Duration::from_secs(20),
+                    ..rules::validate::Limits::default()
+                },
+            )),
+    );
     Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160).with_retry(QUICK)
 }
 
@@ -711,4 +718,76 @@ async fn an_edit_after_a_restart_edits_an_interactions_answer_through_its_webhoo
             .count()
     });
     assert_eq!(new, 1, "no new message");
+}
+
+/// Issue 30's picture replies take the same way as a move's: `/variant add` answers with a
+/// picture of the new variant's start, for the actor alone. Its answer carried out but
+/// answered 500, then every answer refused with a 4xx: each time the picture is shown once
+/// (in the original, or by DM under its nonce), nothing stays "thinking…", and the variant
+/// is added once.
+#[tokio::test]
+async fn a_picture_reply_is_shown_once_after_a_500_and_after_a_4xx() {
+    let bot = start(Duration::from_secs(600)).await;
+    let fake = &bot.fake;
+    let add = |name: &str| {
+        fake.slash("variant")
+            .integer("action", 0)
+            .string(
+                "definition",
+                &format!("[{name}:chess]\nknight = -\ncustomPiece1 = n:NN\n"),
+            )
+            .send();
+    };
+    fake.fail_after_doing(answers, DiscordError::internal_server_error(), Some(1));
+    add("knightmare");
+    let once = added_once(&bot, "knightmare").await;
+    assert!(once.attachment("board.png").is_some(), "{once:#?}");
+    fake.clear_failures();
+
+    fake.fail_requests(
+        |m, r| r.starts_with("webhooks/") && m != "DELETE" && m != "GET",
+        DiscordError::new(403, 50001, "Missing Access"),
+        None,
+    );
+    add("nightrider");
+    let once = added_once(&bot, "nightrider").await;
+    // The answer was for the actor alone: refused by the interaction, it goes to his DM.
+    assert_eq!(Some(once.channel_id), fake.dm_channel_of(ids::ALICE));
+    assert!(once.attachment("board.png").is_some(), "{once:#?}");
+    assert!(fake.thinking().is_empty(), "{:?}", fake.thinking());
+    fake.clear_failures();
+
+    let ix = fake.slash("variant").integer("action", 2).send();
+    let listed = answered(fake, ix).await;
+    for name in ["knightmare", "nightrider"] {
+        assert_eq!(
+            listed.content.matches(name).count(),
+            1,
+            "{}",
+            listed.content
+        );
+    }
+}
+
+/// The message saying variant `name` was added, once it is there and the outbox has nothing
+/// waiting (so no duplicate can follow); checks it is there exactly once.
+async fn added_once(bot: &Running, name: &str) -> SentMessage {
+    let said = format!("Added `{name}`");
+    let find = |r: &discord_fake::Recorded| {
+        r.messages()
+            .iter()
+            .filter(|m| !m.deleted && m.content.contains(&said))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    bot.fake
+        .wait_until("the variant's picture", Duration::from_secs(10), |r| {
+            (!find(r).is_empty()).then_some(())
+        })
+        .await
+        .unwrap();
+    quiet(&bot.store).await;
+    let shown = bot.fake.inspect(find);
+    assert_eq!(shown.len(), 1, "exactly once: {shown:#?}");
+    shown[0].clone()
 }
