@@ -7,20 +7,13 @@
 
 mod admin;
 mod config;
-mod console;
-mod input;
-mod mailbox;
-mod shutdown;
 
 use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
-use bot_core::{
-    GameService, SystemClock,
-    store::watched::{GameChanges, Watched},
-};
+use bot_core::Games;
+use bot_host::{Host, Shutdown};
 use bot_store::SqlStore;
-use shutdown::Shutdown;
 
 const USAGE: &str = "usage: fairybot [--config PATH] [--data DIR] [--as NAME] [COMMAND]
   --config PATH  configuration file (default: fairybot.toml if present; see config.example.toml)
@@ -135,11 +128,6 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
         sql.close().await;
         return Ok(());
     }
-    // Every game write is announced in-process, for the web pages' live updates.
-    let changes = GameChanges::new();
-    let store = Watched::new(sql.clone(), changes.clone());
-    let metrics = Arc::new(bot_core::metrics::Metrics::new());
-    let health = bot_web::Health::new();
     let catalog = Arc::new(rules::Catalog::builtin());
     let bot = bot_core::opponent::BotConfig {
         threads: settings.engine_threads,
@@ -159,101 +147,28 @@ async fn run(stop: Shutdown) -> anyhow::Result<()> {
     #[cfg(not(feature = "discord"))]
     let discord = left_out("Discord", "discord", config.has_discord())?;
     let console = matrix.is_none() && discord.is_none();
-    let mut service = GameService::new(store.clone(), SystemClock, catalog.clone());
-    if let Some(url) = settings.web.as_ref().and_then(|w| w.public_url.clone()) {
-        service = service.with_public_url(url);
-    }
-    let mut service = service
-        .with_reminders(settings.reminders.clone())
-        .with_metrics(metrics.clone())
-        .with_instance(instance_name(
+    let options = bot_host::Options {
+        catalog: catalog.clone(),
+        public_url: settings.web.as_ref().and_then(|w| w.public_url.clone()),
+        reminders: settings.reminders.clone(),
+        instance: instance_name(
             &settings.instance,
             console.then_some(args.as_player.as_deref()).flatten(),
-        ))
-        .with_bot(bot)?
-        // Players' own variants (`variant add`), kept in the same database.
-        .with_custom_variants(bot_core::custom::Library::new(sql.clone()));
-    // Post-game analyses (`analyse`): their own thread, at the searches' priority.
-    if let Some(analysis) = config.analysis.settings(settings.engine_nice)? {
-        service = service.with_analysis(analysis)?;
-    }
-    let service = Arc::new(service);
-    service.start_analyst();
-    // `/metrics` reads the bot's searches running from the service (weakly: the service
-    // holds the counters).
-    let weak = Arc::downgrade(&service);
-    metrics.searches_from(move || {
-        weak.upgrade()
-            .map_or(0, |s| s.bot_searches_running() as u64)
-    });
-    // What this process had claimed when it last stopped (killed between a move's commit
-    // and its announcement's send): sent again now, before any new command.
-    service
-        .take_back_claims()
-        .await
-        .context("cannot read the outbox")?;
-    // Games where the bot was to move when the last run stopped: queued now.
-    service
-        .start_bot()
-        .await
-        .context("cannot look for games where the bot is to move")?;
-    // One scheduler per process, for every platform and the console alike: deadlines and
-    // reminders fire whichever frontend runs (several processes on one PostgreSQL database
-    // may each run one; the store lets one of them act on each game).
-    let scheduler = tokio::spawn(bot_core::scheduler::run(
-        service.clone(),
-        settings.scheduler_interval,
-        {
-            let stop = stop.clone();
-            async move { stop.requested().await }
-        },
-    ));
-    let web = match &settings.web {
-        None => None,
-        Some(web_config) => {
-            let listener = tokio::net::TcpListener::bind(web_config.listen)
-                .await
-                .with_context(|| {
-                    format!(
-                        "cannot listen on [web] listen = \"{}\" (in use, or not an address of this machine)",
-                        web_config.listen
-                    )
-                })?;
-            tracing::info!("web pages at http://{}", web_config.listen);
-            let web = bot_web::Web::new(
-                store.clone(),
-                catalog.clone(),
-                metrics.clone(),
-                health.clone(),
-                changes.clone(),
-                web_config.clone(),
-            );
-            if let Some(library) = service.custom_library() {
-                web.use_custom_variants(library);
-            }
-            let stop = stop.clone();
-            Some(tokio::spawn(
-                web.serve(listener, async move { stop.requested().await }),
-            ))
-        }
+        ),
+        bot,
+        analysis: config.analysis.settings(settings.engine_nice)?,
+        scheduler_interval: settings.scheduler_interval,
+        web: settings.web.clone(),
     };
+    let host = Host::start(sql, options, &stop).await?;
     let result = if !console {
-        run_chat(matrix, discord, service, catalog, theme, stop, health).await
+        let (games, health) = (host.games(), host.health());
+        run_chat(matrix, discord, games, catalog, theme, stop, health).await
     } else {
-        let announcements = bot_core::outbox::Announcements::new(
-            service.clone(),
-            &[bot_core::model::Platform::Console],
-        );
-        console::Console::new(service, args.as_player, &data_dir, theme, size)
-            .with_announcements(announcements)
-            .run(stop)
+        host.console(args.as_player, &data_dir, theme, size, stop)
             .await
     };
-    scheduler.abort();
-    if let Some(web) = web {
-        web.abort();
-    }
-    sql.close().await;
+    host.close().await;
     result
 }
 
@@ -309,7 +224,7 @@ fn left_out(platform: &str, feature: &str, configured: bool) -> anyhow::Result<O
 async fn run_chat(
     matrix: Option<MatrixConfig>,
     discord: Option<DiscordConfig>,
-    service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
+    games: Arc<dyn Games>,
     catalog: Arc<rules::Catalog>,
     theme: render::Theme,
     stop: Shutdown,
@@ -318,7 +233,7 @@ async fn run_chat(
     // `/healthz` reports each configured platform as its adapter sees its connection
     // (Discord's gateway, Matrix's syncs), and as not connected once the adapter stopped.
     let shared = Shared {
-        service,
+        games,
         catalog,
         renderer: Arc::new(render::Renderer::new()),
         health,
@@ -352,7 +267,7 @@ async fn run_chat(
 #[derive(Clone)]
 #[cfg_attr(not(any(feature = "matrix", feature = "discord")), allow(dead_code))]
 struct Shared {
-    service: Arc<GameService<Watched<SqlStore>, SystemClock>>,
+    games: Arc<dyn Games>,
     catalog: Arc<rules::Catalog>,
     renderer: Arc<render::Renderer>,
     health: bot_web::Health,
@@ -369,7 +284,7 @@ async fn run_matrix(config: MatrixConfig, s: Shared, theme: render::Theme) -> an
     );
     let stopped = s.stop.requested();
     bot_matrix::run(
-        config, s.service, s.catalog, s.renderer, theme, s.health, stopped,
+        config, s.games, s.catalog, s.renderer, theme, s.health, stopped,
     )
     .await
     .context("Matrix stopped")
@@ -391,7 +306,7 @@ async fn run_discord(config: DiscordConfig, s: Shared) -> anyhow::Result<()> {
         }
     );
     let stopped = s.stop.requested();
-    bot_discord::run(config, s.service, s.catalog, s.renderer, s.health, stopped)
+    bot_discord::run(config, s.games, s.catalog, s.renderer, s.health, stopped)
         .await
         .context("Discord stopped")
 }

@@ -20,7 +20,6 @@ mod send;
 
 use std::sync::Arc;
 
-use bot_core::{Clock, GameService, store::GameStore};
 use poise::serenity_prelude as serenity;
 use rules::Catalog;
 
@@ -299,16 +298,16 @@ pub fn http(config: &DiscordConfig) -> serenity::Http {
 ///
 /// # Errors
 /// When the client cannot start (bad token, network) or stops with an error.
-pub async fn run<S: GameStore + 'static, C: Clock + 'static>(
+pub async fn run(
     config: DiscordConfig,
-    service: Arc<GameService<S, C>>,
+    games: Arc<dyn Games>,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
     health: bot_core::metrics::Health,
     stop: impl Future<Output = ()>,
 ) -> Result<(), DiscordError> {
     let http = http(&config);
-    let bot = Bot::new(service, catalog, renderer, config.board_size)
+    let bot = Bot::new(games, catalog, renderer, config.board_size)
         .with_theme(config.theme)
         .with_thread_per_game(config.thread_per_game)
         .with_health(health);

@@ -44,8 +44,8 @@ impl Drop for Running {
 fn bot_over(store: &MemoryStore) -> Bot {
     let catalog = Arc::new(Catalog::builtin());
     let service = Arc::new(
-        GameService::new(store.clone(), SystemClock, catalog.clone())
-            .with_custom_variants(bot_core::custom::Library::with(
+        GameService::new(store.clone(), SystemClock, catalog.clone()).with_custom_variants(
+            bot_core::custom::Library::with(
                 bot_core::custom::MemoryVariants::default(),
                 bot_core::custom::Quotas::default(),
                 rules::validate::Limits {
@@ -53,7 +53,8 @@ fn bot_over(store: &MemoryStore) -> Bot {
                     time: Duration::from_secs(20),
                     ..rules::validate::Limits::default()
                 },
-            )),
+            ),
+        ),
     );
     Bot::new(service, catalog, Arc::new(render::Renderer::new()), 160).with_retry(QUICK)
 }
