@@ -296,28 +296,34 @@ pub fn http(config: &DiscordConfig) -> serenity::Http {
 /// new interactions are refused with a short notice, the ones being handled are finished and
 /// answered (waiting at most [`GRACE`]), then the gateway is closed.
 ///
+/// Boxed, with a boxed `stop`, so that the adapter's code is compiled in this crate (an
+/// `async fn` or a generic one is compiled where it is awaited: in the binary, after
+/// everything else).
+///
 /// # Errors
 /// When the client cannot start (bad token, network) or stops with an error.
-pub async fn run(
+pub fn run(
     config: DiscordConfig,
     games: Arc<dyn Games>,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
     health: bot_core::metrics::Health,
-    stop: impl Future<Output = ()>,
-) -> Result<(), DiscordError> {
-    let http = http(&config);
-    let bot = Bot::new(games, catalog, renderer, config.board_size)
-        .with_theme(config.theme)
-        .with_thread_per_game(config.thread_per_game)
-        .with_health(health);
-    let drain = bot.drain();
-    let announcer = bot.clone();
-    let client = client(http, config.registration, bot).await?;
-    let announcing = tokio::spawn(deliver_announcements(announcer, client.http.clone()));
-    let result = serve(client, drain, stop, GRACE).await;
-    announcing.abort();
-    result
+    stop: bot_core::service::BoxFuture<'static, ()>,
+) -> bot_core::service::BoxFuture<'static, Result<(), DiscordError>> {
+    Box::pin(async move {
+        let http = http(&config);
+        let bot = Bot::new(games, catalog, renderer, config.board_size)
+            .with_theme(config.theme)
+            .with_thread_per_game(config.thread_per_game)
+            .with_health(health);
+        let drain = bot.drain();
+        let announcer = bot.clone();
+        let client = client(http, config.registration, bot).await?;
+        let announcing = tokio::spawn(deliver_announcements(announcer, client.http.clone()));
+        let result = serve(client, drain, stop, GRACE).await;
+        announcing.abort();
+        result
+    })
 }
 
 /// Discord's outbox sender, until its task is stopped: delivers what the core said unasked

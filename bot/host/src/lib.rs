@@ -20,6 +20,7 @@ use bot_core::{
     analysis::AnalysisConfig,
     metrics::Metrics,
     opponent::BotConfig,
+    service::BoxFuture,
     store::watched::{GameChanges, Watched},
     time_control::ReminderPolicy,
 };
@@ -66,10 +67,21 @@ impl Host {
     /// claimed of the outbox when it last stopped is taken back, the bot's pending moves are
     /// queued, the scheduler and the web pages (if configured) run until `stop`.
     ///
+    /// A boxed future, so that its code is compiled here (see the crate's note): an `async
+    /// fn`'s body is compiled where it is awaited.
+    ///
     /// # Errors
     /// When the bot's or the analyses' threads cannot start, the store cannot be read, or
     /// the web server's address cannot be listened on.
-    pub async fn start(sql: SqlStore, options: Options, stop: &Shutdown) -> anyhow::Result<Host> {
+    pub fn start(
+        sql: SqlStore,
+        options: Options,
+        stop: &Shutdown,
+    ) -> BoxFuture<'static, anyhow::Result<Host>> {
+        Box::pin(Self::started(sql, options, stop.clone()))
+    }
+
+    async fn started(sql: SqlStore, options: Options, stop: Shutdown) -> anyhow::Result<Host> {
         let Options {
             catalog,
             public_url,
@@ -148,7 +160,6 @@ impl Host {
                 if let Some(library) = service.custom_library() {
                     web.use_custom_variants(library);
                 }
-                let stop = stop.clone();
                 Some(tokio::spawn(
                     web.serve(listener, async move { stop.requested().await }),
                 ))
@@ -178,31 +189,30 @@ impl Host {
     ///
     /// # Errors
     /// When the console's files cannot be written.
-    pub async fn console(
+    pub fn console(
         &self,
         as_player: Option<String>,
         data_dir: &Path,
         theme: render::Theme,
         size: u32,
         stop: Shutdown,
-    ) -> anyhow::Result<()> {
+    ) -> BoxFuture<'static, anyhow::Result<()>> {
         let announcements = bot_core::outbox::Announcements::new(
             self.service.clone(),
             &[bot_core::model::Platform::Console],
         );
-        console::Console::new(self.service.clone(), as_player, data_dir, theme, size)
-            .with_announcements(announcements)
-            .run(stop)
-            .await
+        let console = console::Console::new(self.service.clone(), as_player, data_dir, theme, size)
+            .with_announcements(announcements);
+        Box::pin(console.run(stop))
     }
 
     /// Stops what runs beside the service and closes the store. Every acknowledged move is
     /// already durable, so this is all the cleanup there is.
-    pub async fn close(self) {
+    pub fn close(self) -> BoxFuture<'static, ()> {
         self.scheduler.abort();
         if let Some(web) = self.web {
             web.abort();
         }
-        self.sql.close().await;
+        Box::pin(async move { self.sql.close().await })
     }
 }

@@ -84,20 +84,26 @@ pub(crate) fn first_word(text: &str) -> String {
 
 /// Logs in (or restores the saved session) and answers until `stop` completes.
 ///
+/// Boxed, with a boxed `stop`, so that the adapter's code is compiled in this crate (an
+/// `async fn` or a generic one is compiled where it is awaited: in the binary, after
+/// everything else).
+///
 /// # Errors
 /// See [`MatrixError`].
-pub async fn run(
+pub fn run(
     config: MatrixConfig,
     games: Arc<dyn Games>,
     catalog: Arc<Catalog>,
     renderer: Arc<render::Renderer>,
     theme: render::Theme,
     health: bot_core::metrics::Health,
-    stop: impl Future<Output = ()>,
-) -> Result<(), MatrixError> {
-    let bot = MatrixBot::connect(&config, games, catalog, renderer)
-        .await?
-        .with_theme(theme)
-        .with_health(health);
-    bot.run_with_announcements(stop).await
+    stop: bot_core::service::BoxFuture<'static, ()>,
+) -> bot_core::service::BoxFuture<'static, Result<(), MatrixError>> {
+    Box::pin(async move {
+        let bot = MatrixBot::connect(&config, games, catalog, renderer)
+            .await?
+            .with_theme(theme)
+            .with_health(health);
+        bot.run_with_announcements(stop).await
+    })
 }
