@@ -75,7 +75,8 @@ fn main() {
         let texts = [
             "!fb games",
             "!fb history",
-            "!fb rules chess",
+            // Text answers only (`rules` answers with a picture of the start since issue 30).
+            "!fb help",
             "!fb moves e7",
         ];
         let mut latency = Latency::default();
