@@ -282,8 +282,7 @@ async fn run_matrix(config: MatrixConfig, s: Shared, theme: render::Theme) -> an
         config.homeserver,
         config.state_dir.display()
     );
-    let stop = s.stop.clone();
-    let stopped = Box::pin(async move { stop.requested().await });
+    let stopped = s.stop.stopping();
     bot_matrix::run(
         config, s.games, s.catalog, s.renderer, theme, s.health, stopped,
     )
@@ -306,8 +305,7 @@ async fn run_discord(config: DiscordConfig, s: Shared) -> anyhow::Result<()> {
             _ => "globally".into(),
         }
     );
-    let stop = s.stop.clone();
-    let stopped = Box::pin(async move { stop.requested().await });
+    let stopped = s.stop.stopping();
     bot_discord::run(config, s.games, s.catalog, s.renderer, s.health, stopped)
         .await
         .context("Discord stopped")

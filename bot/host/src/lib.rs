@@ -138,10 +138,7 @@ impl Host {
         let scheduler = tokio::spawn(bot_core::scheduler::run(
             service.clone(),
             scheduler_interval,
-            {
-                let stop = stop.clone();
-                async move { stop.requested().await }
-            },
+            stop.stopping(),
         ));
         let web = match web {
             None => None,
@@ -160,9 +157,7 @@ impl Host {
                 if let Some(library) = service.custom_library() {
                     web.use_custom_variants(library);
                 }
-                Some(tokio::spawn(
-                    web.serve(listener, async move { stop.requested().await }),
-                ))
+                Some(tokio::spawn(web.serve(listener, stop.stopping())))
             }
         };
         Ok(Host {

@@ -48,4 +48,11 @@ impl Shutdown {
         let mut rx = self.0.clone();
         let _ = rx.wait_for(Option::is_some).await;
     }
+
+    /// [`Shutdown::requested`] as a future of its own, for a task or an adapter that runs
+    /// until the stop (boxed: see the crate's note on where code is compiled).
+    pub fn stopping(&self) -> bot_core::service::BoxFuture<'static, ()> {
+        let stop = self.clone();
+        Box::pin(async move { stop.requested().await })
+    }
 }

@@ -110,8 +110,8 @@ fn offer(
     }))
 }
 
-/// The columns of a game row without seats and moves, in the aliases `game_columns!` uses.
-fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError> {
+/// A game row's own columns (no moves, no seats), in the aliases `game_columns!` uses.
+fn game_columns(row: &AnyRow) -> Result<GameRecord, StoreError> {
     Ok(GameRecord {
         id: GameId(get(row, "id")?),
         variant: get(row, "variant")?,
@@ -151,7 +151,7 @@ fn game_without_seats(row: &AnyRow) -> Result<GameRecord, StoreError> {
 /// `[[seat, platform, user], …]`), checked so that a gap in either is [`StoreError::Corrupt`]
 /// (a missing ply would silently change the position replayed from the moves).
 pub(crate) fn game(row: &AnyRow) -> Result<GameRecord, StoreError> {
-    let mut game = game_without_seats(row)?;
+    let mut game = game_columns(row)?;
     let moves: String = get(row, "moves")?;
     let (first, last, moves): (Option<i64>, Option<i64>, Vec<String>) =
         serde_json::from_str(&moves)

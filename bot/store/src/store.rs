@@ -36,9 +36,8 @@ use crate::{
     outbox, ratings,
 };
 
-/// The columns of `games g`, aliased to the names [`codec::game`] reads, followed by the
-/// game's moves and seats aggregated into one JSON text each (`{moves}` and `{seats}`, see
-/// [`game_select`]).
+/// The columns of `games g`, aliased to the names [`codec::game`] reads (its moves and seats
+/// are added by [`game_select`]).
 macro_rules! game_columns {
     () => {
         "g.id AS id, g.variant AS variant, g.options AS options, \
