@@ -251,9 +251,15 @@ impl<'a> Target<'a> {
                     ephemeral: out.ephemeral,
                     known: &self.followups,
                 };
+                let findable = !out.ephemeral && hook.interaction.is_some();
                 let sent = followup::post(&rest, policy, hook, message, false).await?;
                 let sent = send::message_id(sent.as_ref());
-                answered = Answered::Followup;
+                answered = match answered {
+                    Answered::Original | Answered::Followup { findable: true } => {
+                        Answered::Followup { findable }
+                    }
+                    Answered::Followup { findable: false } => answered,
+                };
                 self.followups.extend(sent);
                 self.last_sent = sent.map(|m| crate::edits::Sent::Webhook {
                     app,
@@ -292,22 +298,28 @@ impl<'a> Target<'a> {
 }
 
 /// Where an interaction's answer went: all of it into the interaction's original message,
-/// or some of it into followups.
+/// or some of it into followups, each of them findable in the channel or not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Answered {
     Original,
-    Followup,
+    Followup {
+        /// Every followup is public and names its interaction, so a sender can find it in the
+        /// channel.
+        findable: bool,
+    },
 }
 
 impl Answered {
-    /// How it was sent, for its delivery report. The original answer shows once however
-    /// often it is given: the outbox's sender reads the original before answering again
-    /// ([`via_handle`]), and finds it there. A followup may be listed nowhere (an ephemeral
-    /// one), so its report is written before anything else is sent.
+    /// How it was sent, for its delivery report. What a sender finds shown shows once however
+    /// often it is given, so its report may ride on the next write: the original answer (the
+    /// sender reads it before answering again, [`via_handle`]) and public followups (looked
+    /// for in the channel first, [`followup::post`]; past the token, [`answer_shown`]). An
+    /// ephemeral followup is listed nowhere, so its report is written before anything else
+    /// is sent.
     fn sent(self) -> Sent {
         match self {
-            Answered::Original => Sent::UnderKey,
-            Answered::Followup => Sent::Once,
+            Answered::Original | Answered::Followup { findable: true } => Sent::UnderKey,
+            Answered::Followup { findable: false } => Sent::Once,
         }
     }
 }
@@ -816,11 +828,27 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
                 return Attempt::Failed(format!("no Discord channel: {}", env.room().room));
             };
             let out = outgoing(bot, &reply, false).await;
-            let r = send::post_message_id(
+            // A public answer the interaction showed before its report was written is not
+            // posted again.
+            let shown = match &given {
+                Some(h) if answers_here && env.reply.audience == Audience::Room => {
+                    match answer_shown(bot, http, h, channel_of(&env.place), &out).await {
+                        Ok(n) => n,
+                        Err(e) => return attempt_of(Err(e), None),
+                    }
+                }
+                _ => 0,
+            };
+            if shown > 0 && shown == out.parts().len() {
+                tracing::info!(key = %env.key, "an interaction's answer was shown before its token ran out: not posted again");
+                return Attempt::DeliveredUnderKey;
+            }
+            let r = send::post_parts_from(
                 http,
                 bot.retry,
                 serenity::ChannelId::new(c),
                 &out,
+                shown,
                 None,
                 Some(&env.key),
             )
@@ -860,6 +888,28 @@ pub(crate) async fn send_entry(bot: &Bot, http: &serenity::Http, entry: Entry) -
             Attempt::Delivered
         }
     }
+}
+
+/// How many of `out`'s parts the interaction of `h` shows already in its `channel`, its token
+/// past (see [`followup::parts_shown`]).
+async fn answer_shown(
+    bot: &Bot,
+    http: &serenity::Http,
+    h: &Handle,
+    channel: Option<u64>,
+    out: &Outgoing,
+) -> Result<usize, SendError> {
+    let Some(hook) = Hook::of(h, channel) else {
+        return Ok(0);
+    };
+    let parts = out.parts();
+    let texts: Vec<&str> = parts.iter().map(|p| p.content.as_str()).collect();
+    let rest = Rest::of(http);
+    let shown = send::retrying(bot.retry, "looking for an answer shown before", || {
+        followup::parts_shown(&rest, hook, &texts)
+    })
+    .await?;
+    Ok(shown.unwrap_or(0))
 }
 
 /// What an interaction's original answer shows.

@@ -126,8 +126,21 @@ async fn shown(
     hook: Hook<'_>,
     message: &Followup<'_>,
 ) -> Result<Option<Value>, Failure> {
+    Ok(interaction_messages(rest, hook)
+        .await?
+        .into_iter()
+        .find(|m| {
+            m["content"].as_str() == Some(message.content)
+                && send::message_id(Some(m)).is_some_and(|id| !message.known.contains(&id))
+        }))
+}
+
+/// The messages `hook`'s interaction shows among its channel's latest (its public original
+/// answer and followups), oldest first; none when the hook does not name its interaction and
+/// channel.
+async fn interaction_messages(rest: &Rest, hook: Hook<'_>) -> Result<Vec<Value>, Failure> {
     let (Some(interaction), Some(channel)) = (hook.interaction, hook.channel) else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let latest = rest
         .call(
@@ -137,15 +150,51 @@ async fn shown(
         )
         .await?;
     let interaction = interaction.to_string();
-    Ok(latest.as_array().and_then(|list| {
-        list.iter()
-            .find(|m| {
-                m["interaction_metadata"]["id"].as_str() == Some(interaction.as_str())
-                    && m["content"].as_str() == Some(message.content)
-                    && send::message_id(Some(m)).is_some_and(|id| !message.known.contains(&id))
-            })
-            .cloned()
-    }))
+    let mut found: Vec<Value> = latest
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["interaction_metadata"]["id"].as_str() == Some(interaction.as_str()))
+        .cloned()
+        .collect();
+    // Discord lists the newest first.
+    found.reverse();
+    Ok(found)
+}
+
+/// How many of a public answer's leading `parts` (their texts, in order) `hook`'s interaction
+/// shows already in its channel: for the sender past the interaction's token, which posts
+/// in the channel what the interaction did not show, so that an answer shown before its
+/// report was written (a kill -9 in between, a 5xx on every try that Discord carried out) is
+/// not posted a second time. A channel the bot may not read counts as showing nothing (the
+/// answer is posted, and may show twice: logged).
+///
+/// # Errors
+/// A failure that may pass (a 5xx, a rate limit, the network): not known yet, so the sender
+/// tries again later rather than risk a second message.
+pub(crate) async fn parts_shown(
+    rest: &Rest,
+    hook: Hook<'_>,
+    parts: &[&str],
+) -> Result<usize, Failure> {
+    let messages = match interaction_messages(rest, hook).await {
+        Ok(m) => m,
+        Err(e) if e.transient() => return Err(e),
+        Err(e) => {
+            tracing::warn!(
+                "cannot read the channel to find an answer shown before ({e}): sent again"
+            );
+            return Ok(0);
+        }
+    };
+    let mut texts = messages
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default());
+    // The parts were sent in order: each is looked for after the one before.
+    Ok(parts
+        .iter()
+        .take_while(|part| texts.any(|t| t == **part))
+        .count())
 }
 
 #[cfg(test)]
@@ -351,5 +400,46 @@ mod against_the_fake {
         );
         a.post(&a.ix, "second", true, &[]).await;
         assert_eq!(a.shown(a.ix.0, "second"), 1);
+    }
+
+    /// [`parts_shown`] for `ix`'s answer made of `parts`.
+    async fn parts_of(a: &Answered, ix: &(u64, String), parts: &[&str]) -> Result<usize, Failure> {
+        let app = ids::APPLICATION.to_string();
+        let hook = Hook {
+            app: &app,
+            token: &ix.1,
+            interaction: Some(ix.0),
+            channel: Some(ids::GENERAL),
+        };
+        parts_shown(&a.rest, hook, parts).await
+    }
+
+    #[tokio::test]
+    async fn past_the_token_the_parts_an_interaction_showed_are_counted_in_order() {
+        let a = Answered::start().await;
+        // The original says "first"; nothing else shows yet.
+        assert_eq!(parts_of(&a, &a.ix, &["first", "second"]).await.unwrap(), 1);
+        assert_eq!(parts_of(&a, &a.ix, &["second"]).await.unwrap(), 0);
+        a.post(&a.ix, "second", false, &[]).await;
+        assert_eq!(parts_of(&a, &a.ix, &["first", "second"]).await.unwrap(), 2);
+        // Counted in the order they were sent: a later part shown alone does not count.
+        assert_eq!(parts_of(&a, &a.ix, &["zeroth", "first"]).await.unwrap(), 0);
+        // Another interaction's messages are not this one's.
+        let other = Answered::answer(&a.fake, &a.rest).await;
+        assert_eq!(parts_of(&a, &other, &["first", "second"]).await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_channel_that_cannot_be_read_shows_nothing_and_a_5xx_is_not_known_yet() {
+        let a = Answered::start().await;
+        let reads = |m: &str, r: &str| m == "GET" && r.ends_with("/messages");
+        a.fake
+            .fail_requests(reads, DiscordError::missing_access(), Some(1));
+        assert_eq!(parts_of(&a, &a.ix, &["first"]).await.unwrap(), 0);
+        a.fake
+            .fail_requests(reads, DiscordError::internal_server_error(), Some(1));
+        let e = parts_of(&a, &a.ix, &["first"]).await.unwrap_err();
+        assert!(e.transient(), "{e}");
+        assert_eq!(parts_of(&a, &a.ix, &["first"]).await.unwrap(), 1);
     }
 }

@@ -414,10 +414,24 @@ pub(crate) async fn post_message_id(
     dm_user: Option<u64>,
     key: Option<&Key>,
 ) -> Result<Option<u64>, SendError> {
+    post_parts_from(http, policy, channel, out, 0, dm_user, key).await
+}
+
+/// [`post_message_id`] from part `from` on (the parts before it are shown already); each
+/// part keeps its own nonce.
+pub(crate) async fn post_parts_from(
+    http: &serenity::Http,
+    policy: Retry,
+    channel: serenity::ChannelId,
+    out: &Outgoing,
+    from: usize,
+    dm_user: Option<u64>,
+    key: Option<&Key>,
+) -> Result<Option<u64>, SendError> {
     let rest = Rest::of(http);
     let path = format!("channels/{channel}/messages");
     let mut last = None;
-    for (i, part) in out.parts().iter().enumerate() {
+    for (i, part) in out.parts().iter().enumerate().skip(from) {
         let body = out.body(part, nonce(key, i));
         let sent = retrying(policy, "a channel message", || {
             rest.call(reqwest::Method::POST, &path, &body)

@@ -308,6 +308,29 @@ async fn past_the_token_a_503_on_the_interaction_goes_to_the_channel_once_by_non
     );
 }
 
+#[tokio::test]
+async fn past_the_token_an_answer_discord_showed_before_its_report_is_not_posted_again() {
+    // Discord carries out every edit of the "thinking…" original and answers 500, so the
+    // command never learns that its answer is shown (as a process killed before its report
+    // never does); the sender comes after the token: it finds the answer in the channel.
+    let bot = start(Duration::ZERO).await;
+    let fake = &bot.fake;
+    start_game(fake).await;
+    fake.fail_after_doing(answers, DiscordError::internal_server_error(), None);
+    e4(fake);
+    let m = told_once(&bot, Duration::from_secs(10)).await;
+    assert!(m.interaction_id().is_some(), "the interaction's own answer");
+    let posts = fake.inspect(|r| {
+        r.requests()
+            .iter()
+            .filter(|q| {
+                q.method == "POST" && q.route == format!("channels/{}/messages", ids::GENERAL)
+            })
+            .count()
+    });
+    assert_eq!(posts, 0, "nothing posted in the channel");
+}
+
 /// A 429 on the followups of `form`, the window opened by a first followup: the move's
 /// announcement waits at least what was asked, asks once, and is told once.
 async fn rate_limited(form: RetryAfterIn, global: bool, window: Duration) {

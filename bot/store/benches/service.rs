@@ -24,8 +24,9 @@
 //! the timed path. The tables' rooms are Matrix rooms, whose messages are sent under their
 //! entry's key, so the report is queued and written by the next move's transaction
 //! (`bot/store/src/delivery.rs`); `FAIRYBOT_BENCH_REPORT=now` reports as a Discord
-//! interaction's followup is reported, written before the report returns (its first answer is
-//! reported as a keyed message is, see `bot/discord/src/deliver.rs`).
+//! interaction's ephemeral followup or a console line is reported, written before the report
+//! returns (its public answers are reported as a keyed message is, see
+//! `bot/discord/src/deliver.rs`).
 //! `scripts/bench-alternate` runs two builds of this bench alternately to compare them
 //! (docs/src/measurements.md).
 //!
@@ -223,8 +224,8 @@ async fn one_move(
 
 /// How the benchmark's adapter reports a reply it delivered: as the Matrix adapter does (the
 /// tables' rooms are Matrix rooms), under the entry's key, which the store writes with its next
-/// write; with `FAIRYBOT_BENCH_REPORT=now`, as a Discord interaction's followup is reported,
-/// written before the report returns.
+/// write; with `FAIRYBOT_BENCH_REPORT=now`, as a Discord interaction's ephemeral followup is
+/// reported, written before the report returns.
 fn report_attempt() -> bot_core::outbox::Attempt {
     match std::env::var("FAIRYBOT_BENCH_REPORT").as_deref() {
         Ok("now") => bot_core::outbox::Attempt::Delivered,

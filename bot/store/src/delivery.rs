@@ -17,10 +17,11 @@
 //!   [`FLUSH_AFTER`]. A process killed in between sends those replies again after its
 //!   restart, under the same keys, and the platform shows each once (Discord keeps a nonce
 //!   for a few minutes, far longer than [`FLUSH_AFTER`] and a restart; a Discord interaction's
-//!   original answer is read back by the sender before it answers again). This is the command
-//!   path of Matrix, of Discord's channel messages and of a slash command's first answer: no
-//!   write of its own per reply.
-//! - [`Settled::Delivered`] (a Discord interaction's followup, a line printed at a console):
+//!   public answers are looked for by the sender before it answers again). This is the
+//!   command path of Matrix, of Discord's channel messages and of a slash command's public
+//!   answers: no write of its own per reply.
+//! - [`Settled::Delivered`] (a Discord interaction's ephemeral followup, a line printed at a
+//!   console):
 //!   written before `settle` returns, in one statement with every report queued meanwhile, or
 //!   carried by a move that took the queue first. Left queued, a kill -9 would show the
 //!   answer twice (our own kill test did, `bot/app/tests/discord_kill.rs`).
