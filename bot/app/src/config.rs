@@ -160,6 +160,10 @@ pub struct WebConfig {
     /// How often, in milliseconds, the games being watched are read again for moves made by
     /// other processes on the same database (50 to 60000; default 500).
     pub poll_ms: Option<u64>,
+    /// The server's threads (1 to 16; default 2).
+    pub threads: Option<usize>,
+    /// Their nice value, 0 (the commands' priority) to 19 (default 10).
+    pub nice: Option<i32>,
 }
 
 /// Clocks: how often deadlines are checked, and when players are reminded.
@@ -560,6 +564,22 @@ impl Config {
             }
             config.poll = std::time::Duration::from_millis(ms);
         }
+        if let Some(n) = w.threads {
+            if !(1..=16).contains(&n) {
+                bail!("[web] threads = {n} is out of range: 1 to 16 (default 2)");
+            }
+            config.priority.threads = n;
+        }
+        if let Some(n) = w.nice {
+            if !(0..=19).contains(&n) {
+                bail!(
+                    "[web] nice = {n} is out of range: 0 (the commands' priority) to 19 (the \
+                     lowest; default {})",
+                    bot_web::apart::DEFAULT_NICE
+                );
+            }
+            config.priority.nice = n;
+        }
         Ok(Some(config))
     }
 
@@ -818,7 +838,7 @@ mod tests {
     #[test]
     fn the_web_server_is_off_by_default_and_each_bad_value_names_its_key() {
         assert!(Config::default().validate().unwrap().web.is_none());
-        let w = parse("[web]\nlisten = \"127.0.0.1:8080\"\npublic_url = \"https://chess.example.org/\"\npoll_ms = 200")
+        let w = parse("[web]\nlisten = \"127.0.0.1:8080\"\npublic_url = \"https://chess.example.org/\"\npoll_ms = 200\nthreads = 1\nnice = 0")
             .validate()
             .unwrap()
             .web
@@ -826,6 +846,13 @@ mod tests {
         assert_eq!(w.listen.port(), 8080);
         assert_eq!(w.public_url.as_deref(), Some("https://chess.example.org"));
         assert_eq!(w.poll, std::time::Duration::from_millis(200));
+        assert_eq!(
+            w.priority,
+            bot_web::Priority {
+                threads: 1,
+                nice: 0
+            }
+        );
         for (text, says) in [
             (
                 "listen = \"8080\"",
@@ -840,6 +867,14 @@ mod tests {
                 "[web] poll_ms = 10 is out of range",
             ),
             ("public_url = \"https://x.org\"", "set listen"),
+            (
+                "listen = \"127.0.0.1:1\"\nthreads = 0",
+                "[web] threads = 0 is out of range",
+            ),
+            (
+                "listen = \"127.0.0.1:1\"\nnice = 20",
+                "[web] nice = 20 is out of range",
+            ),
         ] {
             let e = parse(&format!("[web]\n{text}"))
                 .validate()

@@ -59,7 +59,7 @@ pub struct Host {
     sql: SqlStore,
     health: bot_web::Health,
     scheduler: tokio::task::JoinHandle<()>,
-    web: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    web: Option<bot_web::Apart>,
 }
 
 impl Host {
@@ -143,21 +143,30 @@ impl Host {
         let web = match web {
             None => None,
             Some(web_config) => {
-                let listener = tokio::net::TcpListener::bind(web_config.listen)
-                    .await
-                    .with_context(|| {
+                let listener = std::net::TcpListener::bind(web_config.listen).with_context(|| {
                         format!(
                             "cannot listen on [web] listen = \"{}\" (in use, or not an address of this machine)",
                             web_config.listen
                         )
                     })?;
                 tracing::info!("web pages at http://{}", web_config.listen);
-                let web =
-                    bot_web::Web::new(store, catalog, metrics, health.clone(), changes, web_config);
+                let web = bot_web::Web::new(
+                    store,
+                    catalog,
+                    metrics,
+                    health.clone(),
+                    changes,
+                    web_config.clone(),
+                );
                 if let Some(library) = service.custom_library() {
                     web.use_custom_variants(library);
                 }
-                Some(tokio::spawn(web.serve(listener, stop.stopping())))
+                // Threads of its own, below the commands (see `bot_web::apart`).
+                let priority = web_config.priority;
+                Some(
+                    web.serve_apart(listener, stop.stopping(), priority)
+                        .context("cannot start the web server's threads")?,
+                )
             }
         };
         Ok(Host {
@@ -205,9 +214,12 @@ impl Host {
     /// already durable, so this is all the cleanup there is.
     pub fn close(self) -> BoxFuture<'static, ()> {
         self.scheduler.abort();
-        if let Some(web) = self.web {
-            web.abort();
-        }
-        Box::pin(async move { self.sql.close().await })
+        Box::pin(async move {
+            self.sql.close().await;
+            // After the store: its connections may have been made on the web's threads.
+            if let Some(web) = self.web {
+                web.stop();
+            }
+        })
     }
 }

@@ -2,18 +2,37 @@
 //!
 //! 1. the command path's latency (a move through the service, 2,000 moves over 100 live
 //!    games) without the web server being watched;
-//! 2. the same while 1,000 event streams are open on one game, a page is fetched
-//!    continuously, and moves are made in the watched game: the moves' p99 against (1);
+//! 2. the same while 1,000 event streams are open on one game, game pages are fetched
+//!    continuously, and moves are made in the watched game one after another: the moves'
+//!    p99 against (1). (1) and (2) alternate, [`ROUNDS`] times each, so both see the same
+//!    machine; the medians of the rounds' p99s are compared;
 //! 3. the fan-out: from the start of each move's command in the watched game to its update
 //!    reaching each of the 1,000 streams (p50, p95, max);
-//! 4. page response times (game pages of the 100 live games) under that load;
+//! 4. page response times (game pages of 100 live games) under that load;
 //! 5. the animated replay of a 100-move Toulousain game at the default size: time and bytes.
 //!
+//! The server runs as the service runs it ([`bot_web::Web::serve_apart`]: threads of its
+//! own, below the commands' priority). The watchers (streams and page fetches) stand for
+//! other machines: they run on threads of their own at the lowest priority, so that on this
+//! machine they take only what the server and the commands leave.
+//!
+//! The store is SQLite in a file under cargo's target tmp dir (the service's default, a move
+//! fsynced before its reply), or the in-memory one with `FAIRYBOT_BENCH_STORE=memory`.
+//!
 //! `cargo bench -p bot-web --bench web` (release, one run; medians and percentiles printed).
-//! The store is the in-memory one: this measures the web server, not the database.
+//!
+//! To find where the time goes (docs/src/web.md, "Measured"): `FAIRYBOT_BENCH_WEB=same`
+//! serves on the commands' runtime as before `serve_apart`; `FAIRYBOT_BENCH_WEB_NICE` and
+//! `FAIRYBOT_BENCH_WEB_THREADS` set the server's [`bot_web::Priority`];
+//! `FAIRYBOT_BENCH_WATCHER_THREADS` the watchers' threads; `FAIRYBOT_BENCH_STREAMS` how many
+//! streams are opened; `FAIRYBOT_BENCH_PAGES=0` and `FAIRYBOT_BENCH_FAN=0` leave out the page
+//! fetches or the watched game's moves.
 
 use std::{
-    sync::Arc,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicUsize, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -37,8 +56,10 @@ const LINE: [&str; 20] = [
 ];
 const GAMES: usize = 100;
 const STREAMS: usize = 1000;
-
-type Store = Watched<MemoryStore>;
+/// Rounds of (1) and (2), alternating.
+const ROUNDS: usize = 5;
+/// The watched game's pause between two moves (a move's fan-out done).
+const FAN_PAUSE: Duration = Duration::from_millis(100);
 
 fn player(name: &str) -> Actor {
     Actor::new(
@@ -59,7 +80,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-async fn new_games(store: &Store, catalog: &Catalog, n: usize) -> Vec<GameId> {
+async fn new_games<S: GameStore>(store: &S, catalog: &Catalog, n: usize) -> Vec<GameId> {
     let start = rules::fen::write(&Position::start(&catalog.get("chess").unwrap()));
     let mut ids = Vec::new();
     for _ in 0..n {
@@ -82,7 +103,10 @@ async fn new_games(store: &Store, catalog: &Catalog, n: usize) -> Vec<GameId> {
 }
 
 /// Plays the line in every game, a move in each game in turn; the latency of each move.
-async fn play_rounds(svc: &GameService<Store, SystemClock>, games: &[GameId]) -> Vec<f64> {
+async fn play_rounds<S: GameStore + Clone + Send + Sync + 'static>(
+    svc: &GameService<S, SystemClock>,
+    games: &[GameId],
+) -> Vec<f64> {
     let (white, black) = (player("alice"), player("bob"));
     let place = Place::room(Platform::Matrix, "!room:example.org");
     let mut out = Vec::new();
@@ -98,6 +122,32 @@ async fn play_rounds(svc: &GameService<Store, SystemClock>, games: &[GameId]) ->
         }
     }
     out
+}
+
+/// A pseudo-random legal chess game of `plies` moves that does not end (fixed seed), in SAN:
+/// the watched game's moves.
+fn watched_line(catalog: &Catalog, plies: usize) -> Vec<String> {
+    let variant = catalog.get("chess").unwrap();
+    let mut seed = 29u64;
+    'game: loop {
+        let mut pos = Position::start(&variant);
+        let mut line = Vec::with_capacity(plies);
+        while line.len() < plies {
+            let moves = pos.legal_moves();
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let Some(&m) = moves.get((seed >> 33) as usize % moves.len().max(1)) else {
+                continue 'game;
+            };
+            line.push(rules::notation::san(&pos, m));
+            pos.play_unchecked(m);
+            if pos.outcome().is_some() {
+                continue 'game;
+            }
+        }
+        return line;
+    }
 }
 
 /// One raw event-stream client: sends `Instant`s of each update it reads after the first.
@@ -149,13 +199,43 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(run());
+    // The watchers stand for other machines: their own threads, at the lowest priority, so
+    // that on this machine's two cores they take what the server leaves.
+    let watchers = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(
+            std::env::var("FAIRYBOT_BENCH_WATCHER_THREADS").map_or(2, |n| n.parse().unwrap()),
+        )
+        .thread_name("watchers")
+        .on_thread_start(|| bot_core::opponent::yield_to_commands(19))
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    rt.block_on(async {
+        let changes = GameChanges::new();
+        if std::env::var("FAIRYBOT_BENCH_STORE").as_deref() == Ok("memory") {
+            println!("store: in memory");
+            let store = Watched::new(MemoryStore::new(), changes.clone());
+            run(store, changes, watchers.handle().clone()).await;
+        } else {
+            println!("store: SQLite in {}", dir.path().display());
+            let sql = bot_store::SqlStore::open_sqlite(dir.path().join("bench.db"))
+                .await
+                .unwrap();
+            let store = Watched::new(sql.clone(), changes.clone());
+            run(store, changes, watchers.handle().clone()).await;
+            sql.close().await;
+        }
+    });
+    watchers.shutdown_background();
     gif_bench();
 }
 
-async fn run() {
-    let changes = GameChanges::new();
-    let store = Watched::new(MemoryStore::new(), changes.clone());
+async fn run<S: GameStore + Clone + Send + Sync + 'static>(
+    store: Watched<S>,
+    changes: GameChanges,
+    watchers: tokio::runtime::Handle,
+) {
     let catalog = Arc::new(Catalog::builtin());
     let metrics = Arc::new(Metrics::new());
     let svc = Arc::new(GameService::new(
@@ -171,42 +251,65 @@ async fn run() {
         changes,
         WebConfig::new("127.0.0.1:0".parse().unwrap()),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    // As the service runs it (`bot-host`): on threads of its own, below the commands.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(web.clone().serve(listener, std::future::pending()));
+    let mut priority = bot_web::Priority::default();
+    if let Ok(n) = std::env::var("FAIRYBOT_BENCH_WEB_NICE") {
+        priority.nice = n.parse().unwrap();
+    }
+    if let Ok(n) = std::env::var("FAIRYBOT_BENCH_WEB_THREADS") {
+        priority.threads = n.parse().unwrap();
+    }
+    let same = std::env::var("FAIRYBOT_BENCH_WEB").as_deref() == Ok("same");
+    let server = if same {
+        listener.set_nonblocking(true).unwrap();
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+        tokio::spawn(web.clone().serve(listener, std::future::pending()));
+        None
+    } else {
+        Some(
+            web.clone()
+                .serve_apart(listener, std::future::pending(), priority)
+                .unwrap(),
+        )
+    };
 
-    // 1. The command path alone.
-    let quiet = new_games(&store, &catalog, GAMES).await;
-    let mut alone = play_rounds(&svc, &quiet).await;
-
-    // The watched game and its 1,000 streams.
-    let busy = new_games(&store, &catalog, GAMES).await;
+    // The 100 live games whose pages are fetched, the watched game and its 1,000 streams.
+    let live = new_games(&store, &catalog, GAMES).await;
     let watched = new_games(&store, &catalog, 1).await[0];
-    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(STREAMS);
-    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel();
-    for _ in 0..STREAMS {
-        tokio::spawn(stream_client(
+    let streams: usize =
+        std::env::var("FAIRYBOT_BENCH_STREAMS").map_or(STREAMS, |n| n.parse().unwrap());
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(streams.max(1));
+    let (seen_tx, seen_rx) = tokio::sync::mpsc::unbounded_channel();
+    for _ in 0..streams {
+        watchers.spawn(stream_client(
             addr,
             watched,
             ready_tx.clone(),
             seen_tx.clone(),
         ));
     }
-    for _ in 0..STREAMS {
+    for _ in 0..streams {
         ready_rx.recv().await.unwrap();
     }
-    println!("{STREAMS} event streams open on game {watched}");
+    println!("{streams} event streams open on game {watched}");
 
-    // Pages fetched continuously while the moves are made.
-    let client = reqwest::Client::new();
-    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // Pages fetched while `fetching` says so.
+    let fetching = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
     let pages = {
-        let (client, stop, busy) = (client.clone(), stop.clone(), busy.clone());
-        tokio::spawn(async move {
+        let (fetching, done) = (fetching.clone(), done.clone());
+        watchers.spawn(async move {
+            let client = reqwest::Client::new();
             let mut times = Vec::new();
             let mut i = 0;
-            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                let g = busy[i % busy.len()];
+            while !done.load(Ordering::Relaxed) {
+                if !fetching.load(Ordering::Relaxed) {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    continue;
+                }
+                let g = live[i % live.len()];
                 i += 1;
                 let t = Instant::now();
                 let r = client
@@ -221,54 +324,115 @@ async fn run() {
             times
         })
     };
-    // 3. Moves in the watched game, each fanned out to every stream.
-    let fan = {
-        let svc = svc.clone();
-        tokio::spawn(async move {
-            let (white, black) = (player("alice"), player("bob"));
-            let place = Place::room(Platform::Matrix, "!room:example.org");
-            let mut lat = Vec::new();
-            for (i, mv) in LINE.iter().enumerate() {
-                let who = if i % 2 == 0 { &white } else { &black };
-                let t = Instant::now();
-                svc.handle_text(who, &place, &format!("move #{} {mv}", watched.0))
-                    .await;
-                for _ in 0..STREAMS {
-                    let at = tokio::time::timeout(Duration::from_secs(10), seen_rx.recv())
-                        .await
-                        .expect("every stream sees the move")
-                        .unwrap();
-                    lat.push(ms(at.saturating_duration_since(t)));
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            lat
-        })
-    };
-    // 2. The command path under that load.
-    let mut loaded = play_rounds(&svc, &busy).await;
-    let mut fan = fan.await.unwrap();
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let mut pages = pages.await.unwrap();
 
-    let a99 = percentile(&mut alone, 0.99);
-    let b99 = percentile(&mut loaded, 0.99);
+    let line = Arc::new(watched_line(&catalog, 400));
+    let next_ply = Arc::new(AtomicUsize::new(0));
+    let seen_rx = Arc::new(tokio::sync::Mutex::new(seen_rx));
+    let commands = tokio::runtime::Handle::current();
+    let (mut alone_p99, mut loaded_p99) = (Vec::new(), Vec::new());
+    let (mut alone_all, mut loaded_all, mut fan_all) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 1..=ROUNDS {
+        // 1. The command path, nobody watching.
+        let quiet = new_games(&store, &catalog, GAMES).await;
+        let mut alone = play_rounds(&svc, &quiet).await;
+        // 2. The same, with pages fetched and the watched game's moves fanned out.
+        let busy = new_games(&store, &catalog, GAMES).await;
+        let off = |what: &str| std::env::var(what).as_deref() == Ok("0");
+        fetching.store(!off("FAIRYBOT_BENCH_PAGES"), Ordering::Relaxed);
+        let fanning = Arc::new(AtomicBool::new(!off("FAIRYBOT_BENCH_FAN")));
+        // 3. The watched game's moves are commands (the service's runtime); counting what
+        // the streams saw is the watchers' work.
+        let fan = {
+            let (svc, fanning, line, next_ply, seen_rx, commands) = (
+                svc.clone(),
+                fanning.clone(),
+                line.clone(),
+                next_ply.clone(),
+                seen_rx.clone(),
+                commands.clone(),
+            );
+            watchers.spawn(async move {
+                let (white, black) = (player("alice"), player("bob"));
+                let place = Place::room(Platform::Matrix, "!room:example.org");
+                let mut seen_rx = seen_rx.lock().await;
+                let mut lat = Vec::new();
+                while fanning.load(Ordering::Relaxed) {
+                    let ply = next_ply.fetch_add(1, Ordering::Relaxed);
+                    let Some(mv) = line.get(ply).cloned() else {
+                        eprintln!("the watched game's line ran out at ply {ply}");
+                        break;
+                    };
+                    let who = if ply % 2 == 0 {
+                        white.clone()
+                    } else {
+                        black.clone()
+                    };
+                    let t = Instant::now();
+                    let (svc, place) = (svc.clone(), place.clone());
+                    commands
+                        .spawn(async move {
+                            let r = svc
+                                .handle_text(&who, &place, &format!("move #{} {mv}", watched.0))
+                                .await;
+                            assert!(r[0].board.is_some(), "{mv}: {}", r[0].text);
+                        })
+                        .await
+                        .unwrap();
+                    for _ in 0..streams {
+                        let at = tokio::time::timeout(Duration::from_secs(10), seen_rx.recv())
+                            .await
+                            .expect("every stream sees the move")
+                            .unwrap();
+                        lat.push(ms(at.saturating_duration_since(t)));
+                    }
+                    tokio::time::sleep(FAN_PAUSE).await;
+                }
+                lat
+            })
+        };
+        let mut loaded = play_rounds(&svc, &busy).await;
+        fanning.store(false, Ordering::Relaxed);
+        fetching.store(false, Ordering::Relaxed);
+        fan_all.extend(fan.await.unwrap());
+        let (a, b) = (percentile(&mut alone, 0.99), percentile(&mut loaded, 0.99));
+        println!(
+            "round {round}: command p99 alone {a:.3} ms, watched {b:.3} ms (x{:.2}); p50 {:.3} / {:.3} ms",
+            b / a,
+            percentile(&mut alone, 0.5),
+            percentile(&mut loaded, 0.5)
+        );
+        alone_p99.push(a);
+        loaded_p99.push(b);
+        alone_all.extend(alone);
+        loaded_all.extend(loaded);
+    }
+    done.store(true, Ordering::Relaxed);
+    let mut pages = pages.await.unwrap();
+    if let Some(server) = server {
+        server.stop();
+    }
+
+    let (a, b) = (
+        percentile(&mut alone_p99, 0.5),
+        percentile(&mut loaded_p99, 0.5),
+    );
     println!(
-        "command path (a move), {} moves over {GAMES} games: alone p50 {:.2} ms p99 {:.2} ms; \
-         with {STREAMS} streams, pages and fan-out: p50 {:.2} ms p99 {:.2} ms (p99 ratio {:.2})",
-        alone.len(),
-        percentile(&mut alone, 0.5),
-        a99,
-        percentile(&mut loaded, 0.5),
-        b99,
-        b99 / a99
+        "command path (a move), {} moves over {GAMES} games a round, {ROUNDS} rounds: median of the rounds' p99 \
+         alone {a:.3} ms, with {STREAMS} streams, pages and fan-out {b:.3} ms (p99 ratio {:.2}); \
+         all moves: p99 {:.3} / {:.3} ms, p50 {:.3} / {:.3} ms",
+        GAMES * LINE.len(),
+        b / a,
+        percentile(&mut alone_all, 0.99),
+        percentile(&mut loaded_all, 0.99),
+        percentile(&mut alone_all, 0.5),
+        percentile(&mut loaded_all, 0.5),
     );
     println!(
         "fan-out to {STREAMS} streams, {} deliveries (from the move's command start): p50 {:.1} ms p95 {:.1} ms max {:.1} ms",
-        fan.len(),
-        percentile(&mut fan, 0.5),
-        percentile(&mut fan, 0.95),
-        percentile(&mut fan, 1.0)
+        fan_all.len(),
+        percentile(&mut fan_all, 0.5),
+        percentile(&mut fan_all, 0.95),
+        percentile(&mut fan_all, 1.0)
     );
     println!(
         "game pages of {GAMES} live games under load, {} requests: p50 {:.2} ms p95 {:.2} ms",

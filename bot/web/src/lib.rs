@@ -7,7 +7,8 @@
 //! players and its status until it ends.
 //!
 //! Modules: [`page`] (the HTML), [`live`] (server-sent events fed by the store's
-//! [`GameChanges`] and a bounded poll for other processes), [`ops`] (health and metrics).
+//! [`GameChanges`] and a bounded poll for other processes), [`ops`] (health and metrics),
+//! [`apart`] (the server on threads of its own, below the commands' priority).
 //!
 //! Pages (all `GET`):
 //!
@@ -23,6 +24,7 @@
 
 #![warn(missing_docs)]
 
+pub mod apart;
 pub mod live;
 pub mod ops;
 pub mod page;
@@ -46,6 +48,7 @@ use bot_core::{
 use render::{Theme, animation::AnimationOptions};
 use rules::Catalog;
 
+pub use apart::{Apart, Priority};
 pub use live::Hub;
 pub use ops::Health;
 
@@ -62,16 +65,20 @@ pub struct WebConfig {
     pub poll: Duration,
     /// How the downloadable replay is drawn.
     pub animation: AnimationOptions,
+    /// The server's threads ([`Web::serve_apart`]).
+    pub priority: Priority,
 }
 
 impl WebConfig {
-    /// Listening on `listen`, no public address, a poll every 500 ms, the default replay.
+    /// Listening on `listen`, no public address, a poll every 500 ms, the default replay,
+    /// two threads at nice 10.
     pub fn new(listen: SocketAddr) -> WebConfig {
         WebConfig {
             listen,
             public_url: None,
             poll: Duration::from_millis(500),
             animation: AnimationOptions::default(),
+            priority: Priority::default(),
         }
     }
 }

@@ -230,17 +230,19 @@ impl Drop for SearchPool {
 /// behind everything else.
 pub const DEFAULT_SEARCH_NICE: i32 = 19;
 
-/// Lowers the calling thread's scheduling priority to nice value `nice`. On Linux the nice
-/// value belongs to a thread, not to the process. Elsewhere, and if the system refuses, the
-/// thread keeps its priority (searches still run, only the commands wait longer behind them).
-fn yield_to_commands(nice: i32) {
+/// Lowers the calling thread's scheduling priority to nice value `nice`: for the threads of
+/// work that may wait while a command is answered (searches, analyses, the web pages). On
+/// Linux the nice value belongs to a thread, not to the process, and threads it starts
+/// inherit it. Elsewhere, and if the system refuses, the thread keeps its priority (the work
+/// still runs, only the commands wait longer behind it).
+pub fn yield_to_commands(nice: i32) {
     #[cfg(not(target_os = "linux"))]
     let _ = nice;
     #[cfg(target_os = "linux")]
     if nice != 0
         && let Err(e) = rustix::process::setpriority_process(Some(rustix::thread::gettid()), nice)
     {
-        tracing::warn!("search thread keeps its priority: {e}");
+        tracing::warn!("a background thread keeps its priority: {e}");
     }
 }
 

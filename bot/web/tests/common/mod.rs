@@ -28,7 +28,8 @@ pub struct Server {
     pub room: Place,
     pub metrics: Arc<Metrics>,
     pub health: Health,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The server, on threads of its own as the service runs it.
+    apart: Option<bot_web::Apart>,
 }
 
 pub fn actor(name: &str) -> Actor {
@@ -75,6 +76,7 @@ impl Server {
         }
         let svc = Arc::new(svc);
         let health = Health::new();
+        let priority = config.priority;
         let web = Web::new(
             store.clone(),
             if custom {
@@ -90,12 +92,12 @@ impl Server {
         if let Some(library) = svc.custom_library() {
             web.use_custom_variants(library);
         }
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
-        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(web.clone().serve(listener, async move {
-            let _ = rx.await;
-        }));
+        let apart = web
+            .clone()
+            .serve_apart(listener, std::future::pending(), priority)
+            .unwrap();
         Server {
             store,
             svc,
@@ -104,7 +106,7 @@ impl Server {
             room: Place::room(Platform::Matrix, "!room:example.org"),
             metrics,
             health,
-            stop: Some(tx),
+            apart: Some(apart),
         }
     }
 
@@ -148,8 +150,8 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        if let Some(tx) = self.stop.take() {
-            let _ = tx.send(());
+        if let Some(apart) = self.apart.take() {
+            apart.stop();
         }
     }
 }

@@ -1,0 +1,173 @@
+//! The web server on threads of its own, at a lower priority than the commands.
+//!
+//! Watchers must never slow the players (issue 29: the command path's p99 unchanged within
+//! 10 % while 1,000 pages follow a game). On the commands' own runtime they would: a move
+//! fanned out to 1,000 event streams is 1,000 tasks writing tens of kilobytes each, queued on
+//! the same worker threads as the next command. Here the server gets a runtime of its own
+//! whose threads run at a nice value ([`Priority`]), so the kernel hands a core to a woken
+//! command thread first and the pages take what is left, as the bot's searches already do
+//! ([`bot_core::opponent::DEFAULT_SEARCH_NICE`]).
+//!
+//! The store is shared: a query the server makes runs on the store's own connections, so
+//! the runtime is kept until the process closes its store ([`Apart::stop`] comes after).
+
+use std::sync::Arc;
+
+use bot_core::store::GameStore;
+
+use crate::Web;
+
+/// How the web server's threads run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Priority {
+    /// Worker threads (at least one).
+    pub threads: usize,
+    /// Their nice value, 0 (the commands' priority) to 19.
+    pub nice: i32,
+}
+
+/// The web server's nice value unless configured: below the commands, above the bot's
+/// searches (19), since a watcher is a person waiting for a move to show (the fan-out's
+/// target is 50 ms) and a search can always stop at its time limit.
+pub const DEFAULT_NICE: i32 = 10;
+
+impl Default for Priority {
+    fn default() -> Self {
+        Priority {
+            threads: 2,
+            nice: DEFAULT_NICE,
+        }
+    }
+}
+
+/// The web server running apart ([`Web::serve_apart`]) until [`Apart::stop`].
+#[derive(Debug)]
+pub struct Apart {
+    runtime: tokio::runtime::Runtime,
+    served: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Apart {
+    /// Whether the server has stopped by itself (its listener broke, or `stop` came and the
+    /// open connections ended).
+    pub fn is_finished(&self) -> bool {
+        self.served.is_finished()
+    }
+
+    /// Stops the server and its runtime: every connection is dropped, nothing is waited
+    /// for (the threads end in the background). Callable from async code. Call it after
+    /// the store is closed, so that no store connection made on these threads is cut while
+    /// another part of the process still uses it.
+    pub fn stop(self) {
+        self.served.abort();
+        self.runtime.shutdown_background();
+    }
+}
+
+impl<S: GameStore + Clone + Send + Sync + 'static> Web<S> {
+    /// Serves on `listener` (a standard listener, made non-blocking here) on a runtime of
+    /// its own with `priority`, until `stop` completes and its connections end, or until
+    /// [`Apart::stop`]. See the module's note.
+    ///
+    /// # Errors
+    /// When the runtime's threads cannot start or the listener cannot be used.
+    pub fn serve_apart(
+        self: Arc<Self>,
+        listener: std::net::TcpListener,
+        stop: impl std::future::Future<Output = ()> + Send + 'static,
+        priority: Priority,
+    ) -> std::io::Result<Apart> {
+        listener.set_nonblocking(true)?;
+        let nice = priority.nice;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(priority.threads.max(1))
+            .thread_name("web")
+            .on_thread_start(move || bot_core::opponent::yield_to_commands(nice))
+            .enable_all()
+            .build()?;
+        let served = runtime.spawn(async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            self.serve(listener, stop).await
+        });
+        Ok(Apart { runtime, served })
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use bot_core::{
+        metrics::Metrics,
+        store::{
+            memory::MemoryStore,
+            watched::{GameChanges, Watched},
+        },
+    };
+    use rules::Catalog;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+    use crate::{Health, WebConfig};
+
+    /// The nice values of this process's threads named `name`.
+    fn nice_of(name: &str) -> Vec<i32> {
+        let mut found = Vec::new();
+        for task in std::fs::read_dir("/proc/self/task").unwrap() {
+            let dir = task.unwrap().path();
+            let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+            if comm.trim() != name {
+                continue;
+            }
+            let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
+            // After the command's closing parenthesis: state is field 3, nice field 19.
+            let rest = &stat[stat.rfind(')').unwrap() + 2..];
+            found.push(rest.split(' ').nth(16).unwrap().parse().unwrap());
+        }
+        found
+    }
+
+    #[tokio::test]
+    async fn the_server_answers_from_threads_of_its_own_below_the_commands_and_stops() {
+        let changes = GameChanges::new();
+        let store = Watched::new(MemoryStore::new(), changes.clone());
+        let web = Web::new(
+            store,
+            std::sync::Arc::new(Catalog::builtin()),
+            std::sync::Arc::new(Metrics::new()),
+            Health::new(),
+            changes,
+            WebConfig::new("127.0.0.1:0".parse().unwrap()),
+        );
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let priority = Priority {
+            threads: 1,
+            nice: 7,
+        };
+        let apart = web
+            .serve_apart(listener, std::future::pending(), priority)
+            .unwrap();
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(b"GET /game/1 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+        assert!(answer.contains("There is no game 1"), "{answer}");
+        // Its worker, and no thread of the caller's, runs at the lower priority.
+        assert_eq!(nice_of("web"), vec![7]);
+        assert!(!apart.is_finished());
+        apart.stop();
+        let refused = async {
+            loop {
+                if tokio::net::TcpStream::connect(addr).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(5), refused)
+            .await
+            .expect("the listener closes with the server");
+    }
+}
