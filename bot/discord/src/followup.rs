@@ -287,12 +287,7 @@ mod against_the_fake {
             known: &[u64],
         ) -> Option<u64> {
             let app = ids::APPLICATION.to_string();
-            let hook = Hook {
-                app: &app,
-                token: &ix.1,
-                interaction: Some(ix.0),
-                channel: Some(ids::GENERAL),
-            };
+            let hook = hook_of(&app, ix);
             let body = Body::Json(json!({"content": content, "flags": 0}));
             let message = Followup {
                 body: &body,
@@ -402,16 +397,20 @@ mod against_the_fake {
         assert_eq!(a.shown(a.ix.0, "second"), 1);
     }
 
-    /// [`parts_shown`] for `ix`'s answer made of `parts`.
-    async fn parts_of(a: &Answered, ix: &(u64, String), parts: &[&str]) -> Result<usize, Failure> {
-        let app = ids::APPLICATION.to_string();
-        let hook = Hook {
-            app: &app,
+    /// The hook of interaction `ix` (its id and token) in #general.
+    fn hook_of<'a>(app: &'a str, ix: &'a (u64, String)) -> Hook<'a> {
+        Hook {
+            app,
             token: &ix.1,
             interaction: Some(ix.0),
             channel: Some(ids::GENERAL),
-        };
-        parts_shown(&a.rest, hook, parts).await
+        }
+    }
+
+    /// [`parts_shown`] for `ix`'s answer made of `parts`.
+    async fn parts_of(a: &Answered, ix: &(u64, String), parts: &[&str]) -> Result<usize, Failure> {
+        let app = ids::APPLICATION.to_string();
+        parts_shown(&a.rest, hook_of(&app, ix), parts).await
     }
 
     #[tokio::test]
