@@ -40,10 +40,12 @@ impl Default for Priority {
     }
 }
 
-/// The web server running apart ([`Web::serve_apart`]) until [`Apart::stop`].
+/// The web server running apart ([`Web::serve_apart`]) until [`Apart::stop`] or until it is
+/// dropped, which stops it the same way (a runtime dropped in async code would panic).
 #[derive(Debug)]
 pub struct Apart {
-    runtime: tokio::runtime::Runtime,
+    /// `None` once stopped.
+    runtime: Option<tokio::runtime::Runtime>,
     served: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
@@ -59,8 +61,16 @@ impl Apart {
     /// the store is closed, so that no store connection made on these threads is cut while
     /// another part of the process still uses it.
     pub fn stop(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Apart {
+    fn drop(&mut self) {
         self.served.abort();
-        self.runtime.shutdown_background();
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
     }
 }
 
@@ -89,7 +99,10 @@ impl<S: GameStore + Clone + Send + Sync + 'static> Web<S> {
             let listener = tokio::net::TcpListener::from_std(listener)?;
             self.serve(listener, stop).await
         });
-        Ok(Apart { runtime, served })
+        Ok(Apart {
+            runtime: Some(runtime),
+            served,
+        })
     }
 }
 
@@ -158,6 +171,19 @@ mod tests {
         assert_eq!(nice_of("web"), vec![7]);
         assert!(!apart.is_finished());
         apart.stop();
+        // Dropped without `stop` in async code (a start-up error's path): no panic.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let again = Web::new(
+            Watched::new(MemoryStore::new(), GameChanges::new()),
+            std::sync::Arc::new(Catalog::builtin()),
+            std::sync::Arc::new(Metrics::new()),
+            Health::new(),
+            GameChanges::new(),
+            WebConfig::new("127.0.0.1:0".parse().unwrap()),
+        )
+        .serve_apart(listener, std::future::pending(), priority)
+        .unwrap();
+        drop(again);
         let refused = async {
             loop {
                 if tokio::net::TcpStream::connect(addr).await.is_err() {
