@@ -215,11 +215,10 @@ impl Host {
     pub fn close(self) -> BoxFuture<'static, ()> {
         self.scheduler.abort();
         Box::pin(async move {
-            self.sql.close().await;
-            // After the store: its connections may have been made on the web's threads.
             if let Some(web) = self.web {
                 web.stop();
             }
+            self.sql.close().await;
         })
     }
 }

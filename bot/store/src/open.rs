@@ -135,10 +135,6 @@ const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 /// How long a request waits for a connection before the store reports itself unavailable.
 pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Connections to a SQLite file: one writer at a time anyway, a few more let reads proceed
-/// under WAL.
-const SQLITE_CONNECTIONS: u32 = 4;
-
 impl SqlStore {
     /// Open (creating if needed) the SQLite database file at `path`, creating its directory,
     /// and migrate it. The file is put in WAL mode, and every write is synced to disk before
@@ -232,17 +228,7 @@ impl SqlStore {
             // No test before each acquisition: a file's connection does not go stale, and the
             // test is a round trip to the connection's thread before every statement (sqlx
             // still tests each connection when it comes back to the pool).
-            //
-            // All four are opened here, on the caller's threads, and kept: SQLite runs each
-            // connection on a thread of its own, which takes the priority of the thread that
-            // opened it, and a connection opened for a low-priority caller (the web pages'
-            // threads, see `bot_web::apart`) would then answer the commands at that priority.
-            Backend::Sqlite => options
-                .max_connections(SQLITE_CONNECTIONS)
-                .min_connections(SQLITE_CONNECTIONS)
-                .idle_timeout(None)
-                .max_lifetime(None)
-                .test_before_acquire(false),
+            Backend::Sqlite => options.max_connections(4).test_before_acquire(false),
             Backend::Postgres => options.max_connections(8),
         };
         if backend == Backend::Sqlite {

@@ -8,8 +8,9 @@
 //! command thread first and the pages take what is left, as the bot's searches already do
 //! ([`bot_core::opponent::DEFAULT_SEARCH_NICE`]).
 //!
-//! The store is shared: a query the server makes runs on the store's own connections, so
-//! the runtime is kept until the process closes its store ([`Apart::stop`] comes after).
+//! The store is the commands' too: the server makes its store calls on the runtime that
+//! started it ([`Web::serve_apart`] notes it), so that every store connection is opened and
+//! driven by the commands' threads, at their priority (`Web::at_home`).
 
 use std::sync::Arc;
 
@@ -57,9 +58,7 @@ impl Apart {
     }
 
     /// Stops the server and its runtime: every connection is dropped, nothing is waited
-    /// for (the threads end in the background). Callable from async code. Call it after
-    /// the store is closed, so that no store connection made on these threads is cut while
-    /// another part of the process still uses it.
+    /// for (the threads end in the background). Callable from async code.
     pub fn stop(self) {
         drop(self);
     }
@@ -77,7 +76,8 @@ impl Drop for Apart {
 impl<S: GameStore + Clone + Send + Sync + 'static> Web<S> {
     /// Serves on `listener` (a standard listener, made non-blocking here) on a runtime of
     /// its own with `priority`, until `stop` completes and its connections end, or until
-    /// [`Apart::stop`]. See the module's note.
+    /// [`Apart::stop`]. Called on the commands' runtime, which then makes the server's
+    /// store calls. See the module's note.
     ///
     /// # Errors
     /// When the runtime's threads cannot start or the listener cannot be used.
@@ -88,6 +88,10 @@ impl<S: GameStore + Clone + Send + Sync + 'static> Web<S> {
         priority: Priority,
     ) -> std::io::Result<Apart> {
         listener.set_nonblocking(true)?;
+        // Store calls go back to the caller's runtime, the commands' (see `Web::at_home`).
+        if let Ok(home) = tokio::runtime::Handle::try_current() {
+            let _ = self.home.set(home);
+        }
         let nice = priority.nice;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(priority.threads.max(1))
@@ -120,6 +124,7 @@ mod tests {
 
     use super::*;
     use crate::{Health, WebConfig};
+    use bot_core::store::StoreError;
 
     /// The nice values of this process's threads named `name`.
     fn nice_of(name: &str) -> Vec<i32> {
@@ -138,18 +143,60 @@ mod tests {
         found
     }
 
-    #[tokio::test]
-    async fn the_server_answers_from_threads_of_its_own_below_the_commands_and_stops() {
+    fn memory_web() -> std::sync::Arc<Web<Watched<MemoryStore>>> {
         let changes = GameChanges::new();
-        let store = Watched::new(MemoryStore::new(), changes.clone());
-        let web = Web::new(
-            store,
+        Web::new(
+            Watched::new(MemoryStore::new(), changes.clone()),
             std::sync::Arc::new(Catalog::builtin()),
             std::sync::Arc::new(Metrics::new()),
             Health::new(),
             changes,
             WebConfig::new("127.0.0.1:0".parse().unwrap()),
+        )
+    }
+
+    #[test]
+    fn store_calls_are_made_on_the_runtime_that_started_the_server() {
+        let home = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("home")
+            .enable_all()
+            .build()
+            .unwrap();
+        let web = memory_web();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let priority = Priority {
+            threads: 1,
+            nice: 0,
+        };
+        let apart = home
+            .block_on(async {
+                web.clone()
+                    .serve_apart(listener, std::future::pending(), priority)
+            })
+            .unwrap();
+        // Asked from elsewhere (as a page's thread asks), made at home.
+        let elsewhere = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let made_on = elsewhere.block_on(web.at_home(async {
+            Ok::<_, StoreError>(std::thread::current().name().map(str::to_owned))
+        }));
+        assert_eq!(made_on.unwrap().as_deref(), Some("home"));
+        apart.stop();
+        // Once the commands' runtime is gone, a store call says the store is unavailable.
+        drop(home);
+        let after = elsewhere.block_on(web.at_home(async { Ok::<_, StoreError>(()) }));
+        assert!(
+            matches!(after, Err(StoreError::Unavailable(_))),
+            "{after:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn the_server_answers_from_threads_of_its_own_below_the_commands_and_stops() {
+        let web = memory_web();
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let priority = Priority {
@@ -173,16 +220,9 @@ mod tests {
         apart.stop();
         // Dropped without `stop` in async code (a start-up error's path): no panic.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let again = Web::new(
-            Watched::new(MemoryStore::new(), GameChanges::new()),
-            std::sync::Arc::new(Catalog::builtin()),
-            std::sync::Arc::new(Metrics::new()),
-            Health::new(),
-            GameChanges::new(),
-            WebConfig::new("127.0.0.1:0".parse().unwrap()),
-        )
-        .serve_apart(listener, std::future::pending(), priority)
-        .unwrap();
+        let again = memory_web()
+            .serve_apart(listener, std::future::pending(), priority)
+            .unwrap();
         drop(again);
         let refused = async {
             loop {

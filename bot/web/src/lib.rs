@@ -102,9 +102,34 @@ pub struct Web<S> {
     /// The players' variants, to load the definition of a game's variant that this process
     /// has not loaded yet (after a restart, the page of such a game may be the first to ask).
     custom: std::sync::OnceLock<Arc<dyn bot_core::custom::CustomLibrary>>,
+    /// The runtime that answers commands, when the server runs apart from it
+    /// ([`Web::serve_apart`]): store calls are made there (see [`Web::at_home`]).
+    home: std::sync::OnceLock<tokio::runtime::Handle>,
 }
 
 impl<S: GameStore + Clone + 'static> Web<S> {
+    /// Makes a store call on the commands' runtime when the server runs apart from it: the
+    /// store's connections are then opened and driven by the commands' threads, at their
+    /// priority. A connection opened on the pages' threads would answer commands at the
+    /// pages' priority (SQLite runs each connection on a thread that inherits it; a
+    /// PostgreSQL socket is driven by the runtime it was opened on). Served on the caller's
+    /// runtime, the call is made right here.
+    async fn at_home<T, E, F>(&self, call: F) -> Result<T, E>
+    where
+        F: std::future::Future<Output = Result<T, E>> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let Some(home) = self.home.get() else {
+            return call.await;
+        };
+        match home.spawn(call).await {
+            Ok(r) => r,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(_) => Err(StoreError::Unavailable("the service is stopping".into()).into()),
+        }
+    }
+
     /// Lets the pages draw games of players' own variants: `library` is the game service's
     /// ([`bot_core::GameService::custom_library`]).
     pub fn use_custom_variants(&self, library: Arc<dyn bot_core::custom::CustomLibrary>) {
@@ -124,7 +149,11 @@ impl<S: GameStore + Clone + 'static> Web<S> {
         let Some(library) = self.custom.get() else {
             return;
         };
-        match library.by_hash(hash).await {
+        let (library, owned) = (library.clone(), hash.to_string());
+        match self
+            .at_home(async move { library.by_hash(&owned).await })
+            .await
+        {
             Ok(v) => {
                 self.catalog.register(stored, v);
             }
@@ -138,7 +167,12 @@ impl<S: GameStore + Clone + 'static> Web<S> {
         if record.status.is_active() {
             return None;
         }
-        let analysis = self.store.analysis(record.id).await.ok().flatten()?;
+        let (store, id) = (self.store.clone(), record.id);
+        let analysis = self
+            .at_home(async move { store.analysis(id).await })
+            .await
+            .ok()
+            .flatten()?;
         let bot_core::analysis::AnalysisState::Done(done) = analysis.state else {
             return None;
         };
@@ -169,6 +203,7 @@ impl<S: GameStore + Clone + 'static> Web<S> {
             clock: SystemClock,
             config,
             custom: std::sync::OnceLock::new(),
+            home: std::sync::OnceLock::new(),
         })
     }
 
@@ -221,7 +256,11 @@ impl<S: GameStore + Clone + 'static> Web<S> {
     }
 
     async fn load(&self, id: i64) -> Result<(GameRecord, Vec<String>), Response> {
-        let record = match self.store.get_game(GameId(id)).await {
+        let store = self.store.clone();
+        let record = match self
+            .at_home(async move { store.get_game(GameId(id)).await })
+            .await
+        {
             Ok(r) => r,
             Err(StoreError::NotFound(_)) => {
                 return Err(error_page(
@@ -246,10 +285,16 @@ impl<S: GameStore + Clone + 'static> Web<S> {
     async fn names(&self, record: &GameRecord) -> Vec<String> {
         let mut names = Vec::with_capacity(record.seats.len());
         for p in &record.seats {
-            names.push(match self.store.get_player(p).await {
-                Ok(r) => r.display_name,
-                Err(_) => p.user.clone(),
-            });
+            let (store, player) = (self.store.clone(), p.clone());
+            names.push(
+                match self
+                    .at_home(async move { store.get_player(&player).await })
+                    .await
+                {
+                    Ok(r) => r.display_name,
+                    Err(_) => p.user.clone(),
+                },
+            );
         }
         names
     }
@@ -330,7 +375,11 @@ async fn index<S: GameStore + Clone + 'static>(
     Query(q): Query<PageQuery>,
 ) -> Response {
     let filter = bot_core::store::GameFilter::default().limit(200);
-    let games = match web.store.list_games(&filter).await {
+    let store = web.store.clone();
+    let games = match web
+        .at_home(async move { store.list_games(&filter).await })
+        .await
+    {
         Ok(g) => g,
         Err(e) => {
             tracing::warn!("web: games not listed: {e}");

@@ -211,7 +211,8 @@ pub async fn run<S: GameStore + Clone + 'static>(web: Arc<Web<S>>) {
             },
             _ = tick.tick() => {
                 for (key, version) in web.hub.watched() {
-                    match web.store.get_game(key.0).await {
+                    let store = web.store.clone();
+                    match web.at_home(async move { store.get_game(key.0).await }).await {
                         Ok(r) if r.version != version => refresh(&web, &[key]).await,
                         _ => {}
                     }

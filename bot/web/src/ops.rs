@@ -29,7 +29,9 @@ const STORE_WAIT: Duration = Duration::from_secs(2);
 pub async fn healthz<S: GameStore + Clone + 'static>(State(web): State<Arc<Web<S>>>) -> Response {
     let mut lines = Vec::new();
     let mut ok = true;
-    match tokio::time::timeout(STORE_WAIT, web.store.backlog()).await {
+    let store = web.store.clone();
+    let backlog = web.at_home(async move { store.backlog().await });
+    match tokio::time::timeout(STORE_WAIT, backlog).await {
         Ok(Ok(_)) => lines.push("store: ok".to_string()),
         Ok(Err(e)) => {
             ok = false;
@@ -166,7 +168,8 @@ pub async fn metrics<S: GameStore + Clone + 'static>(State(web): State<Arc<Web<S
         web.hub.watched_games()
     );
     let mut up = 1;
-    match web.store.backlog().await {
+    let store = web.store.clone();
+    match web.at_home(async move { store.backlog().await }).await {
         Ok(b) => {
             head(
                 &mut out,
@@ -191,7 +194,11 @@ pub async fn metrics<S: GameStore + Clone + 'static>(State(web): State<Arc<Web<S
             tracing::warn!("metrics: outbox not read: {e}");
         }
     }
-    match web.store.list_games(&GameFilter::default().active()).await {
+    let store = web.store.clone();
+    match web
+        .at_home(async move { store.list_games(&GameFilter::default().active()).await })
+        .await
+    {
         Ok(games) => {
             head(
                 &mut out,

@@ -95,6 +95,17 @@ impl Driver {
     }
 
     async fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let v = self.try_call(method, path, body).await;
+        v.unwrap_or_else(|text| panic!("{method} {path}: {text}"))
+    }
+
+    /// [`Driver::call`], WebDriver's error given back as its text.
+    async fn try_call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, String> {
         let url = if path == "/session" {
             format!("{}{path}", self.url)
         } else {
@@ -113,8 +124,11 @@ impl Driver {
         };
         let text = req.send().await.unwrap().text().await.unwrap();
         let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        assert!(v["value"]["error"].is_null(), "{method} {path}: {text}");
-        v["value"].clone()
+        if v["value"]["error"].is_null() {
+            Ok(v["value"].clone())
+        } else {
+            Err(text)
+        }
     }
 
     async fn go(&self, url: &str) {
@@ -167,25 +181,34 @@ impl Driver {
         self.call("POST", "/actions", Some(actions)).await;
     }
 
-    /// A PNG of one element, as Chromium draws it.
+    /// A PNG of one element, as Chromium draws it. The live page replaces the board when its
+    /// event stream's first update comes, which may be between finding the element and
+    /// drawing it: a stale element is found again (the same board, drawn anew).
     async fn element_png(&self, css: &str) -> Vec<u8> {
-        let found = self
-            .call(
-                "POST",
-                "/element",
-                Some(json!({"using": "css selector", "value": css})),
-            )
-            .await;
-        let id = found
-            .as_object()
-            .and_then(|o| o.values().next())
-            .and_then(Value::as_str)
-            .unwrap_or_else(|| panic!("no element {css}: {found}"))
-            .to_string();
-        let shot = self
-            .call("GET", &format!("/element/{id}/screenshot"), None)
-            .await;
-        base64(shot.as_str().expect("a screenshot"))
+        let mut tries = 0;
+        loop {
+            let found = self
+                .call(
+                    "POST",
+                    "/element",
+                    Some(json!({"using": "css selector", "value": css})),
+                )
+                .await;
+            let id = found
+                .as_object()
+                .and_then(|o| o.values().next())
+                .and_then(Value::as_str)
+                .unwrap_or_else(|| panic!("no element {css}: {found}"))
+                .to_string();
+            match self
+                .try_call("GET", &format!("/element/{id}/screenshot"), None)
+                .await
+            {
+                Ok(shot) => return base64(shot.as_str().expect("a screenshot")),
+                Err(text) if text.contains("stale element") && tries < 10 => tries += 1,
+                Err(text) => panic!("a screenshot of {css}: {text}"),
+            }
+        }
     }
 
     async fn browser_log(&self) -> Vec<Value> {
