@@ -298,21 +298,68 @@ fn stream_of(
     rx: broadcast::Receiver<Bytes>,
     open: Open,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> {
+    // The state: the snapshot not sent yet, or the one sent while no update has come since
+    // (a refresh that raced the snapshot's read may publish the same state again: it is
+    // not sent twice; later updates differ from the one before by construction).
+    enum Shown {
+        Pending(Bytes),
+        Snapshot(Bytes),
+        Updates,
+    }
     stream::unfold(
-        (Some(first), rx, open),
-        |(first, mut rx, open)| async move {
-            if let Some(f) = first {
-                return Some((Ok(f), (None, rx, open)));
-            }
+        (Shown::Pending(first), rx, open),
+        |(shown, mut rx, open)| async move {
+            let snapshot = match shown {
+                Shown::Pending(f) => {
+                    return Some((Ok(f.clone()), (Shown::Snapshot(f), rx, open)));
+                }
+                Shown::Snapshot(f) => Some(f),
+                Shown::Updates => None,
+            };
             loop {
                 match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
-                    Ok(Ok(p)) => return Some((Ok(p), (None, rx, open))),
+                    Ok(Ok(p)) if snapshot.as_ref() == Some(&p) => continue,
+                    Ok(Ok(p)) => return Some((Ok(p), (Shown::Updates, rx, open))),
                     // Each update is the whole state: the next one catches up.
                     Ok(Err(RecvError::Lagged(_))) => continue,
                     Ok(Err(RecvError::Closed)) => return None,
-                    Err(_) => return Some((Ok(Bytes::from_static(b":\n\n")), (None, rx, open))),
+                    Err(_) => {
+                        let keep = snapshot.map_or(Shown::Updates, Shown::Snapshot);
+                        return Some((Ok(Bytes::from_static(b":\n\n")), (keep, rx, open)));
+                    }
                 }
             }
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_stream_does_not_send_its_snapshot_twice_but_sends_every_change() {
+        let (tx, rx) = broadcast::channel(16);
+        let count = Arc::new(AtomicUsize::new(0));
+        let snapshot = Bytes::from_static(b"event: update\ndata: {\"last\":0}\n\n");
+        let moved = Bytes::from_static(b"event: update\ndata: {\"last\":1}\n\n");
+        // A refresh that raced the snapshot's read publishes the same state; then a move.
+        tx.send(Bytes::copy_from_slice(&snapshot)).unwrap();
+        tx.send(moved.clone()).unwrap();
+        // A state seen before, but not just before, is news again (a takeback).
+        tx.send(snapshot.clone()).unwrap();
+        drop(tx);
+        let sent: Vec<Bytes> = stream_of(snapshot.clone(), rx, Open::new(&count))
+            .map(|r| r.unwrap())
+            .collect()
+            .await;
+        assert_eq!(sent, vec![snapshot.clone(), moved, snapshot]);
+        assert_eq!(
+            count.load(Ordering::Relaxed),
+            0,
+            "the stream counted closed"
+        );
+    }
 }
