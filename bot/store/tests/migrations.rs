@@ -1,8 +1,10 @@
 //! Upgrading a database: a store created by the migrations before issue 14 (two-seat
 //! challenges, offers without agreements), with a challenge, a game and an offer in it, is
 //! opened by this version. The new migration must leave every old row reading as it did, and
-//! the upgraded database must take challenges to several players. On SQLite always, on
-//! PostgreSQL when `TEST_POSTGRES_URL` is set.
+//! the upgraded database must take challenges to several players. And games of players'
+//! variants rated under the family their file claimed (before issue 30 rated them by
+//! definition) count for their definition once upgraded, if still being played. On SQLite
+//! always, on PostgreSQL when `TEST_POSTGRES_URL` is set.
 
 mod common;
 
@@ -24,16 +26,65 @@ const BEFORE: &[&str] = &[
     "20261125000000_drop_preferences.sql",
 ];
 
+/// The first migration that rates games of players' variants by their definition.
+const RATED_BY_DEFINITION: &str = "20261203000000_custom_games_rated_by_definition.sql";
+
 /// A folder with only the migrations of `BEFORE` for `backend`.
 fn old_migrations(backend: &str) -> tempfile::TempDir {
+    migrations_where(backend, |name| BEFORE.contains(&name))
+}
+
+/// A folder with `backend`'s migrations that `keep` keeps.
+fn migrations_where(backend: &str, keep: impl Fn(&str) -> bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("migrations")
         .join(backend);
-    for name in BEFORE {
-        std::fs::copy(from.join(name), dir.path().join(name)).unwrap();
+    for entry in std::fs::read_dir(&from).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if keep(&name) {
+            std::fs::copy(from.join(&name), dir.path().join(&name)).unwrap();
+        }
     }
     dir
+}
+
+/// Three games as the version before [`RATED_BY_DEFINITION`] left them: a player's variant
+/// claiming chess's family, being played and finished, and a game of chess.
+async fn custom_games_rated_by_claim(pool: &AnyPool) {
+    for (variant, status, result, reason) in [
+        ("custom:ab12", "active", "NULL", "NULL"),
+        ("custom:ab12", "finished", "'1-0'", "'resignation'"),
+        ("chess", "active", "NULL", "NULL"),
+    ] {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "INSERT INTO games (variant, options, start_state, platform, room, thread, status, \
+             result, reason, version, created_at, updated_at, rating_family) VALUES \
+             ('{variant}', '', 'x', 'console', 'room', NULL, '{status}', {result}, {reason}, 1, \
+             1, 1, 'chess')"
+        )))
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+}
+
+/// After the upgrade: the game being played counts for its definition, the others as before.
+async fn check_rated_by_definition(store: &SqlStore) {
+    let mut games = store.list_games(&Default::default()).await.unwrap();
+    games.sort_by_key(|g| g.id.0);
+    let families: Vec<_> = games
+        .iter()
+        .map(|g| (g.variant.as_str(), g.rating_family.as_deref()))
+        .collect();
+    assert_eq!(
+        families,
+        vec![
+            ("custom:ab12", Some("custom:ab12")),
+            ("custom:ab12", Some("chess")),
+            ("chess", Some("chess")),
+        ]
+    );
 }
 
 /// Rows as the old version wrote them: a pending two-player challenge and a game with a
@@ -170,6 +221,48 @@ async fn an_old_postgres_database_is_upgraded_with_its_rows_untouched() {
 
     let store = SqlStore::connect(&schema_url).await.unwrap();
     check_upgraded(&store).await;
+    store.close().await;
+    schemas.drop_all().await;
+}
+
+#[tokio::test]
+async fn a_player_variant_game_still_being_played_counts_for_its_definition_once_upgraded() {
+    sqlx::any::install_default_drivers();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let path: PathBuf = dir.path().join("old.db");
+    let url = format!("sqlite:{}?mode=rwc", path.display());
+    let migrations = migrations_where("sqlite", |name| name < RATED_BY_DEFINITION);
+    let pool = AnyPool::connect(&url).await.unwrap();
+    Migrator::new(migrations.path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    custom_games_rated_by_claim(&pool).await;
+    pool.close().await;
+
+    let store = SqlStore::open_sqlite(&path).await.unwrap();
+    check_rated_by_definition(&store).await;
+    store.close().await;
+
+    let Some(url) = common::postgres_url("a_player_variant_game_still_being_played") else {
+        return;
+    };
+    let schemas = common::PgSchemas::new(&url).await;
+    let (_, schema_url) = schemas.empty().await;
+    let migrations = migrations_where("postgres", |name| name < RATED_BY_DEFINITION);
+    let pool = AnyPool::connect(&schema_url).await.unwrap();
+    Migrator::new(migrations.path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    custom_games_rated_by_claim(&pool).await;
+    pool.close().await;
+    let store = SqlStore::connect(&schema_url).await.unwrap();
+    check_rated_by_definition(&store).await;
     store.close().await;
     schemas.drop_all().await;
 }
