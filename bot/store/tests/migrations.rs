@@ -179,20 +179,33 @@ async fn check_upgraded(store: &SqlStore) {
     assert_eq!(four.more_invited, vec![console("carol"), console("dave")]);
 }
 
-#[tokio::test]
-async fn an_old_sqlite_database_is_upgraded_with_its_rows_untouched() {
-    sqlx::any::install_default_drivers();
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let path: PathBuf = dir.path().join("old.db");
-    let url = format!("sqlite:{}?mode=rwc", path.display());
-    let migrations = old_migrations("sqlite");
-    let pool = AnyPool::connect(&url).await.unwrap();
-    Migrator::new(migrations.path())
+/// A database at `url` as an older version left it: the migrations in `folder` run, the pool
+/// open for that version's rows.
+async fn old_database(url: &str, folder: &Path) -> AnyPool {
+    let pool = AnyPool::connect(url).await.unwrap();
+    Migrator::new(folder)
         .await
         .unwrap()
         .run(&pool)
         .await
         .unwrap();
+    pool
+}
+
+/// A fresh SQLite file in `dir` and its URL.
+fn sqlite_file(dir: &Path) -> (PathBuf, String) {
+    sqlx::any::install_default_drivers();
+    let path = dir.join("old.db");
+    let url = format!("sqlite:{}?mode=rwc", path.display());
+    (path, url)
+}
+
+#[tokio::test]
+async fn an_old_sqlite_database_is_upgraded_with_its_rows_untouched() {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let (path, url) = sqlite_file(dir.path());
+    let migrations = old_migrations("sqlite");
+    let pool = old_database(&url, migrations.path()).await;
     old_rows(&pool).await;
     pool.close().await;
 
@@ -209,13 +222,7 @@ async fn an_old_postgres_database_is_upgraded_with_its_rows_untouched() {
     let schemas = common::PgSchemas::new(&url).await;
     let (_, schema_url) = schemas.empty().await;
     let migrations = old_migrations("postgres");
-    let pool = AnyPool::connect(&schema_url).await.unwrap();
-    Migrator::new(migrations.path())
-        .await
-        .unwrap()
-        .run(&pool)
-        .await
-        .unwrap();
+    let pool = old_database(&schema_url, migrations.path()).await;
     old_rows(&pool).await;
     pool.close().await;
 
@@ -227,38 +234,26 @@ async fn an_old_postgres_database_is_upgraded_with_its_rows_untouched() {
 
 #[tokio::test]
 async fn a_player_variant_game_still_being_played_counts_for_its_definition_once_upgraded() {
-    sqlx::any::install_default_drivers();
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let path: PathBuf = dir.path().join("old.db");
-    let url = format!("sqlite:{}?mode=rwc", path.display());
+    let (path, url) = sqlite_file(dir.path());
     let migrations = migrations_where("sqlite", |name| name < RATED_BY_DEFINITION);
-    let pool = AnyPool::connect(&url).await.unwrap();
-    Migrator::new(migrations.path())
-        .await
-        .unwrap()
-        .run(&pool)
-        .await
-        .unwrap();
+    let pool = old_database(&url, migrations.path()).await;
     custom_games_rated_by_claim(&pool).await;
     pool.close().await;
-
     let store = SqlStore::open_sqlite(&path).await.unwrap();
     check_rated_by_definition(&store).await;
     store.close().await;
+}
 
-    let Some(url) = common::postgres_url("a_player_variant_game_still_being_played") else {
+#[tokio::test]
+async fn a_player_variant_game_on_postgres_counts_for_its_definition_once_upgraded() {
+    let Some(url) = common::postgres_url("a_player_variant_game_on_postgres") else {
         return;
     };
     let schemas = common::PgSchemas::new(&url).await;
     let (_, schema_url) = schemas.empty().await;
     let migrations = migrations_where("postgres", |name| name < RATED_BY_DEFINITION);
-    let pool = AnyPool::connect(&schema_url).await.unwrap();
-    Migrator::new(migrations.path())
-        .await
-        .unwrap()
-        .run(&pool)
-        .await
-        .unwrap();
+    let pool = old_database(&schema_url, migrations.path()).await;
     custom_games_rated_by_claim(&pool).await;
     pool.close().await;
     let store = SqlStore::connect(&schema_url).await.unwrap();
