@@ -1,7 +1,8 @@
 //! The web server under load, and the replay GIF (issue 29's "must show"):
 //!
 //! 1. the command path's latency (a move through the service, 2,000 moves over 100 live
-//!    games) without the web server being watched;
+//!    games) without the web server being watched, while a twin of the watched game moves
+//!    at its pace (the same commands, nobody watching them);
 //! 2. the same while 1,000 event streams are open on one game, game pages are fetched
 //!    continuously, and moves are made in the watched game one after another: the moves'
 //!    p99 against (1). (1) and (2) alternate, [`ROUNDS`] times each, so both see the same
@@ -26,7 +27,7 @@
 //! `FAIRYBOT_BENCH_WEB_THREADS` set the server's [`bot_web::Priority`];
 //! `FAIRYBOT_BENCH_WATCHER_THREADS` the watchers' threads; `FAIRYBOT_BENCH_STREAMS` how many
 //! streams are opened; `FAIRYBOT_BENCH_PAGES=0` and `FAIRYBOT_BENCH_FAN=0` leave out the page
-//! fetches or the watched game's moves.
+//! fetches or the watched game's moves; `FAIRYBOT_BENCH_TWIN=0` the twin's moves in (1).
 
 use std::{
     sync::{
@@ -193,6 +194,74 @@ async fn stream_client(
     }
 }
 
+/// Plays a game's line move after move, as its players would, until told to stop: each move
+/// a command on the service's runtime, then (for the watched game) the wait until every
+/// stream has seen it, then [`FAN_PAUSE`]. Counting what the streams saw is the watchers'
+/// work, so it runs on their runtime.
+struct Mover<S: GameStore + Clone + Send + Sync + 'static> {
+    svc: Arc<GameService<Watched<S>, SystemClock>>,
+    commands: tokio::runtime::Handle,
+    line: Arc<Vec<String>>,
+    game: GameId,
+    /// The next ply of the line to play.
+    ply: Arc<AtomicUsize>,
+    /// Where the streams report each update they read, and how many streams there are.
+    seen: Option<(
+        Arc<tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<Instant>>>,
+        usize,
+    )>,
+}
+
+impl<S: GameStore + Clone + Send + Sync + 'static> Mover<S> {
+    /// Starts it on `runtime`; returns the fan-out latencies it saw.
+    fn spawn(
+        self,
+        runtime: &tokio::runtime::Handle,
+        moving: Arc<AtomicBool>,
+    ) -> tokio::task::JoinHandle<Vec<f64>> {
+        runtime.spawn(async move {
+            let (white, black) = (player("alice"), player("bob"));
+            let place = Place::room(Platform::Matrix, "!room:example.org");
+            let mut lat = Vec::new();
+            while moving.load(Ordering::Relaxed) {
+                let ply = self.ply.fetch_add(1, Ordering::Relaxed);
+                let Some(mv) = self.line.get(ply).cloned() else {
+                    eprintln!("the line of game {} ran out at ply {ply}", self.game);
+                    break;
+                };
+                let who = if ply.is_multiple_of(2) {
+                    white.clone()
+                } else {
+                    black.clone()
+                };
+                let t = Instant::now();
+                let (svc, place, game) = (self.svc.clone(), place.clone(), self.game);
+                self.commands
+                    .spawn(async move {
+                        let r = svc
+                            .handle_text(&who, &place, &format!("move #{} {mv}", game.0))
+                            .await;
+                        assert!(r[0].board.is_some(), "{mv}: {}", r[0].text);
+                    })
+                    .await
+                    .unwrap();
+                if let Some((seen, streams)) = &self.seen {
+                    let mut seen = seen.lock().await;
+                    for _ in 0..*streams {
+                        let at = tokio::time::timeout(Duration::from_secs(10), seen.recv())
+                            .await
+                            .expect("every stream sees the move")
+                            .unwrap();
+                        lat.push(ms(at.saturating_duration_since(t)));
+                    }
+                }
+                tokio::time::sleep(FAN_PAUSE).await;
+            }
+            lat
+        })
+    }
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -326,70 +395,45 @@ async fn run<S: GameStore + Clone + Send + Sync + 'static>(
     };
 
     let line = Arc::new(watched_line(&catalog, 400));
-    let next_ply = Arc::new(AtomicUsize::new(0));
+    let twin = new_games(&store, &catalog, 1).await[0];
+    let (watched_ply, twin_ply) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
     let seen_rx = Arc::new(tokio::sync::Mutex::new(seen_rx));
     let commands = tokio::runtime::Handle::current();
     let (mut alone_p99, mut loaded_p99) = (Vec::new(), Vec::new());
     let (mut alone_all, mut loaded_all, mut fan_all) = (Vec::new(), Vec::new(), Vec::new());
     for round in 1..=ROUNDS {
-        // 1. The command path, nobody watching.
+        // 1. The command path, nobody watching; another game moving as the watched one does
+        // below (the same commands, without a page open on it).
         let quiet = new_games(&store, &catalog, GAMES).await;
+        let twin_moving = Arc::new(AtomicBool::new(
+            std::env::var("FAIRYBOT_BENCH_TWIN").as_deref() != Ok("0"),
+        ));
+        let twin_moves = Mover {
+            svc: svc.clone(),
+            commands: commands.clone(),
+            line: line.clone(),
+            game: twin,
+            ply: twin_ply.clone(),
+            seen: None,
+        }
+        .spawn(&watchers, twin_moving.clone());
         let mut alone = play_rounds(&svc, &quiet).await;
+        twin_moving.store(false, Ordering::Relaxed);
+        twin_moves.await.unwrap();
         // 2. The same, with pages fetched and the watched game's moves fanned out.
         let busy = new_games(&store, &catalog, GAMES).await;
         let off = |what: &str| std::env::var(what).as_deref() == Ok("0");
         fetching.store(!off("FAIRYBOT_BENCH_PAGES"), Ordering::Relaxed);
         let fanning = Arc::new(AtomicBool::new(!off("FAIRYBOT_BENCH_FAN")));
-        // 3. The watched game's moves are commands (the service's runtime); counting what
-        // the streams saw is the watchers' work.
-        let fan = {
-            let (svc, fanning, line, next_ply, seen_rx, commands) = (
-                svc.clone(),
-                fanning.clone(),
-                line.clone(),
-                next_ply.clone(),
-                seen_rx.clone(),
-                commands.clone(),
-            );
-            watchers.spawn(async move {
-                let (white, black) = (player("alice"), player("bob"));
-                let place = Place::room(Platform::Matrix, "!room:example.org");
-                let mut seen_rx = seen_rx.lock().await;
-                let mut lat = Vec::new();
-                while fanning.load(Ordering::Relaxed) {
-                    let ply = next_ply.fetch_add(1, Ordering::Relaxed);
-                    let Some(mv) = line.get(ply).cloned() else {
-                        eprintln!("the watched game's line ran out at ply {ply}");
-                        break;
-                    };
-                    let who = if ply % 2 == 0 {
-                        white.clone()
-                    } else {
-                        black.clone()
-                    };
-                    let t = Instant::now();
-                    let (svc, place) = (svc.clone(), place.clone());
-                    commands
-                        .spawn(async move {
-                            let r = svc
-                                .handle_text(&who, &place, &format!("move #{} {mv}", watched.0))
-                                .await;
-                            assert!(r[0].board.is_some(), "{mv}: {}", r[0].text);
-                        })
-                        .await
-                        .unwrap();
-                    for _ in 0..streams {
-                        let at = tokio::time::timeout(Duration::from_secs(10), seen_rx.recv())
-                            .await
-                            .expect("every stream sees the move")
-                            .unwrap();
-                        lat.push(ms(at.saturating_duration_since(t)));
-                    }
-                    tokio::time::sleep(FAN_PAUSE).await;
-                }
-                lat
-            })
-        };
+        let fan = Mover {
+            svc: svc.clone(),
+            commands: commands.clone(),
+            line: line.clone(),
+            game: watched,
+            ply: watched_ply.clone(),
+            seen: Some((seen_rx.clone(), streams)),
+        }
+        .spawn(&watchers, fanning.clone());
         let mut loaded = play_rounds(&svc, &busy).await;
         fanning.store(false, Ordering::Relaxed);
         fetching.store(false, Ordering::Relaxed);
