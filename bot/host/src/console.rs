@@ -706,13 +706,9 @@ mod tests {
         )
     }
 
-    /// A service on a memory store with a repeatable bot (2,000 nodes a move), started, and
-    /// the announcements of its moves.
-    async fn service_with_bot() -> (
-        Arc<GameService<MemoryStore, SystemClock>>,
-        bot_core::outbox::Announcements,
-    ) {
-        let service = Arc::new(
+    /// A service on a memory store with a repeatable bot (2,000 nodes a move), not started.
+    fn service_with_idle_bot() -> Arc<GameService<MemoryStore, SystemClock>> {
+        Arc::new(
             GameService::new(
                 MemoryStore::new(),
                 SystemClock,
@@ -720,7 +716,15 @@ mod tests {
             )
             .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 3))
             .unwrap(),
-        );
+        )
+    }
+
+    /// [`service_with_idle_bot`], started, and the announcements of its moves.
+    async fn service_with_bot() -> (
+        Arc<GameService<MemoryStore, SystemClock>>,
+        bot_core::outbox::Announcements,
+    ) {
+        let service = service_with_idle_bot();
         service.start_bot().await.unwrap();
         let announcements =
             bot_core::outbox::Announcements::new(service.clone(), &[Platform::Console]);
@@ -836,15 +840,7 @@ mod tests {
 
         // While the bot's seat is to move (its turns not started here), a command typed at
         // the keyboard is still the person's: `resign` resigns Red, never the bot's Blue.
-        let service = Arc::new(
-            GameService::new(
-                MemoryStore::new(),
-                SystemClock,
-                Arc::new(rules::Catalog::builtin()),
-            )
-            .with_bot(bot_core::opponent::BotConfig::repeatable(2_000, 3))
-            .unwrap(),
-        );
+        let service = service_with_idle_bot();
         let c = Console::new(service, None, dir.path(), render::Theme::light(), 320);
         // `level` alone names the bot too, as in chat.
         c.line("play dcb-balanced-4p level 1").await;

@@ -125,6 +125,15 @@ async fn play_rounds<S: GameStore + Clone + Send + Sync + 'static>(
     out
 }
 
+/// The next index below `len` from a linear congruential generator at `seed` (a fixed
+/// seed gives the same games every run).
+fn pick(seed: &mut u64, len: usize) -> usize {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (*seed >> 33) as usize % len
+}
+
 /// A pseudo-random legal chess game of `plies` moves that does not end (fixed seed), in SAN:
 /// the watched game's moves.
 fn watched_line(catalog: &Catalog, plies: usize) -> Vec<String> {
@@ -135,10 +144,7 @@ fn watched_line(catalog: &Catalog, plies: usize) -> Vec<String> {
         let mut line = Vec::with_capacity(plies);
         while line.len() < plies {
             let moves = pos.legal_moves();
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let Some(&m) = moves.get((seed >> 33) as usize % moves.len().max(1)) else {
+            let Some(&m) = moves.get(pick(&mut seed, moves.len().max(1))) else {
                 continue 'game;
             };
             line.push(rules::notation::san(&pos, m));
@@ -500,10 +506,7 @@ fn gif_bench() {
             views.truncate(1);
             continue;
         }
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        let m = moves[(seed >> 33) as usize % moves.len()];
+        let m = moves[pick(&mut seed, moves.len())];
         pos.play_unchecked(m);
         views.push(bot_core::picture::view(
             &pos,
