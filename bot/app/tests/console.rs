@@ -1,6 +1,7 @@
 //! The real `fairybot` binary as a user (or a supervisor) drives it: bad input bytes, huge
 //! lines, SIGTERM in the middle of a move, Ctrl-C at an idle prompt, bad database files and
-//! configuration, and several processes starting together on one new database.
+//! configuration, several processes starting together on one new database, and the web pages
+//! on beside the console.
 
 use std::{
     io::{Read, Write},
@@ -730,5 +731,103 @@ fn the_readme_console_transcript_is_what_the_console_prints() {
     assert!(
         data.join("boards").is_dir(),
         "the README says boards are written in data/boards/"
+    );
+}
+
+/// GET `path` from the web server at `addr` (plain HTTP/1.1, the connection closed after):
+/// the status and the body, or `None` while nothing listens yet.
+fn http_get(addr: std::net::SocketAddr, path: &str) -> Option<(u16, String)> {
+    let mut s = std::net::TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).ok()?;
+    let status = answer.get(9..12)?.parse().ok()?;
+    Some((status, answer))
+}
+
+/// The nice values of the process's threads named `name` (Linux).
+fn threads_nice(pid: u32, name: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap() {
+        let dir = task.unwrap().path();
+        if std::fs::read_to_string(dir.join("comm"))
+            .unwrap_or_default()
+            .trim()
+            != name
+        {
+            continue;
+        }
+        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
+        let rest = &stat[stat.rfind(')').unwrap() + 2..];
+        found.push(rest.split(' ').nth(16).unwrap().parse().unwrap());
+    }
+    found
+}
+
+/// The binary with `[web]` configured, as an operator runs it: the pages answer on threads of
+/// their own at the configured priority (the store's threads stay at the commands'), a move
+/// typed at the console shows on its game's page, and SIGTERM stops it all with exit 0.
+#[test]
+fn the_web_pages_run_apart_show_a_console_move_and_stop_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let config = dir.path().join("fairybot.toml");
+    std::fs::write(&config, format!("[web]\nlisten = \"{addr}\"\nnice = 12\n")).unwrap();
+    let mut child = fairybot(&data)
+        .arg("--config")
+        .arg(&config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = Output::of(&mut child);
+    assert!(
+        out.wait_for("alice> ", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    stdin.write_all(b"play chess\n").unwrap();
+    assert!(
+        out.wait_for("Game 1", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    stdin.write_all(b"e4\n").unwrap();
+    assert!(
+        out.wait_for("plays e4", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    // The move is durable before it is printed, and the page reads the store.
+    let (status, page) = http_get(addr, "/game/1").expect("the pages answer");
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains(">e4<"), "{page}");
+    let (status, health) = http_get(addr, "/healthz").unwrap();
+    assert_eq!(status, 200, "{health}");
+    assert!(health.contains("store: ok"), "{health}");
+    let web = threads_nice(child.id(), "web");
+    assert!(!web.is_empty() && web.iter().all(|n| *n == 12), "{web:?}");
+    let store = threads_nice(child.id(), "sqlx-sqlite-wor");
+    assert!(
+        !store.is_empty() && store.iter().all(|n| *n == 0),
+        "{store:?}"
+    );
+    signal(&child, "TERM");
+    let status = wait_exit(&mut child, Duration::from_secs(10)).expect("exits");
+    assert!(status.success(), "{status}");
+    assert!(
+        http_get(addr, "/healthz").is_none(),
+        "the pages stopped with it"
     );
 }
