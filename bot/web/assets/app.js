@@ -83,18 +83,37 @@
   setInterval(tick, 500);
 
   if (game.dataset.live !== "1" || !window.EventSource) return;
+  // The page's parts as the server last sent them. An update carries each changed part whole
+  // (a string) or as an edit of the text sent before (an array: keep n tokens, drop -n, insert
+  // a string; a token is a tag with the text after it). The server sends an edit only to a
+  // stream whose last update was the text it edits.
+  const parts = {};
+  function patch(old, ops) {
+    const t = old.split(/(?=<)/);
+    let i = 0, out = "";
+    for (const op of ops) {
+      if (typeof op === "string") out += op;
+      else if (op > 0) { out += t.slice(i, i + op).join(""); i += op; }
+      else i -= op;
+    }
+    return out + t.slice(i).join("");
+  }
   const events = new EventSource("/game/" + id + "/events" + (theme ? "?theme=" + encodeURIComponent(theme) : ""));
   events.addEventListener("update", (e) => {
     const u = JSON.parse(e.data);
+    for (const k of ["status", "clocks", "board", "moves", "controls"]) {
+      if (typeof u[k] === "string") parts[k] = u[k];
+      else if (Array.isArray(u[k])) parts[k] = patch(parts[k] || "", u[k]);
+    }
     last = u.last;
     game.dataset.last = String(last);
-    document.getElementById("status").innerHTML = u.status;
-    document.getElementById("clocks").innerHTML = u.clocks;
+    document.getElementById("status").innerHTML = parts.status;
+    document.getElementById("clocks").innerHTML = parts.clocks;
     since = Date.now();
-    document.getElementById("moves").innerHTML = u.moves;
-    document.getElementById("controls").innerHTML = u.controls;
+    document.getElementById("moves").innerHTML = parts.moves;
+    document.getElementById("controls").innerHTML = parts.controls;
     if (following || !document.getElementById("board")) {
-      document.getElementById("board-area").innerHTML = u.board;
+      document.getElementById("board-area").innerHTML = parts.board;
       ply = last;
       want = last;
       game.dataset.ply = String(ply);

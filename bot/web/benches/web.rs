@@ -157,12 +157,14 @@ fn watched_line(catalog: &Catalog, plies: usize) -> Vec<String> {
     }
 }
 
-/// One raw event-stream client: sends `Instant`s of each update it reads after the first.
+/// One raw event-stream client: sends `Instant`s of each update it reads after the first,
+/// and counts the bytes of those reads in `bytes`.
 async fn stream_client(
     addr: std::net::SocketAddr,
     game: GameId,
     ready: tokio::sync::mpsc::Sender<()>,
     seen: tokio::sync::mpsc::UnboundedSender<Instant>,
+    bytes: Arc<AtomicUsize>,
 ) {
     let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
     s.write_all(
@@ -185,6 +187,9 @@ async fn stream_client(
             Ok(n) => n,
         };
         let now = Instant::now();
+        if !first {
+            bytes.fetch_add(n, Ordering::Relaxed);
+        }
         let mut window = std::mem::take(&mut tail);
         window.extend_from_slice(&buf[..n]);
         let updates = window.windows(TAG.len()).filter(|w| *w == TAG).count();
@@ -357,12 +362,14 @@ async fn run<S: GameStore + Clone + Send + Sync + 'static>(
         std::env::var("FAIRYBOT_BENCH_STREAMS").map_or(STREAMS, |n| n.parse().unwrap());
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(streams.max(1));
     let (seen_tx, seen_rx) = tokio::sync::mpsc::unbounded_channel();
+    let streamed = Arc::new(AtomicUsize::new(0));
     for _ in 0..streams {
         watchers.spawn(stream_client(
             addr,
             watched,
             ready_tx.clone(),
             seen_tx.clone(),
+            streamed.clone(),
         ));
     }
     for _ in 0..streams {
@@ -483,6 +490,11 @@ async fn run<S: GameStore + Clone + Send + Sync + 'static>(
         percentile(&mut fan_all, 0.5),
         percentile(&mut fan_all, 0.95),
         percentile(&mut fan_all, 1.0)
+    );
+    println!(
+        "bytes read by a stream per move: {:.0} (after its first update; {} bytes in all)",
+        streamed.load(Ordering::Relaxed) as f64 / fan_all.len().max(1) as f64,
+        streamed.load(Ordering::Relaxed)
     );
     println!(
         "game pages of {GAMES} live games under load, {} requests: p50 {:.2} ms p95 {:.2} ms",

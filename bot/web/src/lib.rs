@@ -7,7 +7,9 @@
 //! players and its status until it ends.
 //!
 //! Modules: [`page`] (the HTML), [`live`] (server-sent events fed by the store's
-//! [`GameChanges`] and a bounded poll for other processes), [`ops`] (health and metrics),
+//! [`GameChanges`] and a bounded poll for other processes), [`update`] and [`edit`] (what a
+//! live page is sent: the parts that changed, as edits of the text it holds), [`ops`] (health
+//! and metrics),
 //! [`apart`] (the server on threads of its own, below the commands' priority).
 //!
 //! Pages (all `GET`):
@@ -25,9 +27,11 @@
 #![warn(missing_docs)]
 
 pub mod apart;
+pub mod edit;
 pub mod live;
 pub mod ops;
 pub mod page;
+pub mod update;
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 

@@ -5,6 +5,12 @@
 //! bytes go to every open stream, so a thousand watchers cost a thousand small writes, not a
 //! thousand renders.
 //!
+//! **Edits, not pages.** Each state a topic publishes has an id, and each update says which
+//! state it edits ([`crate::update`]). A stream remembers the id of the state its watcher
+//! holds: it sends the edit when the watcher holds the state edited (a move: a few hundred
+//! bytes) and the whole state otherwise (a new watcher, one that fell behind). The server
+//! decides, so a watcher can never apply an edit to the wrong text.
+//!
 //! Two sources wake a topic:
 //! - the store's [`GameChanges`](bot_core::store::watched::GameChanges), sent by this process
 //!   right after a write is durable, before the bot's reply is sent: a move appears on the
@@ -22,7 +28,7 @@ use std::{
     convert::Infallible,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
     },
     time::Duration,
 };
@@ -40,7 +46,7 @@ use bot_core::{
 use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use crate::{PageQuery, Web, page::GamePage};
+use crate::{PageQuery, Web, page::GamePage, update::Live};
 
 /// A topic's key: the game and the theme its board is drawn in.
 type Key = (GameId, &'static str);
@@ -51,16 +57,30 @@ pub struct Hub {
     changes: GameChanges,
     topics: Mutex<HashMap<Key, Topic>>,
     streams: Arc<AtomicUsize>,
+    /// The next state's id (unique in this server).
+    ids: AtomicU64,
+}
+
+/// A published state: its id, and the bytes a stream sends for it.
+#[derive(Debug)]
+struct Update {
+    /// The state this one edits (the topic's state before it), if any.
+    from: Option<u64>,
+    /// This state's id.
+    to: u64,
+    /// The whole state, as an event-stream frame.
+    whole: Bytes,
+    /// The edit from `from`, as an event-stream frame, when shorter than `whole`.
+    edit: Option<Bytes>,
 }
 
 #[derive(Debug)]
 struct Topic {
-    tx: broadcast::Sender<Bytes>,
+    tx: broadcast::Sender<Arc<Update>>,
     /// The game's version the last update was built from.
     version: i64,
-    /// The last update sent (or the page's state when the first watcher came), as its
-    /// event-stream frame.
-    last: Bytes,
+    /// The last state published (or the one a watcher was shown first, if newer), and its id.
+    last: Option<(u64, Live)>,
 }
 
 impl Hub {
@@ -70,6 +90,7 @@ impl Hub {
             changes,
             topics: Mutex::new(HashMap::new()),
             streams: Arc::new(AtomicUsize::new(0)),
+            ids: AtomicU64::new(1),
         }
     }
 
@@ -90,34 +111,47 @@ impl Hub {
         games.len()
     }
 
-    fn subscribe(&self, key: Key) -> broadcast::Receiver<Bytes> {
+    fn next_id(&self) -> u64 {
+        self.ids.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn subscribe(&self, key: Key) -> broadcast::Receiver<Arc<Update>> {
         let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
         topics
             .entry(key)
             .or_insert_with(|| Topic {
-                // Each update carries the whole state: a watcher who falls behind needs
-                // only the newest, so a short buffer is enough.
+                // A watcher who falls behind is sent the newest state whole: a short buffer
+                // is enough.
                 tx: broadcast::channel(16).0,
                 version: -1,
-                last: Bytes::new(),
+                last: None,
             })
             .tx
             .subscribe()
     }
 
-    /// Records the state a new watcher was shown, if newer than the topic's.
-    fn seed(&self, key: Key, version: i64, payload: &Bytes) {
+    /// The id of the state `live` (read at `version`) that a new watcher is shown first: the
+    /// topic's own when they are the same, else a new one, kept as the topic's state if newer.
+    fn seed(&self, key: Key, version: i64, live: &Live) -> u64 {
         let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = topics.get_mut(&key)
-            && t.version < version
+        let Some(t) = topics.get_mut(&key) else {
+            return self.next_id();
+        };
+        if let Some((id, last)) = &t.last
+            && last == live
         {
-            t.version = version;
-            t.last = payload.clone();
+            return *id;
         }
+        let id = self.next_id();
+        if t.version < version {
+            t.version = version;
+            t.last = Some((id, live.clone()));
+        }
+        id
     }
 
-    /// Sends `payload` (built at `version`) to the topic's watchers if it says something new.
-    fn publish(&self, key: Key, version: i64, payload: Bytes) {
+    /// Sends `live` (built at `version`) to the topic's watchers if it says something new.
+    fn publish(&self, key: Key, version: i64, live: Live) {
         let mut topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
         let Some(t) = topics.get_mut(&key) else {
             return;
@@ -126,10 +160,22 @@ impl Hub {
             return;
         }
         t.version = version;
-        if t.last != payload {
-            t.last = payload.clone();
-            let _ = t.tx.send(payload);
+        if t.last.as_ref().is_some_and(|(_, l)| *l == live) {
+            return;
         }
+        let to = self.next_id();
+        let before = t.last.take();
+        let update = Update {
+            from: before.as_ref().map(|(id, _)| *id),
+            to,
+            whole: frame(&live.whole()),
+            edit: before
+                .as_ref()
+                .and_then(|(_, b)| live.edit_from(b))
+                .map(|json| frame(&json)),
+        };
+        t.last = Some((to, live));
+        let _ = t.tx.send(Arc::new(update));
     }
 
     /// The watched topics and their versions; forgets those nobody watches any more.
@@ -157,12 +203,12 @@ fn theme_of(key: &str) -> render::Theme {
     .theme()
 }
 
-/// Builds the update of `game` drawn in `theme` from the store: its version and text.
+/// Builds the live state of `game` drawn in `theme` from the store, and its version.
 async fn update<S: GameStore + Clone + 'static>(
     web: &Web<S>,
     game: GameId,
     theme: &str,
-) -> Option<(i64, Bytes)> {
+) -> Option<(i64, Live)> {
     let (record, names) = web.load(game.0).await.ok()?;
     let page = GamePage::build(
         &record,
@@ -174,14 +220,14 @@ async fn update<S: GameStore + Clone + 'static>(
     )
     .ok()?;
     web.metrics.render("svg");
-    Some((record.version, frame(&page.event_json())))
+    Some((record.version, page.live()))
 }
 
 /// Refreshes the topics of `game` (every theme watched).
 async fn refresh<S: GameStore + Clone + 'static>(web: &Web<S>, keys: &[Key]) {
     for &key in keys {
-        if let Some((version, payload)) = update(web, key.0, key.1).await {
-            web.hub.publish(key, version, payload);
+        if let Some((version, live)) = update(web, key.0, key.1).await {
+            web.hub.publish(key, version, live);
         }
     }
 }
@@ -239,7 +285,7 @@ impl Drop for Open {
 }
 
 /// `GET /game/ID/events`: the page's state now, then each change, as `update` events whose
-/// data is [`GamePage::event_json`].
+/// data is [`crate::update`]'s JSON.
 pub async fn events<S: GameStore + Clone + 'static>(
     State(web): State<Arc<Web<S>>>,
     Path(id): Path<String>,
@@ -267,9 +313,10 @@ pub async fn events<S: GameStore + Clone + 'static>(
         Ok(p) => p,
         Err(e) => return crate::watch_error(&e),
     };
-    let first = frame(&page.event_json());
-    web.hub.seed(key, record.version, &first);
-    let body = Body::from_stream(stream_of(first, rx, Open::new(&web.hub.streams)));
+    let live = page.live();
+    let shown = web.hub.seed(key, record.version, &live);
+    let first = frame(&live.whole());
+    let body = Body::from_stream(stream_of(first, shown, rx, Open::new(&web.hub.streams)));
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),
@@ -293,39 +340,39 @@ fn frame(json: &str) -> Bytes {
 /// How often an idle stream sends a comment, so that proxies and browsers keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
+/// A stream's frames: `first` (the state `shown`), then each newer state the topic publishes,
+/// as an edit when the watcher holds the state it edits and whole otherwise.
 fn stream_of(
     first: Bytes,
-    rx: broadcast::Receiver<Bytes>,
+    shown: u64,
+    rx: broadcast::Receiver<Arc<Update>>,
     open: Open,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> {
-    // The state: the snapshot not sent yet, or the one sent while no update has come since
-    // (a refresh that raced the snapshot's read may publish the same state again: it is
-    // not sent twice; later updates differ from the one before by construction).
-    enum Shown {
-        Pending(Bytes),
-        Snapshot(Bytes),
-        Updates,
-    }
     stream::unfold(
-        (Shown::Pending(first), rx, open),
-        |(shown, mut rx, open)| async move {
-            let snapshot = match shown {
-                Shown::Pending(f) => {
-                    return Some((Ok(f.clone()), (Shown::Snapshot(f), rx, open)));
-                }
-                Shown::Snapshot(f) => Some(f),
-                Shown::Updates => None,
-            };
+        (Some(first), shown, rx, open),
+        |(first, mut shown, mut rx, open)| async move {
+            if let Some(f) = first {
+                return Some((Ok(f), (None, shown, rx, open)));
+            }
             loop {
                 match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
-                    Ok(Ok(p)) if snapshot.as_ref() == Some(&p) => continue,
-                    Ok(Ok(p)) => return Some((Ok(p), (Shown::Updates, rx, open))),
-                    // Each update is the whole state: the next one catches up.
+                    // The state the watcher holds already (a refresh that raced its first
+                    // read): not sent twice.
+                    Ok(Ok(u)) if u.to == shown => continue,
+                    Ok(Ok(u)) => {
+                        let bytes = match &u.edit {
+                            Some(edit) if u.from == Some(shown) => edit.clone(),
+                            _ => u.whole.clone(),
+                        };
+                        shown = u.to;
+                        return Some((Ok(bytes), (None, shown, rx, open)));
+                    }
+                    // Updates were missed: the next one is sent whole (its `from` is not
+                    // `shown`).
                     Ok(Err(RecvError::Lagged(_))) => continue,
                     Ok(Err(RecvError::Closed)) => return None,
                     Err(_) => {
-                        let keep = snapshot.map_or(Shown::Updates, Shown::Snapshot);
-                        return Some((Ok(Bytes::from_static(b":\n\n")), (keep, rx, open)));
+                        return Some((Ok(Bytes::from_static(b":\n\n")), (None, shown, rx, open)));
                     }
                 }
             }
@@ -339,27 +386,63 @@ mod tests {
 
     use super::*;
 
-    #[tokio::test]
-    async fn a_stream_does_not_send_its_snapshot_twice_but_sends_every_change() {
-        let (tx, rx) = broadcast::channel(16);
+    fn update(from: Option<u64>, to: u64, edit: bool) -> Arc<Update> {
+        Arc::new(Update {
+            from,
+            to,
+            whole: Bytes::from(format!("whole {to}")),
+            edit: edit.then(|| Bytes::from(format!("edit {to}"))),
+        })
+    }
+
+    async fn sent(shown: u64, rx: broadcast::Receiver<Arc<Update>>) -> Vec<Bytes> {
         let count = Arc::new(AtomicUsize::new(0));
-        let snapshot = Bytes::from_static(b"event: update\ndata: {\"last\":0}\n\n");
-        let moved = Bytes::from_static(b"event: update\ndata: {\"last\":1}\n\n");
-        // A refresh that raced the snapshot's read publishes the same state; then a move.
-        tx.send(Bytes::copy_from_slice(&snapshot)).unwrap();
-        tx.send(moved.clone()).unwrap();
-        // A state seen before, but not just before, is news again (a takeback).
-        tx.send(snapshot.clone()).unwrap();
-        drop(tx);
-        let sent: Vec<Bytes> = stream_of(snapshot.clone(), rx, Open::new(&count))
+        let out = stream_of(Bytes::from_static(b"first"), shown, rx, Open::new(&count))
             .map(|r| r.unwrap())
             .collect()
             .await;
-        assert_eq!(sent, vec![snapshot.clone(), moved, snapshot]);
         assert_eq!(
             count.load(Ordering::Relaxed),
             0,
             "the stream counted closed"
         );
+        out
+    }
+
+    #[tokio::test]
+    async fn a_stream_sends_edits_of_what_its_watcher_holds_and_whole_states_otherwise() {
+        let (tx, rx) = broadcast::channel(16);
+        // A refresh that raced the first read publishes the state shown (1): not sent again.
+        tx.send(update(None, 1, false)).unwrap();
+        // A move: an edit of 1.
+        tx.send(update(Some(1), 2, true)).unwrap();
+        // An edit of a state this watcher never held (another watcher's first state): whole.
+        tx.send(update(Some(9), 3, true)).unwrap();
+        // A change with no edit shorter than the whole: whole.
+        tx.send(update(Some(3), 4, false)).unwrap();
+        tx.send(update(Some(4), 5, true)).unwrap();
+        drop(tx);
+        let got: Vec<String> = sent(1, rx)
+            .await
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect();
+        assert_eq!(got, ["first", "edit 2", "whole 3", "whole 4", "edit 5"]);
+    }
+
+    #[tokio::test]
+    async fn a_watcher_who_fell_behind_is_sent_the_newest_state_whole() {
+        let (tx, rx) = broadcast::channel(2);
+        for to in 2..=6 {
+            tx.send(update(Some(to - 1), to, true)).unwrap();
+        }
+        drop(tx);
+        let got: Vec<String> = sent(1, rx)
+            .await
+            .iter()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .collect();
+        // 2 to 4 were lost to the short buffer: 5 edits 4, which this watcher has not.
+        assert_eq!(got, ["first", "whole 5", "edit 6"]);
     }
 }

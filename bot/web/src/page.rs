@@ -15,6 +15,8 @@ use bot_core::{
 use render::{BoardView, Theme};
 use rules::{Catalog, Side};
 
+use crate::update::Live;
+
 /// `text` with `& < > " '` escaped, for HTML text and attribute values.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -292,19 +294,20 @@ impl GamePage {
         layout(&format!("Game {} · {}", self.id.0, self.title), &main)
     }
 
-    /// The live update for the page at the last position: the parts that change, as JSON.
-    /// Built from the same parts as the page, so it never says more than the page would.
-    pub fn event_json(&self) -> String {
-        serde_json::json!({
-            "last": self.last,
-            "live": self.active,
-            "status": self.status_html(),
-            "clocks": self.clocks_html(),
-            "board": self.board_html(),
-            "moves": self.moves_html(),
-            "controls": self.controls_html(),
-        })
-        .to_string()
+    /// The live page's state at the last position: the parts that change. Built from the same
+    /// parts as the page, so it never says more than the page would.
+    pub fn live(&self) -> Live {
+        Live {
+            last: self.last,
+            live: self.active,
+            parts: [
+                self.status_html(),
+                self.clocks_html(),
+                self.board_html(),
+                self.moves_html(),
+                self.controls_html(),
+            ],
+        }
     }
 
     fn status_html(&self) -> String {

@@ -296,6 +296,19 @@ async fn a_game_is_watched_live_and_replayed_in_chromium() {
         "live move shown in the browser after {:?}",
         played.elapsed()
     );
+    // The move came as an edit of the board the page held: what the script built from it is
+    // the server's board of that position, piece for piece.
+    let shown = d
+        .js("return Array.from(document.querySelectorAll('#board svg use')).map(u => u.getAttribute('transform')).join('|')")
+        .await;
+    let (_, _, svg3) = get(&s.url(&format!("/game/{}/board.svg?ply=3", g.id))).await;
+    let expected: Vec<&str> = svg3
+        .split("<use ")
+        .skip(1)
+        .filter_map(|u| u.split("transform=\"").nth(1)?.split('"').next())
+        .collect();
+    assert!(expected.len() > 20, "{svg3}");
+    assert_eq!(shown, json!(expected.join("|")), "the board after Nf3");
     assert_eq!(
         d.js("return window.__notReloaded === true && document.querySelector('#game').dataset.ply")
             .await,

@@ -46,6 +46,64 @@ async fn a_move_appears_on_an_open_page_within_200_ms_of_the_reply() {
     }
 }
 
+/// Property over a whole game: a watcher kept up by edits holds, after every move, exactly
+/// what a watcher opening the page then is shown whole; and the edits are small.
+#[tokio::test]
+async fn a_watcher_kept_up_by_edits_holds_what_a_new_watcher_is_shown_after_every_move() {
+    let s = Server::start().await;
+    let g = s.start_game("toulousain").await;
+    let (white, black) = (name(&g.seats[0]), name(&g.seats[1]));
+    let variant = rules::Catalog::builtin().get("toulousain").unwrap();
+    let mut pos = rules::Position::start(&variant);
+    let url = s.url(&format!("/game/{}/events", g.id));
+    let mut kept = Events::open(&url).await;
+    kept.next(Duration::from_secs(2)).await.unwrap();
+    let mut seed = 32u64;
+    let (mut whole_bytes, mut edit_bytes) = (0usize, 0usize);
+    for ply in 0..60 {
+        let moves = pos.legal_moves();
+        if moves.is_empty() || pos.outcome().is_some() {
+            break;
+        }
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let m = moves[(seed >> 33) as usize % moves.len()];
+        let san = rules::notation::san(&pos, m);
+        pos.play_unchecked(m);
+        let who = if ply % 2 == 0 { &white } else { &black };
+        let r = s.say(who, &san).await;
+        assert!(r[0].board.is_some(), "{san}: {}", r[0].text);
+        let state = kept
+            .next(Duration::from_secs(2))
+            .await
+            .unwrap_or_else(|| panic!("no update after {san}"));
+        let mut fresh = Events::open(&url).await;
+        let shown = fresh.next(Duration::from_secs(2)).await.unwrap();
+        assert_eq!(state, shown, "after {san} (ply {ply})");
+        edit_bytes += kept.sent.last().unwrap().len();
+        whole_bytes += fresh.sent[0].len();
+    }
+    // The end (live false, the result) reaches the kept watcher too.
+    s.say(&white, "resign").await;
+    let end = kept.next(Duration::from_secs(2)).await.unwrap();
+    let shown = Events::open(&url)
+        .await
+        .next(Duration::from_secs(2))
+        .await
+        .unwrap();
+    assert_eq!(end, shown);
+    assert!(end.contains("\"live\":false"), "{end}");
+    assert!(
+        kept.sent[1..].iter().all(|u| !u.contains("<svg")),
+        "every move was sent as an edit"
+    );
+    assert!(
+        edit_bytes * 20 < whole_bytes,
+        "edits {edit_bytes} bytes against {whole_bytes} whole"
+    );
+}
+
 #[tokio::test]
 async fn a_move_made_by_another_process_appears_by_the_poll() {
     let s = Server::start().await;

@@ -172,10 +172,14 @@ pub async fn get_bytes(url: &str) -> (u16, Vec<u8>) {
     (r.status().as_u16(), r.bytes().await.unwrap().to_vec())
 }
 
-/// An open event stream: its `update` events' data, one at a time.
+/// An open event stream: the page's state after each `update` event, one at a time (edits
+/// applied as the page's script applies them).
 pub struct Events {
     resp: reqwest::Response,
     buf: String,
+    watcher: bot_web::update::Watcher,
+    /// Each update's data as sent (whole or an edit).
+    pub sent: Vec<String>,
     /// Every byte received, for privacy checks.
     pub raw: String,
     /// How many updates were read.
@@ -189,12 +193,15 @@ impl Events {
         Events {
             resp,
             buf: String::new(),
+            watcher: bot_web::update::Watcher::default(),
+            sent: Vec::new(),
             raw: String::new(),
             updates: 0,
         }
     }
 
-    /// The next update's data, or `None` if none comes within `wait`.
+    /// The page's state after the next update, as JSON with every part whole, or `None` if
+    /// none comes within `wait`.
     pub async fn next(&mut self, wait: Duration) -> Option<String> {
         let deadline = tokio::time::Instant::now() + wait;
         loop {
@@ -206,7 +213,10 @@ impl Events {
                     .collect();
                 if block.lines().any(|l| l == "event: update") {
                     self.updates += 1;
-                    return Some(data.join("\n"));
+                    let data = data.join("\n");
+                    let state = self.watcher.read(&data).unwrap_or_else(|e| panic!("{e}"));
+                    self.sent.push(data);
+                    return Some(state);
                 }
                 continue;
             }
