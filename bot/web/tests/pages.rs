@@ -98,6 +98,7 @@ async fn a_watcher_kept_up_by_edits_holds_what_a_new_watcher_is_shown_after_ever
         kept.sent[1..].iter().all(|u| !u.contains("<svg")),
         "every move was sent as an edit"
     );
+    println!("60 Toulousain moves: edits {edit_bytes} bytes, the same states whole {whole_bytes}");
     assert!(
         edit_bytes * 20 < whole_bytes,
         "edits {edit_bytes} bytes against {whole_bytes} whole"
