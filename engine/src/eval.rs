@@ -164,6 +164,94 @@ fn average_mobility(v: &Variant, k: Kind, q: f32) -> f32 {
     total / n
 }
 
+/// The families of positional terms. A tuned evaluation ([`Weights`]) scales each family by
+/// one factor; the derived evaluation has every factor 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Term {
+    /// A piece on a cell where it reaches more than its average.
+    Central = 0,
+    /// A pawn-like piece nearer its promotion zone.
+    Advance,
+    /// A passed pawn-like piece.
+    Passed,
+    /// The royal piece's placement (centre in the endgame, edge before).
+    KingPlace,
+    /// Enemy pieces within two royal steps of the royal piece (a cost).
+    KingAttack,
+    /// Own pieces next to the royal piece.
+    KingShelter,
+    /// Capture goals taken and guarded (CoBlaChe).
+    Goal,
+}
+
+/// How many [`Term`] families there are.
+pub const TERMS: usize = 7;
+
+impl Term {
+    /// Every family, in index order.
+    pub const ALL: [Term; TERMS] = [
+        Term::Central,
+        Term::Advance,
+        Term::Passed,
+        Term::KingPlace,
+        Term::KingAttack,
+        Term::KingShelter,
+        Term::Goal,
+    ];
+
+    /// Its name in a tuned-weights file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Term::Central => "central",
+            Term::Advance => "advance",
+            Term::Passed => "passed",
+            Term::KingPlace => "king_place",
+            Term::KingAttack => "king_attack",
+            Term::KingShelter => "king_shelter",
+            Term::Goal => "goal",
+        }
+    }
+
+    /// The family named `name`.
+    pub fn named(name: &str) -> Option<Term> {
+        Term::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// The parameters a tuning fits: each kind's material value and each term family's scale.
+/// `Weights::prior` of a variant gives the derived evaluation exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weights {
+    /// Centipawns per kind, by kind index (royal kinds: 0).
+    pub value: Vec<i32>,
+    /// Each [`Term`]'s scale, by index (1.0: as derived).
+    pub scale: [f32; TERMS],
+}
+
+impl Weights {
+    /// The derived evaluation's parameters: the values of [`piece_values`] (a variant file's
+    /// `value` included) and every scale 1.
+    pub fn prior(v: &Variant) -> Weights {
+        let mut value = vec![0; v.pieces.len()];
+        for pv in piece_values(v) {
+            value[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
+        }
+        Weights {
+            value,
+            scale: [1.0; TERMS],
+        }
+    }
+}
+
+/// Fixed-point scale: a term's scale times this, so that a scale of 1 adds the term exactly.
+const SCALE_ONE: i64 = 1024;
+
+/// `unit` times a fixed-point `scale`, rounded to the nearest centipawn (exact at scale 1).
+#[inline]
+fn scaled(unit: i32, scale: i64) -> i32 {
+    ((i64::from(unit) * scale + SCALE_ONE / 2) >> 10) as i32
+}
+
 /// Everything the evaluation needs about one variant, computed once (a few milliseconds even
 /// on the largest boards) and shared between searches.
 #[derive(Debug)]
@@ -171,9 +259,16 @@ pub struct Evaluator {
     variant: Arc<Variant>,
     ncells: usize,
     sides: usize,
-    /// Centipawns per kind.
+    /// Centipawns per kind: the material the evaluation counts (tuned, or the prior).
     value: Vec<i32>,
-    /// `(side * nkinds + kind) * ncells + cell`: centralisation and pawn advance, centipawns.
+    /// Centipawns per kind as derived (or set by the variant file): what the positional
+    /// terms are measured in, so that each stays one linear feature when values are tuned.
+    prior: Vec<i32>,
+    /// `(side * nkinds + kind) * ncells + cell`: centralisation, centipawns at scale 1.
+    central: Vec<i32>,
+    /// Same index: pawn advance, centipawns at scale 1.
+    advance: Vec<i32>,
+    /// Same index: `central` and `advance` with their scales, added: what a search reads.
     square: Vec<i32>,
     nkinds: usize,
     /// Per cell: the cells within two royal steps (the King's zone).
@@ -185,19 +280,105 @@ pub struct Evaluator {
     /// Two sides only, same index as `square`, pawn-like kinds only: the cells an enemy
     /// pawn-like piece on which stops this one from being passed (see [`passed_spans`]).
     span: Vec<CellSet>,
-    /// Same index: the passed-pawn bonus, centipawns.
+    /// Same index: the passed-pawn bonus, centipawns at scale 1.
     passed: Vec<i32>,
     /// Pawn-like kinds (bit per kind).
     pawn_kinds: u32,
     /// `side * ncells + cell`: the royal piece's centralisation, centipawns (endgame sign).
     king_square: Vec<i32>,
-    /// Both sides' pieces other than pawns and royals at the start, centipawns.
+    /// Both sides' pieces other than pawns and royals at the start, centipawns (prior).
     start_material: i32,
+    /// Each term's scale in 1/[`SCALE_ONE`].
+    scale: [i64; TERMS],
+    /// Built from tuned weights rather than derived.
+    tuned: bool,
+}
+
+/// Where [`Evaluator::accumulate`] puts what it finds: the search's scores, or a tuning's
+/// features. One walk over the board serves both, so the two cannot disagree.
+trait Sink {
+    /// A piece of `kind` of side `s`; `i` indexes the per-side, per-kind, per-cell tables.
+    fn piece(&mut self, e: &Evaluator, s: usize, kind: usize, i: usize);
+    /// `unit` centipawns of `term` for side `s`, at scale 1.
+    fn term(&mut self, e: &Evaluator, s: usize, term: Term, unit: i32);
+}
+
+/// The search's sink: each side's total with the evaluator's weights.
+struct Scores([i32; 4]);
+
+impl Sink for Scores {
+    #[inline]
+    fn piece(&mut self, e: &Evaluator, s: usize, kind: usize, i: usize) {
+        self.0[s] += e.value[kind] + e.square[i];
+    }
+
+    #[inline]
+    fn term(&mut self, e: &Evaluator, s: usize, term: Term, unit: i32) {
+        self.0[s] += scaled(unit, e.scale[term as usize]);
+    }
+}
+
+/// A tuning's sink: per side, how many pieces of each kind, and each term at scale 1.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Features {
+    /// `[side][kind]`: pieces on the board.
+    pub pieces: Vec<Vec<i32>>,
+    /// `[side][term]`: the term's centipawns at scale 1.
+    pub terms: Vec<[i32; TERMS]>,
+}
+
+impl Sink for Features {
+    fn piece(&mut self, e: &Evaluator, s: usize, kind: usize, i: usize) {
+        self.pieces[s][kind] += 1;
+        self.terms[s][Term::Central as usize] += e.central[i];
+        self.terms[s][Term::Advance as usize] += e.advance[i];
+    }
+
+    fn term(&mut self, _: &Evaluator, s: usize, term: Term, unit: i32) {
+        self.terms[s][term as usize] += unit;
+    }
+}
+
+impl Features {
+    /// The first side's view of a two-sided position: its counts and terms minus the
+    /// second's, as one vector (kinds, then terms). Against [`Weights`] in the same order
+    /// (values, then scales in centipawns per unit) it gives the evaluation.
+    pub fn difference(&self) -> Vec<f64> {
+        let mut out: Vec<f64> = self.pieces[0]
+            .iter()
+            .zip(&self.pieces[1])
+            .map(|(a, b)| f64::from(a - b))
+            .collect();
+        out.extend(
+            self.terms[0]
+                .iter()
+                .zip(&self.terms[1])
+                .map(|(a, b)| f64::from(a - b)),
+        );
+        out
+    }
 }
 
 impl Evaluator {
-    /// Derives the tables for a variant.
+    /// The evaluation of a variant: tuned when the engine carries weights fitted for it
+    /// ([`crate::tuned::builtin`]), derived otherwise.
     pub fn new(variant: &Arc<Variant>) -> Evaluator {
+        match crate::tuned::builtin(variant) {
+            Some(w) => Evaluator::with_weights(variant, &w),
+            None => Evaluator::derived(variant),
+        }
+    }
+
+    /// The derived evaluation (no tuned weights), the prior of every tuning.
+    pub fn derived(variant: &Arc<Variant>) -> Evaluator {
+        let mut e = Evaluator::with_weights(variant, &Weights::prior(variant));
+        e.tuned = false;
+        e
+    }
+
+    /// The evaluation with `weights` (a [`Weights::prior`] of this variant, changed by a
+    /// tuning). A value list of another length than the variant's kinds is ignored.
+    pub fn with_weights(variant: &Arc<Variant>, weights: &Weights) -> Evaluator {
         let v = &**variant;
         let ncells = v.geometry.len();
         let sides = v.sides as usize;
@@ -208,7 +389,21 @@ impl Evaluator {
         for pv in &values {
             value[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
         }
-        let mut square = vec![0; sides * nkinds * ncells];
+        let prior = value.clone();
+        if weights.value.len() == nkinds {
+            for pv in &values {
+                if !pv.royal {
+                    value[pv.kind.index()] = weights.value[pv.kind.index()];
+                }
+            }
+        }
+        let scale = weights
+            .scale
+            .map(|w| (f64::from(w) * SCALE_ONE as f64).round() as i64);
+        let value_now = value;
+        let value = prior.clone();
+        let mut central = vec![0; sides * nkinds * ncells];
+        let mut advance = vec![0; sides * nkinds * ncells];
         let two = sides == 2;
         let mut king_square = vec![0; sides * ncells];
         let start_material: i32 = (0..sides)
@@ -251,7 +446,7 @@ impl Evaluator {
                 let weight = if v.piece(k).pawn { 0.1 } else { 0.12 };
                 for (c, m) in per.iter().enumerate() {
                     let rel = if avg > 0.0 { (m - avg) / avg } else { 0.0 };
-                    square[base + c] =
+                    central[base + c] =
                         (rel.clamp(-1.0, 1.0) * weight * value[k.index()] as f32).round() as i32;
                 }
                 if v.piece(k).pawn && !zone.is_empty() {
@@ -267,7 +462,7 @@ impl Evaluator {
                             continue;
                         }
                         let gained = 1.0 - *d as f32 / far as f32;
-                        square[base + c] += (90.0 * gained * gained) as i32;
+                        advance[base + c] = (90.0 * gained * gained) as i32;
                         if two {
                             passed[base + c] = (10.0 + 110.0 * gained * gained) as i32;
                         }
@@ -303,12 +498,25 @@ impl Evaluator {
                 zone[c] = z;
             }
         }
+        let square = central
+            .iter()
+            .zip(&advance)
+            .map(|(c, a)| {
+                scaled(*c, scale[Term::Central as usize])
+                    + scaled(*a, scale[Term::Advance as usize])
+            })
+            .collect();
         Evaluator {
             variant: variant.clone(),
             ncells,
             sides,
-            value,
+            value: value_now,
+            prior,
+            central,
+            advance,
             square,
+            scale,
+            tuned: true,
             nkinds,
             zone,
             near,
@@ -358,7 +566,39 @@ impl Evaluator {
 
     /// Each side's own total (material, placement, King safety), centipawns, by side index.
     pub fn side_scores(&self, pos: &Position) -> [i32; 4] {
-        let mut score = [0i32; 4];
+        let mut scores = Scores([0; 4]);
+        self.accumulate(pos, &mut scores);
+        scores.0
+    }
+
+    /// What a tuning fits against: each side's pieces and each term at scale 1 (see
+    /// [`Features::difference`]). Meaningful for any evaluator of the variant: the terms are
+    /// measured in the prior's values, whatever the weights.
+    pub fn features(&self, pos: &Position) -> Features {
+        let mut f = Features {
+            pieces: vec![vec![0; self.nkinds]; self.sides],
+            terms: vec![[0; TERMS]; self.sides],
+        };
+        self.accumulate(pos, &mut f);
+        f
+    }
+
+    /// Whether this evaluation uses tuned weights.
+    pub fn is_tuned(&self) -> bool {
+        self.tuned
+    }
+
+    /// The weights in use (for a tuning's starting point and for display).
+    pub fn weights(&self) -> Weights {
+        Weights {
+            value: self.value.clone(),
+            scale: self.scale.map(|s| s as f32 / SCALE_ONE as f32),
+        }
+    }
+
+    /// One walk over the board: every piece and every term, into `sink`.
+    #[inline]
+    fn accumulate<S: Sink>(&self, pos: &Position, sink: &mut S) {
         let mut royal_at = [None; 4];
         let mut pawns = [CellSet::EMPTY; 2];
         let mut material = 0;
@@ -369,8 +609,8 @@ impl Evaluator {
                 if s >= self.sides {
                     continue;
                 }
-                score[s] += self.value[p.kind.index()]
-                    + self.square[(s * self.nkinds + p.kind.index()) * self.ncells + c.index()];
+                let k = p.kind.index();
+                sink.piece(self, s, k, (s * self.nkinds + k) * self.ncells + c.index());
                 if self.royal_kinds >> p.kind.0 & 1 != 0 {
                     royal_at[s] = Some(c);
                 }
@@ -379,7 +619,7 @@ impl Evaluator {
                         pawns[s].insert(c);
                     }
                 } else {
-                    material += self.value[p.kind.index()];
+                    material += self.prior[k];
                 }
             }
         }
@@ -391,7 +631,7 @@ impl Evaluator {
             for (s, at) in royal_at.iter().enumerate().take(self.sides) {
                 if let Some(k) = *at {
                     let sq = self.king_square[s * self.ncells + k.index()] as f32;
-                    score[s] += (sq * w.max(-0.5)) as i32;
+                    sink.term(self, s, Term::KingPlace, (sq * w.max(-0.5)) as i32);
                 }
             }
         }
@@ -404,7 +644,7 @@ impl Evaluator {
                     let i = (s * self.nkinds + p.kind.index()) * self.ncells + c.index();
                     let span = &self.span[i].0;
                     if (0..4).all(|w| span[w] & enemy[w] == 0) {
-                        score[s] += self.passed[i];
+                        sink.term(self, s, Term::Passed, self.passed[i]);
                     }
                 }
             }
@@ -421,15 +661,20 @@ impl Evaluator {
                 }
                 if p.side.index() == s {
                     if near.contains(c) {
-                        score[s] += 6;
+                        sink.term(self, s, Term::KingShelter, 6);
                     }
                 } else {
-                    score[s] -= 4 + self.value[p.kind.index()] / 12;
+                    sink.term(
+                        self,
+                        s,
+                        Term::KingAttack,
+                        -(4 + self.prior[p.kind.index()] / 12),
+                    );
                 }
             }
         }
         if !self.goal.is_empty() && self.sides == 2 {
-            for (s, total) in score.iter_mut().enumerate().take(2) {
+            for s in 0..2 {
                 let enemy = Side(1 - s as u8);
                 let v = &*self.variant;
                 let taken = self
@@ -437,16 +682,16 @@ impl Evaluator {
                     .iter()
                     .filter(|k| pos.count(enemy, **k) < v.start_counts[enemy.index()][k.index()])
                     .count() as i32;
-                *total += 30 * taken * taken;
+                let mut goal = 30 * taken * taken;
                 // The last pieces of a goal kind guard the game itself.
                 for k in &self.goal {
                     if pos.count(Side(s as u8), *k) == 1 {
-                        *total += 40 + 10 * taken;
+                        goal += 40 + 10 * taken;
                     }
                 }
+                sink.term(self, s, Term::Goal, goal);
             }
         }
-        score
     }
 }
 

@@ -30,8 +30,10 @@ pub mod level;
 pub mod search;
 pub mod sprt;
 mod tt;
+pub mod tune;
+pub mod tuned;
 pub mod uci;
 
-pub use eval::{Evaluator, PieceValue, describe_values, piece_values};
+pub use eval::{Evaluator, PieceValue, Weights, describe_values, piece_values};
 pub use level::{Level, LevelError, Player};
 pub use search::{Limits, Score, SearchResult, Searcher};

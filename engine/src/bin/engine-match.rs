@@ -5,7 +5,9 @@
 //!     --a level:5 --b uci:/usr/games/stockfish --b-opt UCI_LimitStrength=true --b-opt UCI_Elo=1350
 //! ```
 //!
-//! An engine is `level:N` (the built-in engine at level 1-5) or `uci:PATH` (any UCI engine;
+//! An engine is `level:N` (the built-in engine at level 1-5, with the tuned weights it
+//! carries for the variant if any; `level:N:derived` with the derived evaluation,
+//! `level:N:tuned=FILE` with an `engine-tune` file) or `uci:PATH` (any UCI engine;
 //! `--a-opt` / `--b-opt NAME=VALUE` set its options, and `UCI_Variant` is set for any variant
 //! but chess). Games come in pairs from one opening, each engine playing each colour once;
 //! openings are a few plies chosen at random (seeded) among moves within 50 centipawns of the
@@ -13,6 +15,9 @@
 //! crate; an illegal or missing move loses the game. Prints each result, then wins, draws,
 //! losses of A and the Elo difference with its 95% margin. `--log FILE` appends each game's
 //! result, last position (FEN) and moves, to replay a game or examine a refused move.
+//!
+//! `--variant-file FILE` plays a variant file (a player's own) instead of `--variant`; a UCI
+//! engine must know it too.
 //!
 //! `--sprt ELO0,ELO1` turns the match into a sequential test (see `engine::sprt`): after each
 //! pair of games it prints the pentanomial counts and the log-likelihood ratio, and it stops
@@ -62,6 +67,8 @@ struct Args {
     times: bool,
     /// Where to append each finished game: its result, moves and final position.
     log: Option<std::path::PathBuf>,
+    /// A variant file to play instead of a built-in variant (`--variant-file`).
+    variant_file: Option<std::path::PathBuf>,
     /// A sequential test (`--sprt ELO0,ELO1`): `--games` is then the most to play, and the
     /// match stops as soon as the test decides (see `engine::sprt`).
     sprt: Option<Sprt>,
@@ -87,6 +94,7 @@ fn parse_args() -> anyhow::Result<Args> {
         max_plies: 400,
         times: false,
         log: None,
+        variant_file: None,
         sprt: None,
         concurrency: 1,
     };
@@ -117,6 +125,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "--max-plies" => a.max_plies = val()?.parse()?,
             "--times" => a.times = true,
             "--log" => a.log = Some(val()?.into()),
+            "--variant-file" => a.variant_file = Some(val()?.into()),
             "--concurrency" => {
                 a.concurrency = val()?.parse()?;
                 if a.concurrency == 0 {
@@ -137,7 +146,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "--help" | "-h" => {
                 println!(
                     "engine-match --variant V --games N (--movetime MS | --nodes N) --a ENGINE --b ENGINE \
-                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE] [--sprt ELO0,ELO1] [--concurrency N]\n\
+                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE] [--variant-file FILE] [--sprt ELO0,ELO1] [--concurrency N]\n\
                      ENGINE: level:1..5 or uci:PATH"
                 );
                 std::process::exit(0);
@@ -289,13 +298,25 @@ impl Engine {
         opts: &[(String, String)],
         seed: u64,
     ) -> anyhow::Result<Engine> {
-        if let Some(n) = spec.strip_prefix("level:") {
+        if let Some(rest) = spec.strip_prefix("level:") {
+            let (n, how) = rest.split_once(':').unwrap_or((rest, ""));
             let level = Level::new(n.parse()?)?;
-            return Ok(Engine::Internal(Box::new(Player::new(
-                eval.clone(),
-                level,
-                seed,
-            ))));
+            let eval = match how {
+                // The evaluation the engine carries: tuned weights compiled in, else derived.
+                "" => Arc::new(Evaluator::new(variant)),
+                "derived" => eval.clone(),
+                _ => {
+                    let Some(path) = how.strip_prefix("tuned=") else {
+                        bail!("engine {spec:?}: after level:N write :derived or :tuned=FILE")
+                    };
+                    let text = std::fs::read_to_string(path)
+                        .with_context(|| format!("engine {spec:?}: reading {path}"))?;
+                    let w = engine::tuned::parse(variant, &text)
+                        .with_context(|| format!("engine {spec:?}"))?;
+                    Arc::new(Evaluator::with_weights(variant, &w))
+                }
+            };
+            return Ok(Engine::Internal(Box::new(Player::new(eval, level, seed))));
         }
         if let Some(p) = spec.strip_prefix("uci:") {
             return Ok(Engine::External(Box::new(Uci::start(
@@ -466,9 +487,19 @@ fn play_game(
 
 fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
-    let catalog = Catalog::builtin();
-    let variant = catalog.get(&args.variant)?;
-    let eval = Arc::new(Evaluator::new(&variant));
+    let mut catalog = Catalog::builtin();
+    let name = match &args.variant_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            catalog.add(&path.display().to_string(), &text)?
+        }
+        None => args.variant.clone(),
+    };
+    let variant = catalog.get(&name)?;
+    // The openings and `level:N:derived`: the derived evaluation, the same whatever tuned
+    // weights the engine carries, so that a book of openings stays the same.
+    let eval = Arc::new(Evaluator::derived(&variant));
     if variant.sides != 2 {
         return many_sided(&args, &variant, &eval);
     }

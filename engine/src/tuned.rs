@@ -1,0 +1,192 @@
+//! Tuned weights as data: one small TOML file per variant, written by `engine-tune` (see
+//! [`crate::tune`]) and read back here.
+//!
+//! ```toml
+//! variant = "toulousain"
+//! cells = 144
+//! kinds = "PNBRQKF…"        # every kind's letter, in the variant's order
+//! [values]                  # centipawns; royal kinds have none
+//! N = 318
+//! [scales]                  # each positional term family's factor (1: as derived)
+//! central = 1.21
+//! ```
+//!
+//! A file fits a variant only if the name, the number of cells and the kinds' letters are
+//! the variant's: a player's variant that happens to share a name is never evaluated with
+//! another game's weights. Files for built-in variants live in `engine/tuned/` and are
+//! compiled in ([`builtin`]); any other file is read with [`parse`].
+
+use std::fmt::Write as _;
+
+use rules::Variant;
+
+use crate::eval::{TERMS, Term, Weights};
+
+/// The tuned files compiled in, by variant name.
+const BUILTIN: &[(&str, &str)] = &[];
+
+/// Why a tuned file does not apply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TunedError {
+    /// Not TOML.
+    #[error("the tuned file is not TOML: {0}")]
+    Toml(String),
+    /// A key is missing or of the wrong type.
+    #[error("the tuned file has no valid `{0}`")]
+    Missing(&'static str),
+    /// Written for another variant.
+    #[error(
+        "the tuned file is for {file}, not for {variant} (name, cells and kinds must all match)"
+    )]
+    OtherVariant {
+        /// What the file says.
+        file: String,
+        /// The variant it was applied to.
+        variant: String,
+    },
+    /// A value or scale out of range.
+    #[error("the tuned file's {0} is out of range (values 0 to 100000 centipawns, scales 0 to 8)")]
+    OutOfRange(String),
+}
+
+/// The letters of a variant's kinds, in order: what a file must name to fit it.
+fn letters(v: &Variant) -> String {
+    v.pieces.iter().map(|p| p.letter).collect()
+}
+
+/// The weights compiled in for `v`, if any fit it.
+pub fn builtin(v: &Variant) -> Option<Weights> {
+    BUILTIN
+        .iter()
+        .find(|(name, _)| *name == v.name)
+        .and_then(|(_, text)| parse(v, text).ok())
+}
+
+/// Reads a tuned file for `v`. Kinds the file gives no value keep their prior value; terms it
+/// gives no scale keep 1.
+///
+/// # Errors
+/// [`TunedError`] when the file is not for `v` or says something out of range.
+pub fn parse(v: &Variant, text: &str) -> Result<Weights, TunedError> {
+    let t: toml::Table = text.parse().map_err(|e| TunedError::Toml(format!("{e}")))?;
+    let name = t
+        .get("variant")
+        .and_then(|x| x.as_str())
+        .ok_or(TunedError::Missing("variant"))?;
+    let cells = t
+        .get("cells")
+        .and_then(|x| x.as_integer())
+        .ok_or(TunedError::Missing("cells"))?;
+    let kinds = t
+        .get("kinds")
+        .and_then(|x| x.as_str())
+        .ok_or(TunedError::Missing("kinds"))?;
+    if name != v.name || cells != v.geometry.len() as i64 || kinds != letters(v) {
+        return Err(TunedError::OtherVariant {
+            file: format!("{name} ({cells} cells, kinds {kinds})"),
+            variant: format!(
+                "{} ({} cells, kinds {})",
+                v.name,
+                v.geometry.len(),
+                letters(v)
+            ),
+        });
+    }
+    let mut w = Weights::prior(v);
+    if let Some(values) = t.get("values") {
+        let values = values.as_table().ok_or(TunedError::Missing("values"))?;
+        for (letter, x) in values {
+            let Some(i) = v
+                .pieces
+                .iter()
+                .position(|p| p.letter.to_string() == *letter && !p.royal)
+            else {
+                return Err(TunedError::OutOfRange(format!("value of {letter}")));
+            };
+            let x = x.as_integer().ok_or(TunedError::Missing("values"))?;
+            if !(0..=100_000).contains(&x) {
+                return Err(TunedError::OutOfRange(format!("value of {letter}")));
+            }
+            w.value[i] = x as i32;
+        }
+    }
+    if let Some(scales) = t.get("scales") {
+        let scales = scales.as_table().ok_or(TunedError::Missing("scales"))?;
+        for (name, x) in scales {
+            let term =
+                Term::named(name).ok_or_else(|| TunedError::OutOfRange(format!("scale {name}")))?;
+            let x = x
+                .as_float()
+                .or_else(|| x.as_integer().map(|i| i as f64))
+                .ok_or(TunedError::Missing("scales"))?;
+            if !(0.0..=8.0).contains(&x) {
+                return Err(TunedError::OutOfRange(format!("scale {name}")));
+            }
+            w.scale[term as usize] = x as f32;
+        }
+    }
+    Ok(w)
+}
+
+/// `w` as a tuned file for `v`, with `note` (how it was made) as comment lines at the top.
+pub fn write(v: &Variant, w: &Weights, note: &str) -> String {
+    let mut o = String::new();
+    for line in note.lines() {
+        let _ = writeln!(o, "# {line}");
+    }
+    let _ = writeln!(o, "variant = \"{}\"", v.name);
+    let _ = writeln!(o, "cells = {}", v.geometry.len());
+    let _ = writeln!(o, "kinds = \"{}\"", letters(v));
+    o.push_str("\n[values]\n");
+    for (i, p) in v.pieces.iter().enumerate() {
+        if !p.royal {
+            let _ = writeln!(o, "{} = {}", toml_key(p.letter), w.value[i]);
+        }
+    }
+    o.push_str("\n[scales]\n");
+    for t in Term::ALL {
+        let _ = writeln!(o, "{} = {:.3}", t.name(), w.scale[t as usize]);
+    }
+    debug_assert_eq!(Term::ALL.len(), TERMS);
+    o
+}
+
+/// A piece letter as a TOML key (quoted unless a bare key may be that letter).
+fn toml_key(c: char) -> String {
+    if c.is_ascii_alphanumeric() {
+        c.to_string()
+    } else {
+        format!("\"{c}\"")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_written_reads_back_and_fits_only_its_variant() {
+        let catalog = rules::Catalog::builtin();
+        let chess = catalog.get("chess").unwrap();
+        let mut w = Weights::prior(&chess);
+        w.value[1] += 17;
+        w.scale[Term::Passed as usize] = 1.5;
+        let text = write(&chess, &w, "a test\nof two lines");
+        assert!(text.starts_with("# a test\n# of two lines\n"), "{text}");
+        assert_eq!(parse(&chess, &text), Ok(w));
+        let capa = catalog.get("capablanca").unwrap();
+        assert!(matches!(
+            parse(&capa, &text),
+            Err(TunedError::OtherVariant { .. })
+        ));
+        let bad = text.replace("passed = 1.500", "passed = 9.0");
+        assert_eq!(
+            parse(&chess, &bad),
+            Err(TunedError::OutOfRange("scale passed".into()))
+        );
+        assert!(matches!(
+            parse(&chess, "variant = "),
+            Err(TunedError::Toml(_))
+        ));
+    }
+}
