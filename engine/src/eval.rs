@@ -100,10 +100,11 @@ pub fn piece_values(v: &Variant) -> Vec<PieceValue> {
 
 /// The values as lines a player can read: `Q Queen 9.54 (mobility 14.0)`.
 pub fn describe_values(v: &Variant) -> Vec<String> {
+    let tuned = crate::tuned::builtin(v);
     piece_values(v)
         .iter()
         .map(|pv| {
-            if pv.royal {
+            let before = if pv.royal {
                 format!(
                     "{} {}: royal (mobility {:.1})",
                     pv.letter, pv.name, pv.mobility
@@ -118,6 +119,13 @@ pub fn describe_values(v: &Variant) -> Vec<String> {
                     "{} {}: {:.2} (mobility {:.1})",
                     pv.letter, pv.name, pv.value, pv.mobility
                 )
+            };
+            match &tuned {
+                Some(w) if !pv.royal && w.value[pv.kind.index()] > 0 => format!(
+                    "{before}; tuned {:.2}",
+                    w.value[pv.kind.index()] as f32 / PAWN as f32
+                ),
+                _ => before,
             }
         })
         .collect()

@@ -319,6 +319,7 @@ impl Session {
                     "option name UCI_Variant type combo default chess{vars}"
                 ));
                 out("option name VariantPath type string default <empty>".into());
+                out("option name TunedPath type string default <empty>".into());
                 out("option name Hash type spin default 16 min 1 max 1024".into());
                 out("option name Level type spin default 5 min 1 max 5".into());
                 out("option name Seed type spin default 1 min 0 max 2147483647".into());
@@ -391,6 +392,43 @@ impl Session {
                         Err(e) => out(format!("info string {e}")),
                     },
                 }
+            }
+            // Weights from `engine-tune` for the current variant (set it after
+            // `UCI_Variant`); `<empty>` goes back to the engine's own evaluation, `derived` to
+            // the derived one.
+            "tunedpath" => {
+                let eval = if value.is_empty() || value == "<empty>" {
+                    Evaluator::new(&self.variant)
+                } else if value == "derived" {
+                    Evaluator::derived(&self.variant)
+                } else {
+                    let w = (self.loader)(value)
+                        .map_err(|e| format!("cannot read {value}: {e}"))
+                        .and_then(|text| {
+                            crate::tuned::parse(&self.variant, &text)
+                                .map_err(|e| format!("{value}: {e}"))
+                        });
+                    match w {
+                        Ok(w) => Evaluator::with_weights(&self.variant, &w),
+                        Err(e) => {
+                            out(format!("info string {e}"));
+                            return;
+                        }
+                    }
+                };
+                let stop = self.player.searcher().stop_flag();
+                self.player =
+                    Player::with_hash(Arc::new(eval), self.level, self.seed, self.hash_mb);
+                self.player.searcher().set_stop_flag(stop);
+                out(format!(
+                    "info string evaluation of {}: {}",
+                    self.variant.name,
+                    if self.player.searcher().evaluator().is_tuned() {
+                        "tuned"
+                    } else {
+                        "derived"
+                    }
+                ));
             }
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if (1..=1024).contains(&mb) => {

@@ -9,6 +9,8 @@ fn session() -> Session {
         match path {
         "mine.toml" => Ok("name = \"mine\"\nextends = \"chess\"\n[pieces.N]\nvalue = 4.0\n".into()),
         "broken.toml" => Ok("name = \"broken\"\ncolour = 3\n".into()),
+        "trial.toml" => Ok(include_str!("data/tuning-trial.toml").into()),
+        "trial-tuned.toml" => Ok(include_str!("data/tuning-trial.tuned.toml").into()),
         "fsf.ini" => Ok(
             "[centaurking:chess]\nking = k:KN\n\n[flaggy:chess]\nflagRegionWhite = *8\n\n[minis:chess]\nmaxFile = 5\nmaxRank = 5\ncastling = false\ndoubleStep = false\npromotionRegionWhite = *5\nstartFen = rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1\n"
                 .into(),
@@ -137,6 +139,36 @@ fn bad_input_is_answered_with_info_string() {
     assert_eq!(s.position().variant().name, "mine");
     assert_eq!(run(&mut s, &["quit"]), Vec::<String>::new());
     assert_eq!(s.handle_line("quit", &mut |_| {}), Flow::Quit);
+}
+
+#[test]
+fn tuned_weights_are_loaded_for_their_variant_only() {
+    let mut s = session();
+    // A tuning of another variant is refused, and says why.
+    let out = run(&mut s, &["setoption name TunedPath value trial-tuned.toml"]);
+    assert!(
+        out.len() == 1 && out[0].contains("not for chess"),
+        "{out:?}"
+    );
+    let out = run(
+        &mut s,
+        &[
+            "setoption name VariantPath value trial.toml",
+            "setoption name TunedPath value trial-tuned.toml",
+        ],
+    );
+    assert_eq!(
+        out[1], "info string evaluation of tuning-trial: tuned",
+        "{out:?}"
+    );
+    let out = run(
+        &mut s,
+        &["setoption name TunedPath value derived", "go depth 2"],
+    );
+    assert_eq!(out[0], "info string evaluation of tuning-trial: derived");
+    assert!(out.last().unwrap().starts_with("bestmove "), "{out:?}");
+    let out = run(&mut s, &["setoption name TunedPath value missing.toml"]);
+    assert!(out[0].contains("cannot read"), "{out:?}");
 }
 
 #[test]
