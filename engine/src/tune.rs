@@ -8,7 +8,8 @@
 //! 2. **Positions**: every position after the opening in which the side to move is not in
 //!    check and the engine's move is not a capture or a promotion (a quiet position, whose
 //!    static evaluation means something), labelled with the game's result for the first
-//!    side (1, ½ or 0). Each becomes its [`Features`] difference: the material balance of
+//!    side (1, ½ or 0), or with a blend of it and the engine's search score of the position
+//!    on the Elo curve ([`PlayOptions::result_weight`]). Each becomes its [`Features`] difference: the material balance of
 //!    every kind and each positional term at scale 1.
 //! 3. **Fit** ([`fit`]): Texel's method. The evaluation is linear in its weights (each kind's
 //!    value and each term's scale), so the predicted score of position *i* is
@@ -59,6 +60,11 @@ pub struct PlayOptions {
     pub seed: u64,
     /// Games played at once.
     pub threads: usize,
+    /// How much of a position's label is the game's result; the rest is the engine's own
+    /// search score of it, on the Elo curve (1: results only). On a large board a game at a
+    /// small budget is decided by a late blunder more than by the position, and the search's
+    /// score says more of the position itself.
+    pub result_weight: f64,
 }
 
 impl Default for PlayOptions {
@@ -70,6 +76,7 @@ impl Default for PlayOptions {
             max_plies: 300,
             seed: 1,
             threads: 1,
+            result_weight: 1.0,
         }
     }
 }
@@ -100,7 +107,8 @@ pub enum TuneError {
 /// side, and whether it was adjudicated.
 struct Played {
     game: u32,
-    xs: Vec<Vec<f64>>,
+    /// Each quiet position's features and the search's score of it on the Elo curve.
+    xs: Vec<(Vec<f64>, f64)>,
     result: f64,
     capped: bool,
 }
@@ -113,6 +121,18 @@ const ADJUDICATE_CP: i32 = 300;
 /// # Errors
 /// [`TuneError::Sides`] for a variant of more than two sides.
 pub fn self_play(eval: &Arc<Evaluator>, opts: &PlayOptions) -> Result<Games, TuneError> {
+    self_play_reporting(eval, opts, &|_| {})
+}
+
+/// [`self_play`], calling `finished(n)` as the `n`th game ends (from the playing threads).
+///
+/// # Errors
+/// [`TuneError::Sides`] for a variant of more than two sides.
+pub fn self_play_reporting(
+    eval: &Arc<Evaluator>,
+    opts: &PlayOptions,
+    finished: &(dyn Fn(u32) + Sync),
+) -> Result<Games, TuneError> {
     let variant = eval.variant().clone();
     if variant.sides != 2 {
         return Err(TuneError::Sides(variant.name.clone(), variant.sides));
@@ -129,7 +149,9 @@ pub fn self_play(eval: &Arc<Evaluator>, opts: &PlayOptions) -> Result<Games, Tun
                         return;
                     }
                     let (xs, result, capped) = one_game(eval, &derived, &variant, opts, g);
-                    done.lock().unwrap_or_else(|e| e.into_inner()).push(Played {
+                    let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
+                    finished(done.len() as u32 + 1);
+                    done.push(Played {
                         game: g,
                         xs,
                         result,
@@ -152,8 +174,12 @@ pub fn self_play(eval: &Arc<Evaluator>, opts: &PlayOptions) -> Result<Games, Tun
             _ => 1,
         }] += 1;
         out.adjudicated += u32::from(capped);
+        let w = opts.result_weight.clamp(0.0, 1.0);
         out.samples
-            .extend(xs.into_iter().map(|x| Sample { x, result }));
+            .extend(xs.into_iter().map(|(x, searched)| Sample {
+                x,
+                result: w * result + (1.0 - w) * searched,
+            }));
     }
     Ok(out)
 }
@@ -165,7 +191,7 @@ fn one_game(
     variant: &Arc<Variant>,
     opts: &PlayOptions,
     g: u32,
-) -> (Vec<Vec<f64>>, f64, bool) {
+) -> (Vec<(Vec<f64>, f64)>, f64, bool) {
     let seed = opts.seed ^ u64::from(g).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut rng = Rng::new(seed);
     let mut player = Player::with_hash(eval.clone(), Level::MAX, seed, 2);
@@ -186,11 +212,21 @@ fn one_game(
             }
             moves[rng.below(moves.len() as u64) as usize]
         } else {
-            let Some(m) = player.choose(&mut pos, &limits) else {
+            let found = player.choose_with_result(&mut pos, &limits);
+            let Some(m) = found.best else {
                 break;
             };
             if !pos.in_check(pos.turn()) && !m.is_capture() && m.promotion.is_none() {
-                xs.push(derived.features(&pos).difference());
+                let mine = found.score.clamp(-2_000, 2_000);
+                let white = if pos.turn() == Side::WHITE {
+                    mine
+                } else {
+                    -mine
+                };
+                xs.push((
+                    derived.features(&pos).difference(),
+                    curve(1.0, f64::from(white)),
+                ));
             }
             m
         };

@@ -24,6 +24,7 @@ fn options(threads: usize) -> PlayOptions {
         max_plies: 120,
         seed: 3,
         threads,
+        result_weight: 0.5,
     }
 }
 
@@ -43,6 +44,29 @@ fn a_variant_nobody_tuned_is_tuned_from_its_own_games() {
     // The same games whatever the number of threads that played them.
     let alone = tune::self_play(&eval, &options(1)).unwrap();
     assert_eq!(alone.samples, games.samples);
+    // Labels half the result, half the search's score: between the two. By results
+    // alone, every label is a result.
+    assert!(
+        games
+            .samples
+            .iter()
+            .any(|s| ![0.0, 0.5, 1.0].contains(&s.result))
+    );
+    let results_only = tune::self_play(
+        &eval,
+        &PlayOptions {
+            result_weight: 1.0,
+            ..options(2)
+        },
+    )
+    .unwrap();
+    assert!(
+        results_only
+            .samples
+            .iter()
+            .all(|s| [0.0, 0.5, 1.0].contains(&s.result))
+    );
+    assert_eq!(results_only.samples.len(), games.samples.len());
     let fit = tune::fit(
         &v,
         &prior,

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! engine-tune VARIANT | FILE.toml [--games N] [--nodes N] [--seed S] [--threads N]
-//!             [--opening-plies P] [--max-plies M] [--steps N] [--prior-pull X]
+//!             [--opening-plies P] [--max-plies M] [--result-weight W] [--steps N] [--prior-pull X]
 //!             [--from TUNED.toml] [--out FILE]
 //! ```
 //!
@@ -45,6 +45,7 @@ fn main() -> anyhow::Result<()> {
             "--threads" => play.threads = val()?.parse::<usize>()?.max(1),
             "--opening-plies" => play.opening_plies = val()?.parse()?,
             "--max-plies" => play.max_plies = val()?.parse()?,
+            "--result-weight" => play.result_weight = val()?.parse()?,
             "--steps" => fit.steps = val()?.parse()?,
             "--prior-pull" => fit.prior_pull = val()?.parse()?,
             "--out" => out = Some(val()?.into()),
@@ -52,7 +53,7 @@ fn main() -> anyhow::Result<()> {
             "--help" | "-h" => {
                 println!(
                     "engine-tune VARIANT|FILE.toml [--games N] [--nodes N] [--seed S] [--threads N] \
-                     [--opening-plies P] [--max-plies M] [--steps N] [--prior-pull X] [--from TUNED.toml] [--out FILE]"
+                     [--opening-plies P] [--max-plies M] [--result-weight W] [--steps N] [--prior-pull X] [--from TUNED.toml] [--out FILE]"
                 );
                 return Ok(());
             }
@@ -77,11 +78,25 @@ fn main() -> anyhow::Result<()> {
     };
     let eval = Arc::new(Evaluator::with_weights(&variant, &start_weights));
     println!(
-        "{}: {} games at {} nodes a move, {} at a time, seed {}",
-        variant.name, play.games, play.nodes, play.threads, play.seed
+        "{}: {} games at {} nodes a move, {} at a time, seed {}, labels {:.0}% the result",
+        variant.name,
+        play.games,
+        play.nodes,
+        play.threads,
+        play.seed,
+        100.0 * play.result_weight
     );
     let t0 = Instant::now();
-    let games = tune::self_play(&eval, &play)?;
+    let tenth = (play.games / 10).max(1);
+    let games = tune::self_play_reporting(&eval, &play, &|n| {
+        if n % tenth == 0 {
+            println!(
+                "  {n} of {} games, {:.0} s",
+                play.games,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    })?;
     println!(
         "played in {:.1} s: first side {}-{}-{} (wins, draws, losses), {} adjudicated at {} plies; {} quiet positions",
         t0.elapsed().as_secs_f64(),
@@ -119,7 +134,8 @@ fn main() -> anyhow::Result<()> {
     }
     debug_assert_eq!(Term::ALL.len(), TERMS);
     let note = format!(
-        "Tuned by engine-tune ({}): {} games at {} nodes a move, seed {}, {} quiet positions;\n\
+        "Tuned by engine-tune ({}): {} games at {} nodes a move, seed {}, {} quiet positions,\n\
+         labels {:.0}% the game's result and {:.0}% the search's score;\n\
          K {:.3}, mean squared error {:.5} (prior) -> {:.5}. Method: engine/src/tune.rs.",
         from.as_ref()
             .map_or("from the derived values".to_string(), |p| format!(
@@ -130,6 +146,8 @@ fn main() -> anyhow::Result<()> {
         play.nodes,
         play.seed,
         games.samples.len(),
+        100.0 * play.result_weight,
+        100.0 * (1.0 - play.result_weight),
         f.k,
         f.error_prior,
         f.error
