@@ -395,10 +395,11 @@ mod tests {
         })
     }
 
-    async fn sent(shown: u64, rx: broadcast::Receiver<Arc<Update>>) -> Vec<Bytes> {
+    /// What a stream whose watcher holds state `shown` sends, as text.
+    async fn sent(shown: u64, rx: broadcast::Receiver<Arc<Update>>) -> Vec<String> {
         let count = Arc::new(AtomicUsize::new(0));
         let out = stream_of(Bytes::from_static(b"first"), shown, rx, Open::new(&count))
-            .map(|r| r.unwrap())
+            .map(|r| String::from_utf8_lossy(&r.unwrap()).into_owned())
             .collect()
             .await;
         assert_eq!(
@@ -422,11 +423,7 @@ mod tests {
         tx.send(update(Some(3), 4, false)).unwrap();
         tx.send(update(Some(4), 5, true)).unwrap();
         drop(tx);
-        let got: Vec<String> = sent(1, rx)
-            .await
-            .iter()
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .collect();
+        let got = sent(1, rx).await;
         assert_eq!(got, ["first", "edit 2", "whole 3", "whole 4", "edit 5"]);
     }
 
@@ -437,11 +434,7 @@ mod tests {
             tx.send(update(Some(to - 1), to, true)).unwrap();
         }
         drop(tx);
-        let got: Vec<String> = sent(1, rx)
-            .await
-            .iter()
-            .map(|b| String::from_utf8_lossy(b).into_owned())
-            .collect();
+        let got = sent(1, rx).await;
         // 2 to 4 were lost to the short buffer: 5 edits 4, which this watcher has not.
         assert_eq!(got, ["first", "whole 5", "edit 6"]);
     }
