@@ -393,11 +393,13 @@ impl Evaluator {
         let nkinds = v.pieces.len();
         let q = occupancy(v);
         let values = piece_values(v);
-        let mut value = vec![0; nkinds];
+        // The positional terms are measured in the prior values; only the material counted
+        // is the weights' own.
+        let mut prior = vec![0; nkinds];
         for pv in &values {
-            value[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
+            prior[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
         }
-        let prior = value.clone();
+        let mut value = prior.clone();
         if weights.value.len() == nkinds {
             for pv in &values {
                 if !pv.royal {
@@ -408,8 +410,6 @@ impl Evaluator {
         let scale = weights
             .scale
             .map(|w| (f64::from(w) * SCALE_ONE as f64).round() as i64);
-        let value_now = value;
-        let value = prior.clone();
         let mut central = vec![0; sides * nkinds * ncells];
         let mut advance = vec![0; sides * nkinds * ncells];
         let two = sides == 2;
@@ -419,7 +419,7 @@ impl Evaluator {
                 values
                     .iter()
                     .filter(|p| !p.royal && !v.piece(p.kind).pawn)
-                    .map(|p| value[p.kind.index()] * v.start_counts[s][p.kind.index()] as i32)
+                    .map(|p| prior[p.kind.index()] * v.start_counts[s][p.kind.index()] as i32)
                     .sum::<i32>()
             })
             .sum();
@@ -455,7 +455,7 @@ impl Evaluator {
                 for (c, m) in per.iter().enumerate() {
                     let rel = if avg > 0.0 { (m - avg) / avg } else { 0.0 };
                     central[base + c] =
-                        (rel.clamp(-1.0, 1.0) * weight * value[k.index()] as f32).round() as i32;
+                        (rel.clamp(-1.0, 1.0) * weight * prior[k.index()] as f32).round() as i32;
                 }
                 if v.piece(k).pawn && !zone.is_empty() {
                     let dist = promotion_distance(v, k, side, &zone);
@@ -518,7 +518,7 @@ impl Evaluator {
             variant: variant.clone(),
             ncells,
             sides,
-            value: value_now,
+            value,
             prior,
             central,
             advance,
