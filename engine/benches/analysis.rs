@@ -4,6 +4,10 @@
 //! searches each position of a finished game. A whole game's time is about this median times
 //! its positions (consecutive positions share the table, so a little less).
 //!
+//! A four-player game is judged move by move instead, in the position before each
+//! ([`Analyser::evaluate_turns`]): `analysis-turn/dcb-balanced-4p` measures one move the
+//! search would not have made (its two searches, the dearer case).
+//!
 //! Run: `cargo bench -p engine --bench analysis`.
 
 use std::sync::Arc;
@@ -58,6 +62,31 @@ fn per_position(c: &mut Criterion) {
             })
         });
     }
+    group.finish();
+    let mut group = c.benchmark_group("analysis-turn");
+    group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_millis(500));
+    group.measurement_time(std::time::Duration::from_secs(4));
+    let v = catalog.get("dcb-balanced-4p").unwrap();
+    let eval = Arc::new(Evaluator::new(&v));
+    let pos = middle_game(&v, 16);
+    let mut first = Analyser::new(eval.clone(), 8);
+    let preferred = first
+        .evaluate(&mut pos.clone(), &Budget::default())
+        .best
+        .unwrap();
+    let other = *pos
+        .legal_moves()
+        .iter()
+        .rev()
+        .find(|m| **m != preferred)
+        .unwrap();
+    group.bench_function("dcb-balanced-4p", |b| {
+        b.iter(|| {
+            let mut analyser = Analyser::new(eval.clone(), 8);
+            analyser.evaluate_turns(&pos, &[other], &Budget::default(), |_, _| true)
+        })
+    });
     group.finish();
 }
 

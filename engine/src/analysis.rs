@@ -29,7 +29,7 @@
 
 use std::{sync::Arc, time::Duration};
 
-use rules::{Move, Outcome, Position, Side};
+use rules::{Move, MoveKind, Outcome, Position, Side};
 
 use crate::{
     Evaluator,
@@ -158,6 +158,127 @@ impl Analyser {
         }
         Some(out)
     }
+}
+
+/// One move of a game judged from its mover's point of view, for games of any number of
+/// seats ([`Analyser::evaluate_turns`]).
+///
+/// With two seats the position after a move tells the mover's chances too (the next side's
+/// score, negated). With four it does not: the next seat's score is that seat's against the
+/// table, not the mover's. So each move is judged in the position before it, twice: what
+/// the search expects with its preferred move, and what the move played is worth when it is
+/// searched alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnEval {
+    /// Who made the move (for a resignation, the seat that resigned).
+    pub mover: Side,
+    /// Whether the move was a decision to judge: `false` for a pass (the only move of a seat
+    /// with no other) and a resignation, whose scores are then 0 and mean nothing.
+    pub judged: bool,
+    /// The move the search prefers.
+    pub best: Option<Move>,
+    /// The mover's score with it (centipawns, or near [`MATE`] for a mate).
+    pub best_score: i32,
+    /// The mover's score with the move played (`best_score` when it is the preferred one).
+    pub played_score: i32,
+    /// Nodes searched for this move (one or two searches).
+    pub nodes: u64,
+}
+
+impl Analyser {
+    /// Judges every move of a game in the position before it ([`TurnEval`]), calling
+    /// `progress(done, moves.len())` after each. When `progress` returns `false` the analysis
+    /// stops and `None` is returned. A move that is not the search's choice costs a second
+    /// search of `budget`.
+    ///
+    /// The moves must be legal in turn (the game's own record, already replayed).
+    pub fn evaluate_turns(
+        &mut self,
+        start: &Position,
+        moves: &[Move],
+        budget: &Budget,
+        mut progress: impl FnMut(usize, usize) -> bool,
+    ) -> Option<Vec<TurnEval>> {
+        let mut pos = start.clone();
+        let mut out = Vec::with_capacity(moves.len());
+        for (i, &m) in moves.iter().enumerate() {
+            out.push(self.evaluate_turn(&mut pos, m, budget));
+            if !progress(i + 1, moves.len()) {
+                return None;
+            }
+            pos.play_unchecked(m);
+        }
+        Some(out)
+    }
+
+    fn evaluate_turn(&mut self, pos: &mut Position, played: Move, budget: &Budget) -> TurnEval {
+        let limits = budget.limits();
+        if matches!(played.kind, MoveKind::Pass | MoveKind::Resign) {
+            let mover = if played.kind == MoveKind::Resign {
+                Side(played.aux.0)
+            } else {
+                pos.turn()
+            };
+            return TurnEval {
+                mover,
+                judged: false,
+                best: None,
+                best_score: 0,
+                played_score: 0,
+                nodes: 0,
+            };
+        }
+        let mover = pos.turn();
+        let forced = pos.legal_moves().len() <= 1;
+        let first = if forced {
+            self.searcher.search_move(pos, played, &limits)
+        } else {
+            self.searcher.search(pos, &limits, |_| {})
+        };
+        let (played_score, more) = if first.best == Some(played) {
+            (first.score, 0)
+        } else {
+            let alone = self.searcher.search_move(pos, played, &limits);
+            (alone.score, alone.nodes)
+        };
+        TurnEval {
+            mover,
+            judged: true,
+            best: first.best,
+            best_score: first.score,
+            played_score,
+            nodes: first.nodes + more,
+        }
+    }
+}
+
+/// Reviews every judged move from [`Analyser::evaluate_turns`]: its mover's chances with the
+/// search's move and with his own. Passes and resignations are left out.
+pub fn review_turns(turns: &[TurnEval], moves: &[Move]) -> Vec<MoveReview> {
+    turns
+        .iter()
+        .zip(moves)
+        .enumerate()
+        .filter(|(_, (t, _))| t.judged)
+        .map(|(ply, (t, &played))| {
+            let before = win_chance(t.best_score, Side::WHITE);
+            let after = win_chance(t.played_score, Side::WHITE);
+            let loss = if t.best == Some(played) {
+                0.0
+            } else {
+                ((before - after) * 100.0).max(0.0)
+            };
+            MoveReview {
+                ply,
+                side: t.mover,
+                played,
+                best: t.best,
+                before,
+                after,
+                loss,
+            }
+        })
+        .collect()
 }
 
 /// What a score is worth to `side` (0 to 1): see the module docs.
@@ -398,5 +519,83 @@ mod tests {
     fn no_moves_means_no_accuracy() {
         assert_eq!(accuracy(&[], Side::WHITE), None);
         assert!(biggest_mistakes(&[], Side::BLACK, 3).is_empty());
+    }
+
+    /// Judged in the position before it, 2.g4 is still the blunder of fool's mate: the
+    /// search prefers another move, and g4 alone is worth a mate against White.
+    #[test]
+    fn turns_judge_each_move_before_it() {
+        let chess = Catalog::builtin().get("chess").unwrap();
+        let (start, moves) = line(&chess, None, &["f3", "e5", "g4", "Qh4#"]);
+        let mut analyser = Analyser::new(Arc::new(Evaluator::new(&chess)), 2);
+        let mut calls = Vec::new();
+        let turns = analyser
+            .evaluate_turns(&start, &moves, &Budget::default(), |d, t| {
+                calls.push((d, t));
+                true
+            })
+            .unwrap();
+        assert_eq!(calls, [(1, 4), (2, 4), (3, 4), (4, 4)]);
+        let movers: Vec<Side> = turns.iter().map(|t| t.mover).collect();
+        assert_eq!(movers, [Side::WHITE, Side::BLACK, Side::WHITE, Side::BLACK]);
+        assert!(turns.iter().all(|t| t.judged));
+        assert_ne!(turns[2].best, Some(moves[2]));
+        assert!(turns[2].played_score < -MATE_BOUND, "{:?}", turns[2]);
+        assert_eq!(turns[3].best, Some(moves[3]));
+        assert_eq!(turns[3].played_score, turns[3].best_score);
+        let reviews = review_turns(&turns, &moves);
+        let white = biggest_mistakes(&reviews, Side::WHITE, 3);
+        assert_eq!(white[0].ply, 2);
+        assert_eq!(white[0].judgement(), Some(Judgement::Blunder));
+        assert_eq!(reviews[3].loss, 0.0);
+    }
+
+    /// In a four-player game every seat's moves are judged for that seat, a resignation is
+    /// the resigner's and judged by nobody, and the moves the search chose lose nothing.
+    #[test]
+    fn four_player_turns_belong_to_their_movers() {
+        let four = Catalog::builtin().get("dcb-balanced-4p").unwrap();
+        let mut pos = Position::start(&four);
+        let mut moves = Vec::new();
+        let mut seed = 7u64;
+        for _ in 0..10 {
+            let legal = pos.legal_moves();
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let m = legal[(seed >> 33) as usize % legal.len()];
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        let resigner = Side(2);
+        let resign = pos.resignation(resigner).unwrap();
+        pos.play_unchecked(resign);
+        moves.push(resign);
+        let start = Position::start(&four);
+        let mut analyser = Analyser::new(Arc::new(Evaluator::new(&four)), 2);
+        let budget = Budget {
+            nodes: 3_000,
+            time: None,
+        };
+        let turns = analyser
+            .evaluate_turns(&start, &moves, &budget, |_, _| true)
+            .unwrap();
+        assert_eq!(turns.len(), moves.len());
+        let movers: Vec<u8> = turns[..10].iter().map(|t| t.mover.0).collect();
+        assert_eq!(movers, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1]);
+        let last = turns.last().unwrap();
+        assert_eq!((last.mover, last.judged), (resigner, false));
+        let reviews = review_turns(&turns, &moves);
+        assert_eq!(reviews.len(), 10);
+        for (r, t) in reviews.iter().zip(&turns) {
+            assert!(r.loss >= 0.0 && r.loss <= 100.0, "{r:?}");
+            assert!(t.nodes > 0, "{t:?}");
+            if t.best == Some(r.played) {
+                assert_eq!(r.loss, 0.0);
+                assert_eq!(t.played_score, t.best_score);
+            }
+        }
+        // Random moves against a searching engine: some of them cost something.
+        assert!(reviews.iter().any(|r| r.loss > 0.0), "{reviews:?}");
     }
 }

@@ -243,11 +243,45 @@ impl Searcher {
         &mut self,
         pos: &mut Position,
         limits: &Limits,
-        mut report: impl FnMut(&Iteration),
+        report: impl FnMut(&Iteration),
     ) -> SearchResult {
         self.begin(pos, limits);
         let mut root_moves = MoveList::new();
         pos.legal_moves_into(&mut root_moves);
+        if root_moves.len() <= 1 {
+            // Nothing to think about (a forced move, or a four-player pass).
+            return SearchResult {
+                best: root_moves.first().copied(),
+                score: 0,
+                depth: 0,
+                nodes: 0,
+                elapsed: self.start.elapsed(),
+                pv: root_moves.clone(),
+            };
+        }
+        self.deepen(pos, limits, &root_moves, report)
+    }
+
+    /// The score of one move `m` for the side to move in `pos`, searched within `limits` as
+    /// if it were the only legal move (even when it is: a forced move still gets its score).
+    /// Post-game analysis asks it for the move a player made where the search preferred
+    /// another; in a four-player game it is the only way to score a move for its mover, since
+    /// the position after it belongs to the next seat.
+    ///
+    /// `m` must be legal in `pos`; the position is unchanged afterwards.
+    pub fn search_move(&mut self, pos: &mut Position, m: Move, limits: &Limits) -> SearchResult {
+        self.begin(pos, limits);
+        self.deepen(pos, limits, &[m], |_| {})
+    }
+
+    /// Iterative deepening over `root_moves` (at least one).
+    fn deepen(
+        &mut self,
+        pos: &mut Position,
+        limits: &Limits,
+        root_moves: &[Move],
+        mut report: impl FnMut(&Iteration),
+    ) -> SearchResult {
         let mut result = SearchResult {
             best: root_moves.first().copied(),
             score: 0,
@@ -256,12 +290,6 @@ impl Searcher {
             elapsed: Duration::ZERO,
             pv: Vec::new(),
         };
-        if root_moves.len() <= 1 {
-            // Nothing to think about (a forced move, or a four-player pass).
-            result.elapsed = self.start.elapsed();
-            result.pv = root_moves.clone();
-            return result;
-        }
         let max_depth = limits
             .depth
             .unwrap_or(MAX_PLY as u32 / 2)

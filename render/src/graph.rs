@@ -1,6 +1,7 @@
 //! The evaluation graph of an analysed game: the first side's winning chances after every
 //! move, as a filled curve with the players' mistakes marked, in the board pictures' font
-//! and theme colours.
+//! and theme colours. A game of more than two players has a line per player instead (each
+//! in its army's colour and a dash of its own, so the lines differ without colour).
 //!
 //! Plain data in ([`EvalGraph`]), SVG text out ([`graph_svg`]); [`Renderer::graph_png`]
 //! rasterises it like a board. The SVG is complete on its own (a web page can inline it).
@@ -11,6 +12,7 @@
 //! let graph = EvalGraph {
 //!     title: "Game 7 · Chess".into(),
 //!     chances: vec![0.5, 0.55, 0.52, 0.2, 0.25],
+//!     others: vec![],
 //!     players: vec![("alice".into(), Army::White), ("bob".into(), Army::Black)],
 //!     marks: vec![GraphMark { position: 3, army: Army::White, kind: MarkKind::Blunder }],
 //! };
@@ -34,11 +36,18 @@ use crate::{
 /// The picture's size in SVG units (rasterised to any width).
 const WIDTH: f32 = 1200.0;
 const HEIGHT: f32 = 520.0;
-/// The plot area's margins.
+/// The plot area's margins (the top one with one row of legend; each more row adds
+/// [`LEGEND_ROW`]).
 const LEFT: f32 = 90.0;
 const RIGHT: f32 = 30.0;
 const TOP: f32 = 110.0;
 const BOTTOM: f32 = 60.0;
+const LEGEND_ROW: f32 = 34.0;
+/// The most characters of the title the width holds (about 0.6 em a character at 32 units):
+/// a longer one (four players' names) is cut with an ellipsis; the alt text keeps it whole.
+const TITLE_CHARS: usize = 56;
+/// The dash of each player's line with more than two players (the first solid).
+const DASHES: [&str; 4] = ["", "22 10", "6 8", "22 8 6 8"];
 
 /// How bad a marked move was: drawn with its sign (`?!`, `?`, `??`) as well as its colour,
 /// so the marks differ without colour.
@@ -81,10 +90,24 @@ pub struct EvalGraph {
     pub title: String,
     /// The first side's winning chances (0 to 1) in each position, the start first.
     pub chances: Vec<f32>,
+    /// With more than two players, the others' chances (against the table) likewise, in
+    /// the order of `players` from the second: the graph then draws a line per player.
+    /// Empty with two, where the first side's curve says it all.
+    pub others: Vec<Vec<f32>>,
     /// The legend: each player's caption (name, accuracy) and army, the first side first.
     pub players: Vec<(String, Army)>,
     /// Moves to mark.
     pub marks: Vec<GraphMark>,
+}
+
+/// `text` cut to `max` characters, the last one an ellipsis when it was longer.
+fn fit(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 /// Formats a coordinate with at most one decimal.
@@ -99,10 +122,24 @@ fn n(v: f32) -> String {
 
 /// The graph as SVG text.
 pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
-    let (pw, ph) = (WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM);
+    let several = !graph.others.is_empty();
+    // The legend's items (a swatch and a caption each), in as many rows as they need.
+    let mut legend = Vec::with_capacity(graph.players.len());
+    let (mut lx, mut row) = (LEFT, 0usize);
+    for (caption, army) in &graph.players {
+        let width = 32.0 + caption.chars().count() as f32 * 24.0 * 0.62;
+        if lx > LEFT && lx + width > WIDTH - RIGHT {
+            (lx, row) = (LEFT, row + 1);
+        }
+        legend.push((lx, row, caption, *army));
+        lx += width + 40.0;
+    }
+    let top = TOP + LEGEND_ROW * row as f32;
+    let height = HEIGHT + LEGEND_ROW * row as f32;
+    let (pw, ph) = (WIDTH - LEFT - RIGHT, height - top - BOTTOM);
     let last = graph.chances.len().saturating_sub(1).max(1) as f32;
     let x = |i: usize| LEFT + pw * i as f32 / last;
-    let y = |c: f32| TOP + ph * (1.0 - c.clamp(0.0, 1.0));
+    let y = |c: f32| top + ph * (1.0 - c.clamp(0.0, 1.0));
     let first = graph.players.first().map_or(Army::White, |p| p.1);
     let second = graph.players.get(1).map_or(Army::Black, |p| p.1);
     let mut o = String::new();
@@ -110,14 +147,14 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
         o,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}" font-weight="bold" role="img">"#,
         w = n(WIDTH),
-        h = n(HEIGHT)
+        h = n(height)
     );
     let _ = write!(o, "<title>{}</title>", esc(&alt_text(graph)));
     let _ = write!(
         o,
         r#"<rect width="{}" height="{}" fill="{}"/>"#,
         n(WIDTH),
-        n(HEIGHT),
+        n(height),
         theme.background
     );
     let _ = write!(
@@ -125,52 +162,71 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
         r#"<text x="{}" y="46" font-size="32" fill="{}">{}</text>"#,
         n(LEFT),
         theme.text,
-        esc(&graph.title)
+        esc(&fit(&graph.title, TITLE_CHARS))
     );
-    // The legend: a swatch and a caption per player.
-    let mut lx = LEFT;
-    for (caption, army) in &graph.players {
+    for (i, (lx, row, caption, army)) in legend.iter().enumerate() {
         let paint = theme.army(*army);
+        let dy = LEGEND_ROW * *row as f32;
+        if several {
+            // A piece of the player's line.
+            let d = format!(
+                "M{} {} L{} {}",
+                n(*lx),
+                n(78.0 + dy),
+                n(lx + 24.0),
+                n(78.0 + dy)
+            );
+            o.push_str(&line_path(&d, paint, DASHES[i % DASHES.len()]));
+        } else {
+            let _ = write!(
+                o,
+                r#"<rect x="{}" y="{}" width="24" height="24" rx="4" fill="{}" stroke="{}" stroke-width="2"/>"#,
+                n(*lx),
+                n(66.0 + dy),
+                paint.fill,
+                paint.outline,
+            );
+        }
         let _ = write!(
             o,
-            r#"<rect x="{}" y="66" width="24" height="24" rx="4" fill="{}" stroke="{}" stroke-width="2"/><text x="{}" y="87" font-size="24" fill="{}">{}</text>"#,
-            n(lx),
-            paint.fill,
-            paint.outline,
+            r#"<text x="{}" y="{}" font-size="24" fill="{}">{}</text>"#,
             n(lx + 32.0),
+            n(87.0 + dy),
             theme.text,
             esc(caption)
         );
-        lx += 32.0 + caption.chars().count() as f32 * 24.0 * 0.62 + 40.0;
     }
-    // The second side's area is the whole plot; the first side's is under the curve.
-    let _ = write!(
-        o,
-        r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{}"/>"#,
-        n(LEFT),
-        n(TOP),
-        n(pw),
-        n(ph),
-        theme.army(second).fill
-    );
-    if !graph.chances.is_empty() {
-        let mut d = format!("M{} {}", n(x(0)), n(y(0.0)));
-        for (i, c) in graph.chances.iter().enumerate() {
-            let _ = write!(d, " L{} {}", n(x(i)), n(y(*c)));
-        }
-        if graph.chances.len() == 1 {
-            let _ = write!(d, " L{} {}", n(x(1)), n(y(graph.chances[0])));
-            let _ = write!(d, " L{} {}", n(x(1)), n(y(0.0)));
-        } else {
-            let _ = write!(d, " L{} {}", n(x(graph.chances.len() - 1)), n(y(0.0)));
-        }
-        d.push_str(" Z");
+    if !several {
+        // The second side's area is the whole plot; the first side's is under the curve.
+        // (With more players, nobody's: a line each over the page's background.)
         let _ = write!(
             o,
-            r#"<path d="{d}" fill="{}" stroke="{}" stroke-width="3" stroke-linejoin="round"/>"#,
-            theme.army(first).fill,
-            theme.frame
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{}"/>"#,
+            n(LEFT),
+            n(top),
+            n(pw),
+            n(ph),
+            theme.army(second).fill
         );
+        if !graph.chances.is_empty() {
+            let mut d = format!("M{} {}", n(x(0)), n(y(0.0)));
+            for (i, c) in graph.chances.iter().enumerate() {
+                let _ = write!(d, " L{} {}", n(x(i)), n(y(*c)));
+            }
+            if graph.chances.len() == 1 {
+                let _ = write!(d, " L{} {}", n(x(1)), n(y(graph.chances[0])));
+                let _ = write!(d, " L{} {}", n(x(1)), n(y(0.0)));
+            } else {
+                let _ = write!(d, " L{} {}", n(x(graph.chances.len() - 1)), n(y(0.0)));
+            }
+            d.push_str(" Z");
+            let _ = write!(
+                o,
+                r#"<path d="{d}" fill="{}" stroke="{}" stroke-width="3" stroke-linejoin="round"/>"#,
+                theme.army(first).fill,
+                theme.frame
+            );
+        }
     }
     // The even line and the frame.
     let _ = write!(
@@ -182,16 +238,40 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
         n(y(0.5)),
         theme.muted
     );
+    if several {
+        // The players' lines, the first on top.
+        for (i, line) in graph.lines().into_iter().enumerate().rev() {
+            let Some(army) = graph.players.get(i).map(|p| p.1) else {
+                continue;
+            };
+            let mut d = String::new();
+            for (j, c) in line.iter().enumerate() {
+                let _ = write!(
+                    d,
+                    "{}{} {}",
+                    if j == 0 { "M" } else { " L" },
+                    n(x(j)),
+                    n(y(*c))
+                );
+            }
+            if line.len() == 1 {
+                let _ = write!(d, " L{} {}", n(x(1)), n(y(line[0])));
+            }
+            if !d.is_empty() {
+                o.push_str(&line_path(&d, theme.army(army), DASHES[i % DASHES.len()]));
+            }
+        }
+    }
     let _ = write!(
         o,
         r#"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="{}" stroke-width="3"/>"#,
         n(LEFT),
-        n(TOP),
+        n(top),
         n(pw),
         n(ph),
         theme.frame
     );
-    // The first side's chances on the left.
+    // The chances on the left.
     for (c, label) in [(1.0, "100%"), (0.5, "50%"), (0.0, "0%")] {
         let _ = write!(
             o,
@@ -201,28 +281,37 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
             theme.label
         );
     }
-    // Move numbers along the bottom: about ten ticks, on round numbers.
+    // Move numbers along the bottom: about ten ticks, on round numbers (a move being a
+    // round of every player's turn).
+    let seats = graph.players.len().max(2);
     let plies = graph.chances.len().saturating_sub(1);
-    let moves = plies.div_ceil(2).max(1);
+    let moves = plies.div_ceil(seats).max(1);
     let step = [1, 2, 5, 10, 20, 25, 50, 100, 200, 500]
         .into_iter()
         .find(|s| moves / s <= 10)
         .unwrap_or(1000);
     let mut m = step;
     while m <= moves {
-        let ply = (2 * m - 1).min(plies);
+        let ply = (seats * (m - 1) + 1).min(plies);
         let _ = write!(
             o,
             r#"<text x="{}" y="{}" font-size="22" text-anchor="middle" fill="{}">{m}</text>"#,
             n(x(ply)),
-            n(TOP + ph + 32.0),
+            n(top + ph + 32.0),
             theme.label
         );
         m += step;
     }
-    // The marks: a ring in the mover's colour with the sign above it.
+    // The marks: a ring in the mover's colour with the sign above it, on the mover's line.
     for mark in &graph.marks {
-        let Some(c) = graph.chances.get(mark.position) else {
+        let line = graph
+            .players
+            .iter()
+            .position(|p| p.1 == mark.army)
+            .filter(|_| several)
+            .and_then(|i| graph.lines().get(i).copied())
+            .unwrap_or(&graph.chances);
+        let Some(c) = line.get(mark.position) else {
             continue;
         };
         let paint = theme.army(mark.army);
@@ -239,7 +328,7 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
             n(cy),
             paint.fill
         );
-        let ty = if cy - 22.0 < TOP + 10.0 {
+        let ty = if cy - 22.0 < top + 10.0 {
             cy + 44.0
         } else {
             cy - 20.0
@@ -258,15 +347,52 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
     o
 }
 
+impl EvalGraph {
+    /// Every player's line: the first side's chances, then the others'.
+    fn lines(&self) -> Vec<&Vec<f32>> {
+        std::iter::once(&self.chances).chain(&self.others).collect()
+    }
+}
+
+/// A player's line: its outline wide and solid under its colour, dashed, so that a light
+/// army shows on a light page and the dashes show in the outline's colour.
+fn line_path(d: &str, paint: &crate::theme::ArmyPaint, dash: &str) -> String {
+    let dash = if dash.is_empty() {
+        String::new()
+    } else {
+        format!(r#" stroke-dasharray="{dash}""#)
+    };
+    format!(
+        r#"<path d="{d}" fill="none" stroke="{}" stroke-width="9" stroke-linejoin="round" stroke-linecap="round"/><path d="{d}" fill="none" stroke="{}" stroke-width="5" stroke-linejoin="round"{dash}/>"#,
+        paint.outline, paint.fill
+    )
+}
+
 /// A text alternative for the picture (the SVG's title; adapters may use it as alt text).
 pub fn alt_text(graph: &EvalGraph) -> String {
-    let first = graph.players.first().map_or("", |p| p.0.as_str());
-    let end = graph.chances.last().map_or(50.0, |c| (c * 100.0).round());
-    format!(
-        "{}: evaluation graph over {} positions, {} marked moves; {first}'s winning chances end at {end}%.",
+    let head = format!(
+        "{}: evaluation graph over {} positions, {} marked moves",
         graph.title,
         graph.chances.len(),
         graph.marks.len()
+    );
+    let end = |line: &[f32]| line.last().map_or(50.0, |c| (c * 100.0).round());
+    if graph.others.is_empty() {
+        let first = graph.players.first().map_or("", |p| p.0.as_str());
+        return format!(
+            "{head}; {first}'s winning chances end at {}%.",
+            end(&graph.chances)
+        );
+    }
+    let ends: Vec<String> = graph
+        .lines()
+        .into_iter()
+        .zip(&graph.players)
+        .map(|(line, p)| format!("{} {}%", p.0, end(line)))
+        .collect();
+    format!(
+        "{head}; each player's chances against the table end at: {}.",
+        ends.join(", ")
     )
 }
 
@@ -299,12 +425,86 @@ mod tests {
                 ("alice <b> 91%".into(), Army::White),
                 ("bob 40%".into(), Army::Black),
             ],
+            others: vec![],
             marks: vec![GraphMark {
                 position: 2,
                 army: Army::Black,
                 kind: MarkKind::Blunder,
             }],
         }
+    }
+
+    /// Four players: a line each (two paths: outline and dashed colour), the legend on two
+    /// rows when it does not fit one, each mark on its mover's line, and an alt text that
+    /// names every player's end.
+    #[test]
+    fn four_players_get_a_line_each_and_marks_on_their_own() {
+        let armies = [Army::Red, Army::Blue, Army::Yellow, Army::Green];
+        let names = [
+            "alice (Red) 91%",
+            "bob (Blue) 40%",
+            "carol (Yellow) 77%",
+            "dave (Green) 12%",
+        ];
+        let g = EvalGraph {
+            title: "Game 9 · DCB".into(),
+            chances: vec![0.6, 0.6, 0.7, 0.7, 1.0],
+            others: vec![
+                vec![0.5, 0.2, 0.2, 0.2, 0.0],
+                vec![0.4, 0.4, 0.4, 0.45, 0.0],
+                vec![0.5, 0.5, 0.5, 0.5, 0.0],
+            ],
+            players: names
+                .iter()
+                .zip(armies)
+                .map(|(n, a)| (n.to_string(), a))
+                .collect(),
+            marks: vec![GraphMark {
+                position: 1,
+                army: Army::Blue,
+                kind: MarkKind::Blunder,
+            }],
+        };
+        let theme = Theme::light();
+        let svg = graph_svg(&g, &theme);
+        assert!(Renderer::new().parse(&svg).is_ok());
+        for a in armies {
+            let fill = &theme.army(a).fill;
+            assert!(
+                svg.contains(&format!("fill=\"none\" stroke=\"{fill}\"")),
+                "{a:?}'s line"
+            );
+        }
+        assert_eq!(
+            svg.matches("stroke-dasharray=\"22 10\"").count(),
+            2,
+            "line and legend"
+        );
+        // Blue's blunder sits on Blue's line at 20%, not on Red's at 60%.
+        let ring = svg.split("<circle").nth(1).unwrap();
+        let (top, ph) = (
+            TOP + LEGEND_ROW,
+            HEIGHT + LEGEND_ROW - (TOP + LEGEND_ROW) - BOTTOM,
+        );
+        assert!(
+            ring.contains(&format!("cy=\"{}\"", n(top + ph * 0.8))),
+            "{ring}"
+        );
+        assert!(
+            svg.contains(&format!("height=\"{}\"", n(HEIGHT + LEGEND_ROW))),
+            "two legend rows"
+        );
+        let alt = alt_text(&g);
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("abcd", 4), "abcd");
+        assert!(
+            alt.contains("alice (Red) 91% 100%") && alt.contains("dave (Green) 12% 0%"),
+            "{alt}"
+        );
+        let png = Renderer::new()
+            .graph_png(&g, &Theme::colour_blind(), 600)
+            .unwrap();
+        assert_eq!(&png[1..4], b"PNG");
     }
 
     #[test]

@@ -831,3 +831,179 @@ fn the_web_pages_run_apart_show_a_console_move_and_stop_on_sigterm() {
         "the pages stopped with it"
     );
 }
+
+/// Opens `n` event streams on `/game/ID/events` (plain HTTP/1.1), non-blocking, each with
+/// what it has read so far.
+struct Streams {
+    open: Vec<(std::net::TcpStream, Vec<u8>, bool)>,
+}
+
+impl Streams {
+    fn open(addr: std::net::SocketAddr, path: &str, n: usize) -> Streams {
+        let open = (0..n)
+            .map(|i| {
+                let mut s = std::net::TcpStream::connect(addr)
+                    .unwrap_or_else(|e| panic!("stream {i} of {n}: {e}"));
+                write!(s, "GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").unwrap();
+                s.set_nonblocking(true).unwrap();
+                (s, Vec::new(), false)
+            })
+            .collect();
+        Streams { open }
+    }
+
+    /// Reads what has come until every stream has said `frames` update events (or ended),
+    /// or `within` passes; how many streams have.
+    fn until(&mut self, frames: usize, within: Duration) -> usize {
+        let end = Instant::now() + within;
+        loop {
+            let mut done = 0;
+            for (s, seen, ended) in &mut self.open {
+                let mut buf = [0u8; 16 * 1024];
+                while !*ended {
+                    match s.read(&mut buf) {
+                        Ok(0) => *ended = true,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                        Err(_) => *ended = true,
+                    }
+                }
+                let said = String::from_utf8_lossy(seen)
+                    .matches("event: update")
+                    .count();
+                done += usize::from(said >= frames || *ended);
+            }
+            if done == self.open.len() || Instant::now() > end {
+                return done;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn ended(&self) -> usize {
+        self.open.iter().filter(|s| s.2).count()
+    }
+
+    fn said(&self, text: &str) -> usize {
+        self.open
+            .iter()
+            .filter(|s| String::from_utf8_lossy(&s.1).contains(text))
+            .count()
+    }
+}
+
+/// The soft limit on open files of this process (the child inherits it), from
+/// `/proc/self/limits`; 1,024 when it cannot be read.
+fn open_files_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|l| {
+            l.lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3)?.parse().ok())
+        })
+        .unwrap_or(1_024)
+}
+
+/// Issue 29's probes of the real binary with watchers: a thousand event streams open on a
+/// console game (fewer only if this machine's open-files limit would not allow them) all get
+/// the next move; kill -9 loses nothing the pages show (after the restart the game's page has
+/// every move, and the pages answer on the same address at once); and SIGTERM with a thousand
+/// streams open exits 0 within seconds and ends every stream, rather than waiting for
+/// watchers who would never leave.
+#[test]
+fn a_thousand_watchers_neither_miss_a_move_nor_hold_up_sigterm_and_kill_9_loses_nothing() {
+    let watchers = 1_000.min(open_files_limit().saturating_sub(200) / 2);
+    assert!(
+        watchers >= 100,
+        "open-files limit too low to test: {watchers}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let config = dir.path().join("fairybot.toml");
+    std::fs::write(&config, format!("[web]\nlisten = \"{addr}\"\n")).unwrap();
+    let start = || {
+        let mut child = fairybot(&data)
+            .arg("--config")
+            .arg(&config)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let out = Output::of(&mut child);
+        (child, stdin, out)
+    };
+    let (mut child, mut stdin, mut out) = start();
+    assert!(
+        out.wait_for("alice> ", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    stdin.write_all(b"play chess\ne4\n").unwrap();
+    assert!(
+        out.wait_for("plays e4", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+
+    let mut streams = Streams::open(addr, "/game/1/events", watchers);
+    assert_eq!(
+        streams.until(1, Duration::from_secs(60)),
+        watchers,
+        "every watcher is sent the game as it stands"
+    );
+    stdin.write_all(b"e5\n").unwrap();
+    assert!(
+        out.wait_for("plays e5", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    assert_eq!(
+        streams.until(2, Duration::from_secs(60)),
+        watchers,
+        "every watcher is sent the move"
+    );
+    assert_eq!(streams.ended(), 0, "no stream was dropped");
+    assert_eq!(streams.said("e5"), watchers, "the update names the move");
+
+    // kill -9 with the streams open: the watchers see their streams end, and the restarted
+    // process shows both moves on the same address.
+    child.kill().unwrap();
+    wait_exit(&mut child, Duration::from_secs(10)).expect("killed");
+    streams.until(usize::MAX, Duration::from_secs(10));
+    assert_eq!(streams.ended(), watchers, "a killed server's streams end");
+    let (mut child, stdin, mut out) = start();
+    assert!(
+        out.wait_for("> ", Duration::from_secs(20)),
+        "{}",
+        out.text()
+    );
+    let (status, page) = http_get(addr, "/game/1").expect("the pages answer after a restart");
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains(">e4<") && page.contains(">e5<"), "{page}");
+
+    // SIGTERM with a thousand streams open.
+    let mut streams = Streams::open(addr, "/game/1/events", watchers);
+    assert_eq!(streams.until(1, Duration::from_secs(60)), watchers);
+    let asked = Instant::now();
+    signal(&child, "TERM");
+    let status = wait_exit(&mut child, Duration::from_secs(10))
+        .expect("exits within 10 s with every stream still open");
+    assert!(status.success(), "{status}");
+    let took = asked.elapsed();
+    streams.until(usize::MAX, Duration::from_secs(10));
+    assert_eq!(
+        streams.ended(),
+        watchers,
+        "every stream ends with the server"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    drop(stdin);
+    out.rest(Duration::from_millis(100));
+}

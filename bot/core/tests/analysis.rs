@@ -252,6 +252,139 @@ async fn a_second_analyse_says_where_the_running_one_stands() {
     assert_eq!(t.svc.analyses_in_flight(), 0, "nothing queued here");
 }
 
+/// A four-player game of random moves analysed through the service: a line per seat on
+/// the graph, one point per position each, every seat's accuracy, mistakes named for their
+/// movers with the game's own move numbers, and the pictures draw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_four_player_game_is_analysed_for_every_seat() {
+    let t = Table::new(true).await;
+    let store = t.svc.store();
+    let catalog = Catalog::builtin();
+    let four = catalog.get("dcb-balanced-4p").unwrap();
+    let mut pos = rules::Position::start(&four);
+    let g = store
+        .create_game(NewGame {
+            variant: "dcb-balanced-4p".into(),
+            options: String::new(),
+            start_state: rules::fen::write(&pos),
+            seats: ["alice", "bob", "carol", "dave"]
+                .iter()
+                .map(|n| actor(n).id)
+                .collect(),
+            place: t.place.clone(),
+            rating_family: None,
+            clock: None,
+            created_at: 0,
+        })
+        .await
+        .unwrap();
+    // Random moves: a searching engine finds some of them costly.
+    let mut version = g.version;
+    let mut seed = 11u64;
+    for _ in 0..16 {
+        let legal = pos.legal_moves();
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let m = legal[(seed >> 33) as usize % legal.len()];
+        version = store
+            .append_move(
+                g.id,
+                version,
+                &rules::notation::coord(&pos, m),
+                &GameUpdate::active(),
+                0,
+            )
+            .await
+            .unwrap();
+        pos.play_unchecked(m);
+    }
+    let ended = GameUpdate::ended(GameStatus::Finished {
+        result: GameResult::Win(0),
+        reason: EndReason::Resignation,
+    });
+    store.update_game(g.id, version, &ended, 0).await.unwrap();
+
+    let r = t.say(&t.alice, &format!("analyse #{}", g.id)).await;
+    assert!(r[0].text.contains("0 of 17 positions"), "{}", r[0].text);
+    t.settle().await;
+    let said = t.unasked().await;
+    let graph_reply = said.iter().find(|r| r.graph.is_some()).expect("a graph");
+    let graph = graph_reply.graph.as_ref().unwrap();
+    assert_eq!(graph.chances.len(), 17);
+    assert_eq!(graph.others.len(), 3, "a line for each other seat");
+    assert!(graph.others.iter().all(|l| l.len() == 17));
+    for (caption, (who, army)) in graph.captions.iter().zip([
+        ("alice", "(Red) "),
+        ("bob", "(Blue) "),
+        ("carol", "(Yellow) "),
+        ("dave", "(Green) "),
+    ]) {
+        assert!(
+            caption.contains(who) && caption.contains(army) && caption.ends_with('%'),
+            "{caption}"
+        );
+    }
+    assert!(
+        graph_reply
+            .text
+            .contains("each player's chances against the table"),
+        "{}",
+        graph_reply.text
+    );
+    // Each mistake is its mover's, numbered as the game counts moves (four half-moves a
+    // round), with the position before it drawn from the mover's side.
+    let mistakes: Vec<&Reply> = said.iter().filter(|r| r.board.is_some()).collect();
+    assert!(
+        !mistakes.is_empty(),
+        "random moves cost something: {said:?}"
+    );
+    for r in &mistakes {
+        let board = r.board.as_ref().unwrap();
+        let seat = board.viewer.unwrap();
+        let name = ["alice", "bob", "carol", "dave"][usize::from(seat)];
+        assert!(
+            r.text.starts_with(&format!("Game {}, ", g.id)) && r.text.contains(name),
+            "{}",
+            r.text
+        );
+        let number: u32 = r
+            .text
+            .split("move ")
+            .nth(1)
+            .unwrap()
+            .split(['.', '…'])
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            (1..=4).contains(&number),
+            "16 half-moves are 4 rounds: {}",
+            r.text
+        );
+        let mark = graph
+            .marks
+            .iter()
+            .find(|m| m.seat == seat)
+            .expect("the mistake is marked on the graph");
+        assert!(mark.position >= 1 && mark.position <= 16);
+    }
+    let renderer = render::Renderer::new();
+    let png = bot_core::picture::graph_png(graph, &renderer, &render::Theme::light(), 800).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let stored = store.analysis(g.id).await.unwrap().unwrap();
+    let AnalysisState::Done(done) = stored.state else {
+        panic!("stored as done")
+    };
+    assert_eq!(done.seat_scores.len(), 4);
+    assert_eq!(
+        done.seats.iter().map(|s| s.moves).collect::<Vec<_>>(),
+        [4, 4, 4, 4]
+    );
+    assert!(done.seats.iter().all(|s| s.accuracy.is_some()));
+}
+
 #[tokio::test]
 async fn refusals_say_what_to_do() {
     let t = Table::new(true).await;
@@ -301,26 +434,6 @@ async fn refusals_say_what_to_do() {
         created_at: 0,
     };
     let catalog = Catalog::builtin();
-    // Four players.
-    let four = catalog.get("dcb-balanced-4p").unwrap();
-    let g = store
-        .create_game(new(
-            "dcb-balanced-4p",
-            rules::fen::write(&rules::Position::start(&four)),
-            4,
-        ))
-        .await
-        .unwrap();
-    store
-        .update_game(g.id, g.version, &finish(resigned.clone()), 0)
-        .await
-        .unwrap();
-    let r = first(t.say(&t.alice, &format!("analyse #{}", g.id)).await);
-    assert!(
-        r.contains("has 4 players: analysis covers two-player games"),
-        "{r}"
-    );
-
     // A huge game: 1,000 knight moves back and forth.
     let chess = catalog.get("chess").unwrap();
     let g = store

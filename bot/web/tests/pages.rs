@@ -309,6 +309,7 @@ async fn an_analysed_game_shows_its_evaluation_graph_under_the_board() {
         plies: 1,
         nodes: 10_000,
         scores: vec![20, 35],
+        seat_scores: Vec::new(),
         seats: vec![seat(0), seat(1)],
     };
     assert!(store.finish_analysis(&done, "main", 2).await.unwrap());

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use engine::{
     Evaluator,
     analysis::{self as ea, Analyser, Budget, Judgement},
+    search::MATE,
 };
-use rules::{Move, Position, Side, Variant, notation};
+use rules::{Move, Position, Side, notation};
 
 use crate::{
     model::{GameId, Place, PlayerId},
@@ -110,6 +111,10 @@ impl Severity {
 pub struct Mistake {
     /// The move's index in the game (0 for the first move).
     pub ply: u32,
+    /// Its move number as the game counts them (a round of every seat's move); 0 in an
+    /// analysis stored before the number was kept, where it follows from `ply`.
+    #[serde(default)]
+    pub number: u32,
     /// How bad it was.
     pub severity: Severity,
     /// Winning chances lost, in percentage points.
@@ -153,8 +158,16 @@ pub struct GameAnalysis {
     /// Nodes searched per position.
     pub nodes: u64,
     /// The first seat's score in each position, the start first (centipawns, or near
-    /// [`engine::search::MATE`] for a mate).
+    /// [`engine::search::MATE`] for a mate). With more than two seats, its score against the
+    /// table, as in [`GameAnalysis::seat_scores`].
     pub scores: Vec<i32>,
+    /// With more than two seats, every seat's score against the table in each position, the
+    /// start first, in seat order (empty with two, where `scores` says it all). A seat's
+    /// score is measured at its own turns (the search's best), set after each of its moves
+    /// (what the move played was worth), held between them, taken from its first turn before
+    /// it, and a mate's once the seat is out or has won.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seat_scores: Vec<Vec<i32>>,
     /// Each seat's accuracy and mistakes, in seat order.
     pub seats: Vec<SeatReport>,
 }
@@ -162,65 +175,99 @@ pub struct GameAnalysis {
 impl GameAnalysis {
     /// The first seat's winning chances in each position (0 to 1).
     pub fn chances(&self) -> Vec<f32> {
-        self.scores
-            .iter()
-            .map(|s| ea::win_chance(*s, Side::WHITE) as f32)
-            .collect()
+        chances_of(&self.scores)
     }
+
+    /// Every seat's winning chances (against the table) in each position, in seat order, for
+    /// a game of more than two seats; empty for two.
+    pub fn seat_chances(&self) -> Vec<Vec<f32>> {
+        self.seat_scores.iter().map(|s| chances_of(s)).collect()
+    }
+
+    /// The positions analysed (the start and one after each move).
+    pub fn positions(&self) -> usize {
+        self.plies as usize + 1
+    }
+}
+
+fn chances_of(scores: &[i32]) -> Vec<f32> {
+    scores
+        .iter()
+        .map(|s| ea::win_chance(*s, Side::WHITE) as f32)
+        .collect()
 }
 
 /// Why a game cannot be analysed (the service words the answer).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AnalyseError {
-    /// Only two-player games have one score per position.
-    #[error("analysis covers two-player games")]
-    Sides(u8),
     /// Longer than [`MAX_POSITIONS`].
     #[error("the game has {0} positions; analysis covers up to {MAX_POSITIONS}")]
     TooLong(usize),
 }
 
-/// Checks that a game of `variant` with `plies` moves can be analysed.
+/// Checks that a game of `plies` moves can be analysed (of any variant, two seats or four).
 ///
 /// # Errors
 /// [`AnalyseError`] when it cannot.
-pub fn check(variant: &Variant, plies: usize) -> Result<(), AnalyseError> {
-    if variant.sides != 2 {
-        return Err(AnalyseError::Sides(variant.sides));
-    }
+pub fn check(plies: usize) -> Result<(), AnalyseError> {
     if plies + 1 > MAX_POSITIONS {
         return Err(AnalyseError::TooLong(plies + 1));
     }
     Ok(())
 }
 
-/// Analyses a game: every position from `start` through `moves` searched with `nodes` nodes,
-/// then each seat's accuracy and biggest mistakes. `progress(done, total)` is called after
-/// each position; when it returns `false` the analysis stops and `None` is returned. CPU
-/// work of seconds to minutes: run it on the analyst's thread.
+/// Analyses a game, then each seat's accuracy and biggest mistakes; `progress(done, total)`
+/// is called as positions are done. When it returns `false` the analysis stops and `None`
+/// is returned. CPU work of seconds to minutes: run it on the analyst's thread.
+///
+/// With two seats every position from `start` through `moves` is searched with `nodes`
+/// nodes, and a move is judged by the positions before and after it. With more, each move
+/// is judged in the position before it, for its mover ([`engine::analysis::TurnEval`]): a
+/// move the search would not have made costs a second search, so a four-player analysis
+/// takes up to twice the nodes.
 pub fn analyse_game(
     game: GameId,
     evaluator: Arc<Evaluator>,
     start: &Position,
     moves: &[Move],
     nodes: u64,
-    progress: impl FnMut(usize, usize) -> bool,
+    mut progress: impl FnMut(usize, usize) -> bool,
 ) -> Option<GameAnalysis> {
     let variant = start.variant().clone();
     let budget = Budget { nodes, time: None };
     let mut analyser = Analyser::new(evaluator, 16);
-    let evals = analyser.evaluate_game(start, moves, &budget, progress)?;
-    // The mover of each move, its notation and the position before it.
+    let (reviews, preferred, scores, seat_scores) = if variant.sides > 2 {
+        let total = moves.len() + 1;
+        let turns = analyser.evaluate_turns(start, moves, &budget, |d, _| progress(d, total))?;
+        let lines = table_lines(start, moves, &turns);
+        let preferred: Vec<Option<Move>> = turns.iter().map(|t| t.best).collect();
+        (
+            ea::review_turns(&turns, moves),
+            preferred,
+            lines[0].clone(),
+            lines,
+        )
+    } else {
+        let evals = analyser.evaluate_game(start, moves, &budget, progress)?;
+        let mut movers = Vec::with_capacity(moves.len());
+        let mut pos = start.clone();
+        for &m in moves {
+            movers.push(pos.turn());
+            pos.play_unchecked(m);
+        }
+        (
+            ea::review(&evals, moves, &movers),
+            evals.iter().map(|e| e.best).collect(),
+            evals.iter().map(|e| e.score).collect(),
+            Vec::new(),
+        )
+    };
+    // The notation of each move, of the search's preferred one, the move number and the
+    // position before it.
     let mut pos = start.clone();
-    let mut movers = Vec::with_capacity(moves.len());
-    let mut states = Vec::with_capacity(moves.len());
-    let mut played = Vec::with_capacity(moves.len());
-    let mut best = Vec::with_capacity(moves.len());
+    let mut before = Vec::with_capacity(moves.len());
     for (i, &m) in moves.iter().enumerate() {
-        movers.push(pos.turn());
-        states.push(rules::fen::write(&pos));
-        played.push(notation::san(&pos, m));
-        best.push(evals[i].best.map(|b| {
+        let best = preferred.get(i).copied().flatten().map(|b| {
             let g = &variant.geometry;
             (
                 notation::san(&pos, b),
@@ -229,30 +276,37 @@ pub fn analyse_game(
                     to: g.name(b.to).to_string(),
                 },
             )
-        }));
+        });
+        before.push(Before {
+            played: notation::san(&pos, m),
+            best,
+            number: pos.fullmoves(),
+            state: rules::fen::write(&pos),
+        });
         pos.play_unchecked(m);
     }
-    let reviews = ea::review(&evals, moves, &movers);
     let seats = (0..variant.sides)
         .map(|s| {
             let side = Side(s);
             let mistakes = ea::biggest_mistakes(&reviews, side, MISTAKES_SHOWN)
                 .into_iter()
                 .filter_map(|r| {
-                    let (best_text, cells) = match &best[r.ply] {
+                    let b = &before[r.ply];
+                    let (best_text, cells) = match &b.best {
                         Some((t, c)) => (Some(t.clone()), Some(c.clone())),
                         None => (None, None),
                     };
                     Some(Mistake {
                         ply: r.ply as u32,
+                        number: b.number,
                         severity: Severity::of(r.judgement()?),
                         loss: r.loss as f32,
                         before: r.before as f32,
                         after: r.after as f32,
-                        played: played[r.ply].clone(),
+                        played: b.played.clone(),
                         best: best_text,
                         best_cells: cells,
-                        state: states[r.ply].clone(),
+                        state: b.state.clone(),
                     })
                 })
                 .collect();
@@ -269,9 +323,63 @@ pub fn analyse_game(
         variant: variant.name.clone(),
         plies: moves.len() as u32,
         nodes,
-        scores: evals.iter().map(|e| e.score).collect(),
+        scores,
+        seat_scores,
         seats,
     })
+}
+
+/// What a mistake's report needs of the position before a move.
+struct Before {
+    played: String,
+    best: Option<(String, MovedCells)>,
+    number: u32,
+    state: String,
+}
+
+/// Every seat's score against the table in each position of a game of more than two seats,
+/// from its moves' [`ea::TurnEval`]s (see [`GameAnalysis::seat_scores`]).
+fn table_lines(start: &Position, moves: &[Move], turns: &[ea::TurnEval]) -> Vec<Vec<i32>> {
+    let sides = usize::from(start.variant().sides);
+    let positions = moves.len() + 1;
+    let mut known: Vec<Vec<Option<i32>>> = vec![vec![None; positions]; sides];
+    let mut pos = start.clone();
+    for (i, (&m, t)) in moves.iter().zip(turns).enumerate() {
+        let mover = usize::from(t.mover.0);
+        if t.judged {
+            known[mover][i] = Some(t.best_score);
+            known[mover][i + 1] = Some(t.played_score);
+        }
+        pos.play_unchecked(m);
+        for (s, line) in known.iter_mut().enumerate() {
+            if pos.is_out(Side(s as u8)) {
+                line[i + 1] = Some(-MATE);
+            }
+        }
+    }
+    if let Some(rules::Outcome::Win { winner, .. }) = pos.outcome() {
+        known[usize::from(winner.0)][positions - 1] = Some(MATE);
+    }
+    known
+        .into_iter()
+        .enumerate()
+        .map(|(s, line)| {
+            // Before its first turn a seat stands where its first turn found it (even, if
+            // it never had one).
+            let mut held = turns
+                .iter()
+                .find(|t| t.judged && usize::from(t.mover.0) == s)
+                .map_or(0, |t| t.best_score);
+            line.into_iter()
+                .map(|v| {
+                    if let Some(v) = v {
+                        held = v;
+                    }
+                    held
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Who asked for an analysis and where its progress is shown: kept with the running
@@ -349,6 +457,45 @@ mod tests {
         assert_eq!(nodes_per_position(10, 2_000), 2_000);
     }
 
+    /// Each seat's line: its first turn's score before it, its best at its turns and its
+    /// move's worth after them, held between; a mate's once it is out.
+    #[test]
+    fn four_seats_lines_are_measured_at_their_turns_and_held_between() {
+        let four = rules::Catalog::builtin().get("dcb-balanced-4p").unwrap();
+        let start = Position::start(&four);
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        for _ in 0..3 {
+            let m = pos.legal_moves()[0];
+            pos.play_unchecked(m);
+            moves.push(m);
+        }
+        let resign = pos.resignation(Side(3)).unwrap();
+        moves.push(resign);
+        let turn = |mover: u8, best: i32, played: i32| ea::TurnEval {
+            mover: Side(mover),
+            judged: true,
+            best: None,
+            best_score: best,
+            played_score: played,
+            nodes: 1,
+        };
+        let turns = [
+            turn(0, 50, 40),
+            turn(1, -20, -20),
+            turn(2, 10, -300),
+            ea::TurnEval {
+                judged: false,
+                ..turn(3, 0, 0)
+            },
+        ];
+        let lines = table_lines(&start, &moves, &turns);
+        assert_eq!(lines[0], [50, 40, 40, 40, 40]);
+        assert_eq!(lines[1], [-20, -20, -20, -20, -20]);
+        assert_eq!(lines[2], [10, 10, 10, -300, -300]);
+        assert_eq!(lines[3], [0, 0, 0, 0, -MATE], "even until it resigned");
+    }
+
     #[test]
     fn fools_mate_has_white_blunder_and_black_perfect() {
         let chess = rules::Catalog::builtin().get("chess").unwrap();
@@ -381,9 +528,8 @@ mod tests {
         let black = &a.seats[1];
         assert!(black.accuracy.unwrap() > white.accuracy.unwrap());
         assert_eq!(a.chances().last(), Some(&0.0));
-        assert!(check(&chess, 999).is_ok());
-        assert_eq!(check(&chess, 1_000), Err(AnalyseError::TooLong(1_001)));
-        let four = rules::Catalog::builtin().get("dcb-balanced-4p").unwrap();
-        assert_eq!(check(&four, 3), Err(AnalyseError::Sides(4)));
+        assert!(a.seat_scores.is_empty());
+        assert!(check(999).is_ok());
+        assert_eq!(check(1_000), Err(AnalyseError::TooLong(1_001)));
     }
 }

@@ -537,6 +537,11 @@ pub fn eval_graph(graph: &GraphPicture) -> render::EvalGraph {
             .iter()
             .map(|c| f32::from(*c) / 1000.0)
             .collect(),
+        others: graph
+            .others
+            .iter()
+            .map(|line| line.iter().map(|c| f32::from(*c) / 1000.0).collect())
+            .collect(),
         players: graph
             .captions
             .iter()

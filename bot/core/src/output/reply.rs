@@ -102,6 +102,10 @@ pub struct GraphPicture {
     /// The first seat's winning chances in each position, the start first, in tenths of a
     /// percent (0 to 1000: whole numbers keep replies comparable and their text short).
     pub chances: Vec<u16>,
+    /// With more than two seats, the other seats' chances (against the table) likewise, in
+    /// seat order from the second; the graph then draws a line per seat. Empty with two.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<Vec<u16>>,
     /// Each seat's legend caption (name, side, accuracy), in seat order.
     pub captions: Vec<String>,
     /// The moves to mark.

@@ -277,13 +277,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
             GameStatus::Finished { .. } => {}
         }
-        match analysis::check(&variant, record.ply()) {
+        match analysis::check(record.ply()) {
             Ok(()) => {}
-            Err(AnalyseError::Sides(n)) => {
-                return user(format!(
-                    "Game {id} has {n} players: analysis covers two-player games (one score per position); four-player games are not analysed yet."
-                ));
-            }
             Err(AnalyseError::TooLong(positions)) => {
                 return user(format!(
                     "Game {id} is too long to analyse: {positions} positions, and an analysis takes at most {}. `export #{id}` gives the moves for another program.",
@@ -299,7 +294,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                     let names = self.seat_names(&record).await;
                     let mut replies = vec![Reply::room(format!(
                         "Game {id} was analysed already ({} positions at {} nodes each):",
-                        done.scores.len(),
+                        done.positions(),
                         thousands(done.nodes)
                     ))];
                     replies.extend(result_replies(&record, done, &names));
@@ -312,7 +307,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             }
         }
         let total = record.ply() + 1;
-        let nodes = analysis::nodes_per_position(total, analyst.config.nodes);
+        // A four-player move the search would not have made costs a second search: count
+        // those games' moves twice against the total.
+        let searches = if variant.sides > 2 { 2 * total } else { total };
+        let nodes = analysis::nodes_per_position(searches, analyst.config.nodes);
         let key = self.mail.keys.next();
         let start = AnalysisStart {
             game: id,
@@ -490,10 +488,24 @@ fn running_text(id: GameId, done: u32, total: u32, started_ms: i64, now_ms: i64)
     )
 }
 
-/// "move 12." for the first seat, "move 12…" for the second (half-move `ply` from a start
-/// with the first seat to move).
-fn move_label(ply: u32, seat: u8) -> String {
-    format!("{}{}", ply / 2 + 1, if seat == 0 { "." } else { "…" })
+/// "12." for the first seat, "12…" for the others: the mistake's move number, or (in an
+/// analysis stored before numbers were kept, always of two seats) the number half-move `ply`
+/// has from a start with the first seat to move.
+fn move_label(m: &analysis::Mistake, seat: u8) -> String {
+    let number = if m.number > 0 {
+        m.number
+    } else {
+        m.ply / 2 + 1
+    };
+    format!("{number}{}", if seat == 0 { "." } else { "…" })
+}
+
+/// Chances (0 to 1) in tenths of a percent, as a graph carries them.
+fn tenths(chances: &[f32]) -> Vec<u16> {
+    chances
+        .iter()
+        .map(|c| (c.clamp(0.0, 1.0) * 1000.0).round() as u16)
+        .collect()
 }
 
 fn percent(chance: f32) -> String {
@@ -564,18 +576,25 @@ pub(crate) fn result_replies(
                 .collect::<Vec<_>>()
                 .join(" vs ")
         ),
-        chances: analysis
-            .chances()
+        chances: tenths(&analysis.chances()),
+        others: analysis
+            .seat_chances()
             .iter()
-            .map(|c| (c.clamp(0.0, 1.0) * 1000.0).round() as u16)
+            .skip(1)
+            .map(|c| tenths(c))
             .collect(),
         captions: captions.clone(),
         marks,
     };
+    let shows = if analysis.seat_scores.is_empty() {
+        format!("{}'s winning chances after each move", who(0))
+    } else {
+        "each player's chances against the table, measured at his turns and after his moves"
+            .to_string()
+    };
     let mut summary = format!(
-        "Analysis of game {id}: accuracy {}. The graph shows {}'s winning chances after each move; marked moves lost at least {:.0} points of winning chances.",
+        "Analysis of game {id}: accuracy {}. The graph shows {shows}; marked moves lost at least {:.0} points of winning chances.",
         captions.join(", "),
-        who(0),
         engine::analysis::INACCURACY
     );
     let mut replies = Vec::new();
@@ -597,7 +616,7 @@ pub(crate) fn result_replies(
             let text = format!(
                 "Game {id}, {}: move {} {}{} was {}: winning chances {} → {} ({:.0} points).{better}",
                 who(s.seat),
-                move_label(m.ply, s.seat),
+                move_label(m, s.seat),
                 m.played,
                 m.severity.sign(),
                 m.severity.name(),
@@ -638,8 +657,22 @@ mod tests {
             "Analysing game 4 at 1,000 nodes a position: [##########----------] 5 of 10 positions (50%)."
         );
         assert!(progress_line(GameId(4), 0, 0, 1).contains("(0%)"));
-        assert_eq!(move_label(0, 0), "1.");
-        assert_eq!(move_label(3, 1), "2…");
+        let mistake = |ply, number| analysis::Mistake {
+            ply,
+            number,
+            severity: analysis::Severity::Mistake,
+            loss: 12.0,
+            before: 0.5,
+            after: 0.38,
+            played: "e4".into(),
+            best: None,
+            best_cells: None,
+            state: String::new(),
+        };
+        assert_eq!(move_label(&mistake(0, 0), 0), "1.");
+        assert_eq!(move_label(&mistake(3, 0), 1), "2…");
+        // Four seats: the number is the game's own, not the half-move's half.
+        assert_eq!(move_label(&mistake(6, 2), 2), "2…");
         assert!(
             running_text(GameId(2), 3, 12, 0, 125_000)
                 .contains("3 of 12 positions searched (25%), started 2 min ago")

@@ -2340,6 +2340,7 @@ fn analysis_of(game: GameId, plies: u32) -> GameAnalysis {
         plies,
         nodes: 1_000,
         scores: (0..=plies as i32).map(|i| i * 10 - 25_000).collect(),
+        seat_scores: Vec::new(),
         seats: vec![
             SeatReport {
                 seat: 0,
@@ -2347,6 +2348,7 @@ fn analysis_of(game: GameId, plies: u32) -> GameAnalysis {
                 accuracy: Some(87.25),
                 mistakes: vec![Mistake {
                     ply: 2,
+                    number: 2,
                     severity: Severity::Blunder,
                     loss: 41.5,
                     before: 0.5,
