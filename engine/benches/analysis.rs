@@ -6,7 +6,8 @@
 //!
 //! A four-player game is judged move by move instead, in the position before each
 //! ([`Analyser::evaluate_turns`]): `analysis-turn/dcb-balanced-4p` measures one move the
-//! search would not have made (its two searches, the dearer case).
+//! search would not have made (its two searches, the dearer case); and
+//! `analysis-turn/looking-glass` one Looking-Glass order judged from its player's knowledge.
 //!
 //! Run: `cargo bench -p engine --bench analysis`.
 
@@ -14,10 +15,11 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use engine::{
-    Evaluator,
+    Evaluator, Level,
     analysis::{Analyser, Budget},
+    glass::{GlassPlayer, Knowledge},
 };
-use rules::{Catalog, Position};
+use rules::{Catalog, Position, glass};
 
 /// The variants measured: the orthodox board, a big one, a cruciform one, a wrapped one.
 const VARIANTS: [&str; 4] = [
@@ -87,7 +89,67 @@ fn per_position(c: &mut Criterion) {
             analyser.evaluate_turns(&pos, &[other], &Budget::default(), |_, _| true)
         })
     });
+    // A Looking-Glass order judged from its player's knowledge (level 5, 32 sampled
+    // worlds), 12 orders into a game between two level-1 players.
+    let (knowledge, order) = glass_middle_game();
+    group.bench_function("looking-glass", |b| {
+        b.iter(|| {
+            GlassPlayer::new(glass::variant(), Level::new(5).unwrap(), 7)
+                .judge(&knowledge, &order)
+                .unwrap()
+        })
+    });
     group.finish();
+}
+
+/// What the side to move knows 12 orders into a Looking-Glass game, and the order its
+/// level-5 player ranks last (judged against the best: the dearer case).
+fn glass_middle_game() -> (Knowledge, String) {
+    let variant = glass::variant();
+    let mut g = glass::Glass::with_variant(variant.clone(), glass::GlassRules::default());
+    g.choose(rules::Side::WHITE, glass::BackRank::orthodox())
+        .unwrap();
+    g.choose(rules::Side::BLACK, glass::BackRank::orthodox())
+        .unwrap();
+    let level = Level::new(1).unwrap();
+    let mut players = [
+        GlassPlayer::new(variant.clone(), level, 1),
+        GlassPlayer::new(variant.clone(), level, 2),
+    ];
+    let knowledge = |g: &glass::Glass| {
+        let side = g.turn();
+        Knowledge::for_side(
+            side,
+            g.view(side),
+            g.told(side).to_vec(),
+            g.rules(),
+            g.setup(side).cloned(),
+        )
+        .unwrap()
+    };
+    for _ in 0..12 {
+        if g.is_over().is_some() {
+            break;
+        }
+        let side = g.turn();
+        let choice = players[side.index()].choose(&knowledge(&g)).unwrap();
+        let given = choice
+            .ranked
+            .iter()
+            .find(|o| g.clone().order(side, o).is_ok())
+            .unwrap()
+            .clone();
+        g.order(side, &given).unwrap();
+    }
+    let k = knowledge(&g);
+    let last = GlassPlayer::new(variant, Level::new(5).unwrap(), 7)
+        .choose(&k)
+        .unwrap()
+        .ranked
+        .last()
+        .unwrap()
+        .clone();
+    (k, last)
 }
 
 criterion_group!(benches, per_position);

@@ -385,6 +385,148 @@ async fn a_four_player_game_is_analysed_for_every_seat() {
     assert!(done.seats.iter().all(|s| s.accuracy.is_some()));
 }
 
+/// A Looking-Glass game after its end: each order judged from what its player knew, a line
+/// per player, the mistakes drawn on the player's own view of the moment (never the hidden
+/// world), and the pictures draw.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_looking_glass_game_is_analysed_after_its_end_from_what_each_player_knew() {
+    use rules::glass::{BackRank, Glass, GlassRules};
+    let t = Table::new(true).await;
+    let store = t.svc.store();
+    // Two weak players (level 1: random orders now and then) give the analysis something
+    // to find.
+    let variant = rules::glass::variant();
+    let mut g = Glass::with_variant(variant.clone(), GlassRules::default());
+    let mut actions = vec![
+        g.choose(rules::Side::WHITE, BackRank::orthodox())
+            .unwrap()
+            .action,
+        g.choose(rules::Side::BLACK, BackRank::from_number(300).unwrap())
+            .unwrap()
+            .action,
+    ];
+    let level = engine::Level::new(1).unwrap();
+    let mut players = [
+        engine::glass::GlassPlayer::new(variant.clone(), level, 1),
+        engine::glass::GlassPlayer::new(variant.clone(), level, 2),
+    ];
+    while actions.len() < 14 && g.is_over().is_none() {
+        let side = g.turn();
+        let k = engine::glass::Knowledge::for_side(
+            side,
+            g.view(side),
+            g.told(side).to_vec(),
+            g.rules(),
+            g.setup(side).cloned(),
+        )
+        .unwrap();
+        let choice = players[side.index()].choose(&k).unwrap();
+        let report = choice
+            .ranked
+            .iter()
+            .find_map(|o| g.clone().order(side, o).ok().map(|_| o.clone()))
+            .map(|o| g.order(side, &o).unwrap())
+            .unwrap();
+        actions.push(report.action);
+    }
+    let created = store
+        .create_game(NewGame {
+            variant: rules::glass::NAME.into(),
+            options: String::new(),
+            start_state: String::new(),
+            seats: vec![t.alice.id.clone(), t.bob.id.clone()],
+            place: t.place.clone(),
+            rating_family: None,
+            clock: None,
+            created_at: 0,
+        })
+        .await
+        .unwrap();
+    let mut version = created.version;
+    for a in &actions {
+        version = store
+            .append_move(created.id, version, a, &GameUpdate::active(), 0)
+            .await
+            .unwrap();
+    }
+    let ended = GameUpdate::ended(GameStatus::Finished {
+        result: GameResult::Win(1),
+        reason: EndReason::Resignation,
+    });
+    store
+        .update_game(created.id, version, &ended, 0)
+        .await
+        .unwrap();
+
+    let r = t.say(&t.alice, &format!("analyse #{}", created.id)).await;
+    assert!(
+        r[0].text
+            .contains("order by order, from what each player knew")
+            && r[0]
+                .text
+                .contains(&format!("0 of {} positions", actions.len() + 1)),
+        "{}",
+        r[0].text
+    );
+    t.settle().await;
+    let said = t.unasked().await;
+    let graph_reply = said.iter().find(|r| r.graph.is_some()).expect("a graph");
+    let graph = graph_reply.graph.as_ref().unwrap();
+    assert_eq!(graph.chances.len(), actions.len() + 1);
+    assert_eq!(graph.others.len(), 1, "a line for each player");
+    assert!(
+        graph_reply
+            .text
+            .contains("as he could judge them from what he knew"),
+        "{}",
+        graph_reply.text
+    );
+    let stored = store.analysis(created.id).await.unwrap().unwrap();
+    let AnalysisState::Done(done) = stored.state else {
+        panic!("stored as done")
+    };
+    let orders = actions.len() as u32 - 2;
+    assert_eq!(
+        done.seats.iter().map(|s| s.moves).sum::<u32>(),
+        orders,
+        "every order judged, the setups not"
+    );
+    assert!(done.seats.iter().all(|s| s.accuracy.is_some()));
+    assert!(
+        said.iter().any(|r| r.board.is_some()),
+        "level 1's orders cost something"
+    );
+    for r in said.iter().filter(|r| r.board.is_some()) {
+        let board = r.board.as_ref().unwrap();
+        assert_eq!(board.engine, bot_core::rules_engine::EngineKind::Glass);
+        let seat = board.viewer.unwrap();
+        assert!(
+            board
+                .state
+                .starts_with(&format!("view {} ", ["w", "b"][usize::from(seat)])),
+            "the mover's own view, never the full state: {}",
+            board.state
+        );
+        assert!(r.text.contains("from what he knew then"), "{}", r.text);
+        bot_core::picture::png(
+            board,
+            &Catalog::builtin(),
+            &render::Renderer::new(),
+            &render::Theme::light(),
+            400,
+        )
+        .unwrap();
+    }
+    let png = bot_core::picture::graph_png(
+        graph,
+        &render::Renderer::new(),
+        &render::Theme::light(),
+        800,
+    )
+    .unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+}
+
 #[tokio::test]
 async fn refusals_say_what_to_do() {
     let t = Table::new(true).await;
@@ -462,7 +604,7 @@ async fn refusals_say_what_to_do() {
         "{r}"
     );
 
-    // Looking-Glass: before its end, and after.
+    // Looking-Glass before its end (after it, see the test below).
     let g = store
         .create_game(new(rules::glass::NAME, String::new(), 2))
         .await
@@ -472,12 +614,6 @@ async fn refusals_say_what_to_do() {
         r.contains("Looking-Glass game still being played: no analysis before its end"),
         "{r}"
     );
-    store
-        .update_game(g.id, g.version, &finish(resigned), 0)
-        .await
-        .unwrap();
-    let r = first(t.say(&t.alice, &format!("analyse #{}", g.id)).await);
-    assert!(r.contains("the engine cannot analyse it"), "{r}");
     assert_eq!(t.svc.analyses_in_flight(), 0);
     assert!(t.unasked().await.iter().all(|r| r.graph.is_none()));
 }

@@ -29,7 +29,7 @@ mod knowledge;
 mod player;
 
 pub use knowledge::{Knowledge, KnowledgeError};
-pub use player::{Choice, ChooseError, GlassPlayer, WIN, value as fide_value};
+pub use player::{Choice, ChooseError, GlassPlayer, Judged, WIN, value as fide_value};
 
 #[cfg(test)]
 mod tests;

@@ -109,6 +109,23 @@ impl Choice {
     }
 }
 
+/// An order judged after the game ([`GlassPlayer::judge`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    /// The order the player would have given.
+    pub best: String,
+    /// Its value over the samples, in centipawns for the player ([`WIN`] for a won game).
+    pub best_value: i32,
+    /// The value of the order given, likewise (`best_value` when it is the same order).
+    pub played_value: i32,
+}
+
+/// Orders valued: (text, value, share of samples where it was impossible).
+struct Values {
+    ranked: Vec<(String, f64, f64)>,
+    samples: usize,
+}
+
 /// Why no order can be chosen.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChooseError {
@@ -205,6 +222,61 @@ impl GlassPlayer {
     /// # Errors
     /// [`ChooseError`] when it is not this side's turn or it has nothing to order.
     pub fn choose(&mut self, k: &Knowledge) -> Result<Choice, ChooseError> {
+        let st = style(self.level);
+        let Values {
+            mut ranked,
+            samples,
+        } = self.values(k, None)?;
+        for r in &mut ranked {
+            if st.noise > 0 {
+                r.1 +=
+                    (self.rng.below(2 * st.noise as u64 + 1) as i64 - i64::from(st.noise)) as f64;
+            }
+        }
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        if st.random_in_1000 > 0 && self.rng.below(1000) < st.random_in_1000 {
+            let safe: Vec<usize> = (0..ranked.len()).filter(|&i| ranked[i].2 == 0.0).collect();
+            if !safe.is_empty() {
+                let pick = safe[self.rng.below(safe.len() as u64) as usize];
+                let chosen = ranked.remove(pick);
+                ranked.insert(0, chosen);
+            }
+        }
+        Ok(Choice {
+            risk: ranked[0].2,
+            score: ranked[0].1.round() as i32,
+            samples,
+            ranked: ranked.into_iter().map(|r| r.0).collect(),
+        })
+    }
+
+    /// Judges an order given after the game (post-game analysis): the order this player
+    /// would have given, and what it and `played` were worth, from the same knowledge and
+    /// the same sampled worlds, without the level's noise or random orders. So it judges a
+    /// decision from what the player knew then, never from the hidden world as it was: an
+    /// order that happened to work is not praised, nor a sound one that met bad luck blamed.
+    ///
+    /// # Errors
+    /// [`ChooseError`] when it was not this side's turn or it had nothing to order.
+    pub fn judge(&mut self, k: &Knowledge, played: &str) -> Result<Judged, ChooseError> {
+        let Values { mut ranked, .. } = self.values(k, Some(played))?;
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let best = &ranked[0];
+        let played_value = ranked
+            .iter()
+            .find(|r| r.0 == played)
+            .map_or(best.1, |r| r.1);
+        Ok(Judged {
+            best: best.0.clone(),
+            best_value: best.1.round() as i32,
+            played_value: played_value.round() as i32,
+        })
+    }
+
+    /// Every order worth trying (and `also`, if given), valued over the samples without
+    /// noise, in the candidates' order (`choose` adds its noise in that order, so that a
+    /// seed plays as it always has).
+    fn values(&mut self, k: &Knowledge, also: Option<&str>) -> Result<Values, ChooseError> {
         let me = k.side();
         if !k.to_act() {
             return Err(ChooseError::NotToAct(me.name(2)));
@@ -212,9 +284,14 @@ impl GlassPlayer {
         let army = k.army();
         let st = style(self.level);
         let games = Sampler::new(k, &self.variant).games(st.samples, &mut self.rng, &self.variant);
-        let candidates = self.candidates(k, &games);
+        let mut candidates = self.candidates(k, &games);
         if candidates.is_empty() {
             return Err(ChooseError::NoPiece(army.name(2)));
+        }
+        if let Some(text) = also
+            && !candidates.iter().any(|c| c == text)
+        {
+            candidates.push(text.to_string());
         }
         let forced = army != me;
         // The side that gives the order in the imagined game: under a forced turn the
@@ -278,7 +355,7 @@ impl GlassPlayer {
         };
         let mut ranked: Vec<(String, f64, f64)> = scored
             .into_iter()
-            .filter(|s| !(last_strike && (s.1 > 0.0 || s.3)))
+            .filter(|s| Some(s.0.as_str()) == also || !(last_strike && (s.1 > 0.0 || s.3)))
             .map(|(text, risk, mean, _)| {
                 let mut value = match mean {
                     Some(m) => (1.0 - risk) * m + risk * (fallback - cost),
@@ -299,26 +376,9 @@ impl GlassPlayer {
                 .map(|c| (c.clone(), -WIN as f64, 1.0))
                 .collect();
         }
-        for r in &mut ranked {
-            if st.noise > 0 {
-                r.1 +=
-                    (self.rng.below(2 * st.noise as u64 + 1) as i64 - i64::from(st.noise)) as f64;
-            }
-        }
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        if st.random_in_1000 > 0 && self.rng.below(1000) < st.random_in_1000 {
-            let safe: Vec<usize> = (0..ranked.len()).filter(|&i| ranked[i].2 == 0.0).collect();
-            if !safe.is_empty() {
-                let pick = safe[self.rng.below(safe.len() as u64) as usize];
-                let chosen = ranked.remove(pick);
-                ranked.insert(0, chosen);
-            }
-        }
-        Ok(Choice {
-            risk: ranked[0].2,
-            score: ranked[0].1.round() as i32,
+        Ok(Values {
+            ranked,
             samples: games.len(),
-            ranked: ranked.into_iter().map(|r| r.0).collect(),
         })
     }
 

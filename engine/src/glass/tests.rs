@@ -349,3 +349,59 @@ fn under_no_strikes_it_chooses_the_offenders_move() {
         assert!(g.clone().order(Side::BLACK, c.order()).is_ok());
     }
 }
+
+/// After the game, the order the player chose is judged to cost nothing, and any other
+/// order at most what the best was worth; the judgement reads only the knowledge, so it is
+/// the same whatever the hidden world held.
+#[test]
+fn judging_an_order_reads_only_what_the_player_knew() {
+    let rules = GlassRules::default();
+    let mut g = started(BackRank::orthodox(), BackRank::orthodox(), rules);
+    let mut white = GlassPlayer::new(variant(), Level::new(5).unwrap(), 3);
+    let mut black = GlassPlayer::new(variant(), Level::new(5).unwrap(), 4);
+    play(&mut g, &mut white, Side::WHITE);
+    play(&mut g, &mut black, Side::BLACK);
+    let k = knowledge(&g, Side::WHITE);
+    let chosen = GlassPlayer::new(variant(), Level::new(5).unwrap(), 9)
+        .choose(&k)
+        .unwrap();
+    let judge = |played: &str| {
+        GlassPlayer::new(variant(), Level::new(5).unwrap(), 9)
+            .judge(&k, played)
+            .unwrap()
+    };
+    let best = judge(chosen.order());
+    assert_eq!(best.best, chosen.order());
+    assert_eq!(best.played_value, best.best_value);
+    let worst = chosen.ranked.last().unwrap();
+    let other = judge(worst);
+    assert_eq!(other.best, best.best);
+    assert!(other.played_value < other.best_value, "{other:?}");
+    // An order the candidates never held (a blind one far away) is valued all the same.
+    let odd = judge("h2h3");
+    assert!(odd.played_value <= odd.best_value, "{odd:?}");
+
+    // The same knowledge over another hidden world: the same judgement.
+    let mut h = started(
+        BackRank::orthodox(),
+        BackRank::from_number(517).unwrap(),
+        rules,
+    );
+    let mut white = GlassPlayer::new(variant(), Level::new(5).unwrap(), 3);
+    let mut black = GlassPlayer::new(variant(), Level::new(5).unwrap(), 4);
+    play(&mut h, &mut white, Side::WHITE);
+    play(&mut h, &mut black, Side::BLACK);
+    let k2 = knowledge(&h, Side::WHITE);
+    assert_eq!(k2, k, "White was told nothing of Black's row");
+    let again = GlassPlayer::new(variant(), Level::new(5).unwrap(), 9)
+        .judge(&k2, worst)
+        .unwrap();
+    assert_eq!(again, other);
+    // Not this side's turn: refused.
+    let k_black = knowledge(&g, Side::BLACK);
+    assert!(
+        GlassPlayer::new(variant(), Level::new(5).unwrap(), 9)
+            .judge(&k_black, "e7e5")
+            .is_err()
+    );
+}

@@ -13,7 +13,15 @@ use engine::{
     analysis::{self as ea, Analyser, Budget, Judgement},
     search::MATE,
 };
-use rules::{Move, Position, Side, notation};
+use engine::{
+    Level,
+    glass::{GlassPlayer, Knowledge},
+};
+use rules::{
+    Move, Position, Side, Variant,
+    glass::{Glass, GlassRules, Phase},
+    notation,
+};
 
 use crate::{
     model::{GameId, Place, PlayerId},
@@ -360,16 +368,26 @@ fn table_lines(start: &Position, moves: &[Move], turns: &[ea::TurnEval]) -> Vec<
     if let Some(rules::Outcome::Win { winner, .. }) = pos.outcome() {
         known[usize::from(winner.0)][positions - 1] = Some(MATE);
     }
-    known
-        .into_iter()
-        .enumerate()
-        .map(|(s, line)| {
-            // Before its first turn a seat stands where its first turn found it (even, if
-            // it never had one).
-            let mut held = turns
+    let first: Vec<i32> = (0..sides)
+        .map(|s| {
+            turns
                 .iter()
                 .find(|t| t.judged && usize::from(t.mover.0) == s)
-                .map_or(0, |t| t.best_score);
+                .map_or(0, |t| t.best_score)
+        })
+        .collect();
+    held_lines(known, &first)
+}
+
+/// Each seat's line from the scores `known` at some positions: held from one to the next,
+/// and `first[seat]` before its first (its first turn's score: before it, the seat stands
+/// where that turn found it; even if it never had one).
+fn held_lines(known: Vec<Vec<Option<i32>>>, first: &[i32]) -> Vec<Vec<i32>> {
+    known
+        .into_iter()
+        .zip(first)
+        .map(|(line, &first)| {
+            let mut held = first;
             line.into_iter()
                 .map(|v| {
                     if let Some(v) = v {
@@ -380,6 +398,157 @@ fn table_lines(start: &Position, moves: &[Move], turns: &[ea::TurnEval]) -> Vec<
                 .collect()
         })
         .collect()
+}
+
+/// Analyses a finished Looking-Glass game from its record (the referee's actions, as
+/// [`rules::glass::Glass::replay`] takes them): each order judged from what its player knew
+/// when he gave it ([`engine::glass::GlassPlayer::judge`] at level 5, its sampled worlds
+/// seeded by the game and the action), never from the hidden world as it was. The graph has
+/// a line per player, his expected score as he could judge it at his turns and after his
+/// orders; the mistakes are drawn on his own view of the moment. `progress(done, total)` as
+/// [`analyse_game`]'s; `None` when it stops, or when the record does not replay (it did when
+/// the game was loaded).
+pub fn analyse_glass(
+    game: GameId,
+    variant: Arc<Variant>,
+    glass_rules: GlassRules,
+    actions: &[String],
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Option<GameAnalysis> {
+    let positions = actions.len() + 1;
+    let mut g = Glass::with_variant(variant.clone(), glass_rules);
+    let mut known: Vec<Vec<Option<i32>>> = vec![vec![None; positions]; 2];
+    let mut judged: Vec<GlassTurn> = Vec::new();
+    let mut number = 1;
+    for (i, action) in actions.iter().enumerate() {
+        let (who, order) = action.split_once(' ')?;
+        let side = match who {
+            "w" => Side::WHITE,
+            "b" => Side::BLACK,
+            _ => return None,
+        };
+        let to_play = g.phase() == Phase::Play
+            && g.turn() == side
+            && !order.starts_with("setup ")
+            && g.is_over().is_none();
+        if to_play {
+            let knowledge = Knowledge::for_side(
+                side,
+                g.view(side),
+                g.told(side).to_vec(),
+                g.rules(),
+                g.setup(side).cloned(),
+            )
+            .ok()?;
+            let seed = (game.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64;
+            let j = GlassPlayer::new(variant.clone(), Level::new(5).ok()?, seed)
+                .judge(&knowledge, order)
+                .ok()?;
+            let seat = side.index();
+            known[seat][i] = Some(j.best_value);
+            known[seat][i + 1] = Some(j.played_value);
+            let before = ea::win_chance(j.best_value, Side::WHITE);
+            let after = ea::win_chance(j.played_value, Side::WHITE);
+            let same = j.best == order;
+            judged.push(GlassTurn {
+                ply: i,
+                side,
+                number,
+                loss: if same {
+                    0.0
+                } else {
+                    ((before - after) * 100.0).max(0.0)
+                },
+                before,
+                after,
+                played: order.to_string(),
+                best: (!same).then(|| j.best.clone()),
+                state: g.view(side).text(&variant),
+            });
+        }
+        let turn = g.turn();
+        // Replayed when the game was loaded: it cannot fail here.
+        g.apply_action(action).ok()?;
+        if turn == Side::BLACK && g.turn() == Side::WHITE && g.phase() == Phase::Play {
+            number += 1;
+        }
+        if !progress(i + 1, positions) {
+            return None;
+        }
+    }
+    if let Some(winner) = g.is_over().and_then(|o| o.winner()) {
+        known[winner.index()][positions - 1] = Some(engine::glass::WIN);
+        known[1 - winner.index()][positions - 1] = Some(-engine::glass::WIN);
+    }
+    let first: Vec<i32> = [Side::WHITE, Side::BLACK]
+        .iter()
+        .map(|s| {
+            judged
+                .iter()
+                .find(|t| t.side == *s)
+                .map_or(0, |t| known[s.index()][t.ply].unwrap_or(0))
+        })
+        .collect();
+    let lines = held_lines(known, &first);
+    let seats = [Side::WHITE, Side::BLACK]
+        .iter()
+        .map(|&side| {
+            let mine: Vec<&GlassTurn> = judged.iter().filter(|t| t.side == side).collect();
+            let accuracy = (!mine.is_empty()).then(|| {
+                (mine.iter().map(|t| ea::move_accuracy(t.loss)).sum::<f64>() / mine.len() as f64)
+                    as f32
+            });
+            let mut costly: Vec<&&GlassTurn> =
+                mine.iter().filter(|t| t.loss >= ea::INACCURACY).collect();
+            costly.sort_by(|a, b| b.loss.total_cmp(&a.loss).then(a.ply.cmp(&b.ply)));
+            let mistakes = costly
+                .into_iter()
+                .take(MISTAKES_SHOWN)
+                .filter_map(|t| {
+                    Some(Mistake {
+                        ply: t.ply as u32,
+                        number: t.number,
+                        severity: Severity::of(Judgement::of(t.loss)?),
+                        loss: t.loss as f32,
+                        before: t.before as f32,
+                        after: t.after as f32,
+                        played: t.played.clone(),
+                        best: t.best.clone(),
+                        best_cells: None,
+                        state: t.state.clone(),
+                    })
+                })
+                .collect();
+            SeatReport {
+                seat: side.0,
+                moves: mine.len() as u32,
+                accuracy,
+                mistakes,
+            }
+        })
+        .collect();
+    Some(GameAnalysis {
+        game,
+        variant: variant.name.clone(),
+        plies: actions.len() as u32,
+        nodes: 0,
+        scores: lines[0].clone(),
+        seat_scores: lines,
+        seats,
+    })
+}
+
+/// One Looking-Glass order judged.
+struct GlassTurn {
+    ply: usize,
+    side: Side,
+    number: u32,
+    loss: f64,
+    before: f64,
+    after: f64,
+    played: String,
+    best: Option<String>,
+    state: String,
 }
 
 /// Who asked for an analysis and where its progress is shown: kept with the running

@@ -3,8 +3,8 @@
 //!
 //! **Never during a game.** Only a finished game is analysed (an aborted one has nothing to
 //! show): an analysis of a game in progress would be help for a player still playing. A
-//! Looking-Glass game is refused too, before its end for that reason and after it because the
-//! engine's search needs one board in full view, which a Looking-Glass position is not.
+//! Looking-Glass game still being played is refused without a word about it; after its end
+//! each order is judged from what its player knew ([`analysis::analyse_glass`]).
 //!
 //! **Queued, at low priority.** The command only checks, records the analysis as started in
 //! the store ([`GameStore::begin_analysis`], atomic, so two processes or two players asking
@@ -70,10 +70,35 @@ pub(super) struct Analyst {
 /// One queued analysis.
 struct Job {
     record: GameRecord,
-    start: Position,
-    moves: Vec<Move>,
+    game: JobGame,
     nodes: u64,
     request: AnalysisRequest,
+}
+
+/// What an analysis searches.
+#[derive(Clone)]
+enum JobGame {
+    /// A board game: its start and moves.
+    Board {
+        start: Box<Position>,
+        moves: Vec<Move>,
+    },
+    /// A Looking-Glass game: its variant, options and the referee's actions.
+    Glass {
+        variant: Arc<rules::Variant>,
+        rules: rules::glass::GlassRules,
+        actions: Vec<String>,
+    },
+}
+
+impl Job {
+    /// How the positions are searched, for the progress lines: "at 60,000 nodes a position".
+    fn how(&self) -> String {
+        match self.game {
+            JobGame::Board { .. } => format!("at {} nodes a position", thousands(self.nodes)),
+            JobGame::Glass { .. } => "order by order, from what each player knew".to_string(),
+        }
+    }
 }
 
 impl<S: GameStore, C: Clock> GameService<S, C> {
@@ -124,18 +149,29 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
         let id = job.record.id;
         let place = job.request.place.clone();
         let progress_key = job.request.progress.clone();
-        let total = job.moves.len() + 1;
+        let total = job.record.moves.len() + 1;
+        let how = job.how();
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<usize>();
         let stop = Arc::new(AtomicBool::new(false));
         let searched = {
             let (evaluators, stop) = (analyst.evaluators.clone(), stop.clone());
-            let (start, moves, nodes) = (job.start.clone(), job.moves.clone(), job.nodes);
+            let (game, nodes) = (job.game.clone(), job.nodes);
             analyst.pool.run(move || {
-                let eval = evaluators.get(start.variant());
-                analysis::analyse_game(id, eval, &start, &moves, nodes, |done, _| {
+                let progress = |done, _| {
                     let _ = tx.send(done);
                     !stop.load(Ordering::Relaxed)
-                })
+                };
+                match game {
+                    JobGame::Board { start, moves } => {
+                        let eval = evaluators.get(start.variant());
+                        analysis::analyse_game(id, eval, &start, &moves, nodes, progress)
+                    }
+                    JobGame::Glass {
+                        variant,
+                        rules,
+                        actions,
+                    } => analysis::analyse_glass(id, variant, rules, &actions, progress),
+                }
             })
         };
         tokio::pin!(searched);
@@ -165,7 +201,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                         && let Some(key) = &progress_key
                     {
                         quarter = now_quarter;
-                        let line = Reply::room(progress_line(id, done, total, job.nodes))
+                        let line = Reply::room(progress_line(id, done, total, &how))
                             .replacing(key.clone());
                         self.announce_unasked(&place, vec![line]).await;
                     }
@@ -185,8 +221,7 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                     if let Some(key) = &progress_key {
                         replies.push(
                             Reply::room(format!(
-                                "Game {id} analysed: {total} positions at {} nodes each. The graph and the biggest mistakes follow.",
-                                thousands(job.nodes)
+                                "Game {id} analysed: {total} positions, {how}. The graph and the biggest mistakes follow."
                             ))
                             .replacing(key.clone()),
                         );
@@ -251,18 +286,29 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             None => self.last_finished_here(place).await?,
         };
         let id = record.id;
-        let variant = match self.rebuild(record.clone())? {
+        let game = match self.rebuild(record.clone())? {
             Loaded::Glass(_) if record.status.is_active() => {
                 return user(format!(
                     "Game {id} is a Looking-Glass game still being played: no analysis before its end, where it could help a player. After the end, `history #{id}` shows the whole game revealed."
                 ));
             }
-            Loaded::Glass(_) => {
-                return user(format!(
-                    "Game {id} is a Looking-Glass game: the engine cannot analyse it (its search needs one board in full view; a Looking-Glass position is two worlds and what each player knew). `history #{id}` shows the whole game revealed."
-                ));
+            Loaded::Glass(g) => JobGame::Glass {
+                variant: g.game.variant().clone(),
+                rules: g.game.rules(),
+                actions: record.moves.clone(),
+            },
+            Loaded::Board(g) => {
+                let variant = g.position.variant().clone();
+                JobGame::Board {
+                    start: Box::new(rules::fen::position(&variant, &record.start_state).map_err(
+                        |source| ServiceError::Replay {
+                            game: id,
+                            source: source.into(),
+                        },
+                    )?),
+                    moves: replay_moves(&variant, &record)?,
+                }
             }
-            Loaded::Board(g) => g.position.variant().clone(),
         };
         match &record.status {
             GameStatus::Active => {
@@ -292,10 +338,17 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             match &a.state {
                 AnalysisState::Done(done) if a.plies == plies => {
                     let names = self.seat_names(&record).await;
+                    let how = match game {
+                        JobGame::Board { .. } => {
+                            format!("at {} nodes each", thousands(done.nodes))
+                        }
+                        JobGame::Glass { .. } => {
+                            "order by order, from what each player knew".to_string()
+                        }
+                    };
                     let mut replies = vec![Reply::room(format!(
-                        "Game {id} was analysed already ({} positions at {} nodes each):",
+                        "Game {id} was analysed already ({} positions, {how}):",
                         done.positions(),
-                        thousands(done.nodes)
                     ))];
                     replies.extend(result_replies(&record, done, &names));
                     return Ok(replies);
@@ -309,7 +362,10 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         let total = record.ply() + 1;
         // A four-player move the search would not have made costs a second search: count
         // those games' moves twice against the total.
-        let searches = if variant.sides > 2 { 2 * total } else { total };
+        let searches = match &game {
+            JobGame::Board { start, .. } if start.variant().sides > 2 => 2 * total,
+            _ => total,
+        };
         let nodes = analysis::nodes_per_position(searches, analyst.config.nodes);
         let key = self.mail.keys.next();
         let start = AnalysisStart {
@@ -344,9 +400,15 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
                 )),
             };
         }
+        let job = Job {
+            game,
+            nodes,
+            request: start.request,
+            record,
+        };
         let queued = analyst.in_flight.fetch_add(1, Ordering::SeqCst);
-        let mut text = progress_line(id, 0, total, nodes);
-        if nodes < analyst.config.nodes {
+        let mut text = progress_line(id, 0, total, &job.how());
+        if nodes < analyst.config.nodes && matches!(job.game, JobGame::Board { .. }) {
             text.push_str(&format!(
                 " (a long game: {} nodes a position instead of {}, so that it takes no longer than a shorter one)",
                 thousands(nodes),
@@ -362,8 +424,8 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
         // The progress line is posted here, under the key the analysis keeps, so that its
         // later lines can name it; to the game's room, where the results go too.
         let mut reply = Reply::room(text);
-        if !record.place.same_room(place) {
-            reply = reply.in_place(record.place.clone());
+        if !job.record.place.same_room(place) {
+            reply = reply.in_place(job.record.place.clone());
         }
         reply.key = Some(key);
         let tell = self.tell(
@@ -378,18 +440,6 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             tracing::warn!(game = id.0, "analysis progress line not kept: {e}");
             reply.key = None;
         }
-        let job = Job {
-            start: rules::fen::position(&variant, &record.start_state).map_err(|source| {
-                ServiceError::Replay {
-                    game: id,
-                    source: source.into(),
-                }
-            })?,
-            moves: replay_moves(&variant, &record)?,
-            nodes,
-            request: start.request,
-            record,
-        };
         match analyst.spawner.get() {
             Some(spawn) => (spawn.0)(job),
             None => {
@@ -460,12 +510,11 @@ fn thousands(n: u64) -> String {
 }
 
 /// The progress line: a bar, the count and the share.
-fn progress_line(id: GameId, done: usize, total: usize, nodes: u64) -> String {
+fn progress_line(id: GameId, done: usize, total: usize, how: &str) -> String {
     const WIDTH: usize = 20;
     let filled = (done * WIDTH).checked_div(total).unwrap_or(0);
     format!(
-        "Analysing game {id} at {} nodes a position: [{}{}] {done} of {total} positions ({}%).",
-        thousands(nodes),
+        "Analysing game {id} {how}: [{}{}] {done} of {total} positions ({}%).",
         "#".repeat(filled),
         "-".repeat(WIDTH - filled),
         (done * 100).checked_div(total).unwrap_or(0)
@@ -586,7 +635,11 @@ pub(crate) fn result_replies(
         captions: captions.clone(),
         marks,
     };
-    let shows = if analysis.seat_scores.is_empty() {
+    let glass = GameKind::glass(&record.variant).is_some();
+    let shows = if glass {
+        "each player's chances as he could judge them from what he knew, at his turns and after his orders"
+            .to_string()
+    } else if analysis.seat_scores.is_empty() {
         format!("{}'s winning chances after each move", who(0))
     } else {
         "each player's chances against the table, measured at his turns and after his moves"
@@ -609,9 +662,13 @@ pub(crate) fn result_replies(
             continue;
         }
         for m in &s.mistakes {
-            let better = match &m.best {
-                Some(b) => format!(" Better was {b}, marked on the board."),
-                None => String::new(),
+            let better = match (&m.best, &m.best_cells) {
+                (Some(b), Some(_)) => format!(" Better was {b}, marked on the board."),
+                (Some(b), None) if glass => {
+                    format!(" Better was {b}, from what he knew then (his view on the board).")
+                }
+                (Some(b), None) => format!(" Better was {b}."),
+                (None, _) => String::new(),
             };
             let text = format!(
                 "Game {id}, {}: move {} {}{} was {}: winning chances {} → {} ({:.0} points).{better}",
@@ -627,7 +684,11 @@ pub(crate) fn result_replies(
             boards.push(Reply::room(text).with_board(BoardPicture {
                 game: Some(id),
                 diagram: None,
-                engine: EngineKind::Board,
+                engine: if glass {
+                    EngineKind::Glass
+                } else {
+                    EngineKind::Board
+                },
                 variant: analysis.variant.clone(),
                 state: m.state.clone(),
                 // The better move, marked where the last move usually is.
@@ -653,10 +714,10 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(24_000_000), "24,000,000");
         assert_eq!(
-            progress_line(GameId(4), 5, 10, 1_000),
+            progress_line(GameId(4), 5, 10, "at 1,000 nodes a position"),
             "Analysing game 4 at 1,000 nodes a position: [##########----------] 5 of 10 positions (50%)."
         );
-        assert!(progress_line(GameId(4), 0, 0, 1).contains("(0%)"));
+        assert!(progress_line(GameId(4), 0, 0, "").contains("(0%)"));
         let mistake = |ply, number| analysis::Mistake {
             ply,
             number,
