@@ -13,6 +13,7 @@
 //!     title: "Game 7 · Chess".into(),
 //!     chances: vec![0.5, 0.55, 0.52, 0.2, 0.25],
 //!     others: vec![],
+//!     numbers: vec![],
 //!     players: vec![("alice".into(), Army::White), ("bob".into(), Army::Black)],
 //!     marks: vec![GraphMark { position: 3, army: Army::White, kind: MarkKind::Blunder }],
 //! };
@@ -98,6 +99,10 @@ pub struct EvalGraph {
     pub players: Vec<(String, Army)>,
     /// Moves to mark.
     pub marks: Vec<GraphMark>,
+    /// The move number of the move that led to each position (0 for the start), as the
+    /// game counts them, for the ticks along the bottom; empty to count a move per player
+    /// from the first (right for a game without setup actions, strikes or players out).
+    pub numbers: Vec<u32>,
 }
 
 /// `text` cut to `max` characters, the last one an ellipsis when it was longer.
@@ -282,17 +287,34 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
         );
     }
     // Move numbers along the bottom: about ten ticks, on round numbers (a move being a
-    // round of every player's turn).
+    // round of every player's turn), each at the position after the first move of its
+    // round.
     let seats = graph.players.len().max(2);
     let plies = graph.chances.len().saturating_sub(1);
-    let moves = plies.div_ceil(seats).max(1);
+    let numbered = graph.numbers.len() == graph.chances.len() && plies > 0;
+    let moves = if numbered {
+        graph.numbers.iter().copied().max().unwrap_or(0) as usize
+    } else {
+        plies.div_ceil(seats)
+    }
+    .max(1);
     let step = [1, 2, 5, 10, 20, 25, 50, 100, 200, 500]
         .into_iter()
         .find(|s| moves / s <= 10)
         .unwrap_or(1000);
     let mut m = step;
     while m <= moves {
-        let ply = (seats * (m - 1) + 1).min(plies);
+        let ply = if numbered {
+            match graph.numbers.iter().position(|&k| k as usize == m) {
+                Some(i) => i,
+                None => {
+                    m += step;
+                    continue;
+                }
+            }
+        } else {
+            (seats * (m - 1) + 1).min(plies)
+        };
         let _ = write!(
             o,
             r#"<text x="{}" y="{}" font-size="22" text-anchor="middle" fill="{}">{m}</text>"#,
@@ -426,6 +448,7 @@ mod tests {
                 ("bob 40%".into(), Army::Black),
             ],
             others: vec![],
+            numbers: vec![],
             marks: vec![GraphMark {
                 position: 2,
                 army: Army::Black,
@@ -454,6 +477,8 @@ mod tests {
                 vec![0.4, 0.4, 0.4, 0.45, 0.0],
                 vec![0.5, 0.5, 0.5, 0.5, 0.0],
             ],
+            // Move 2 begins at the third half-move (a player was out).
+            numbers: vec![0, 1, 1, 2, 2],
             players: names
                 .iter()
                 .zip(armies)
@@ -493,6 +518,15 @@ mod tests {
         assert!(
             svg.contains(&format!("height=\"{}\"", n(HEIGHT + LEGEND_ROW))),
             "two legend rows"
+        );
+        assert!(
+            svg.contains(&format!(
+                r#"<text x="{}" y="{}" font-size="22" text-anchor="middle" fill="{}">2</text>"#,
+                n(LEFT + (WIDTH - LEFT - RIGHT) * 0.75),
+                n(top + ph + 32.0),
+                theme.label
+            )),
+            "move 2's tick where the game's numbers put it"
         );
         let alt = alt_text(&g);
         assert_eq!(fit("abcdef", 4), "abc…");

@@ -378,6 +378,9 @@ async fn a_four_player_game_is_analysed_for_every_seat() {
         panic!("stored as done")
     };
     assert_eq!(done.seat_scores.len(), 4);
+    // The game's own move numbers: a round of four half-moves.
+    assert_eq!(&done.numbers[..6], [0, 1, 1, 1, 1, 2]);
+    assert_eq!(graph.numbers, done.numbers);
     assert_eq!(
         done.seats.iter().map(|s| s.moves).collect::<Vec<_>>(),
         [4, 4, 4, 4]
@@ -486,6 +489,9 @@ async fn a_looking_glass_game_is_analysed_after_its_end_from_what_each_player_kn
         panic!("stored as done")
     };
     let orders = actions.len() as u32 - 2;
+    // The setups have no move number; White's first order is move 1.
+    assert_eq!(&done.numbers[..4], [0, 0, 0, 1]);
+    assert_eq!(graph.numbers, done.numbers);
     assert_eq!(
         done.seats.iter().map(|s| s.moves).sum::<u32>(),
         orders,

@@ -310,6 +310,7 @@ async fn an_analysed_game_shows_its_evaluation_graph_under_the_board() {
         nodes: 10_000,
         scores: vec![20, 35],
         seat_scores: Vec::new(),
+        numbers: Vec::new(),
         seats: vec![seat(0), seat(1)],
     };
     assert!(store.finish_analysis(&done, "main", 2).await.unwrap());

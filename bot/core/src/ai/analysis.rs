@@ -176,6 +176,11 @@ pub struct GameAnalysis {
     /// it, and a mate's once the seat is out or has won.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seat_scores: Vec<Vec<i32>>,
+    /// The move number of the move that led to each position (0 for the start), as the game
+    /// counts them (a round of every seat's move; Looking-Glass setups are 0, a strike's
+    /// repeated order keeps its number); empty in an analysis stored before they were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub numbers: Vec<u32>,
     /// Each seat's accuracy and mistakes, in seat order.
     pub seats: Vec<SeatReport>,
 }
@@ -333,6 +338,9 @@ pub fn analyse_game(
         nodes,
         scores,
         seat_scores,
+        numbers: std::iter::once(0)
+            .chain(before.iter().map(|b| b.number))
+            .collect(),
         seats,
     })
 }
@@ -420,6 +428,7 @@ pub fn analyse_glass(
     let mut known: Vec<Vec<Option<i32>>> = vec![vec![None; positions]; 2];
     let mut judged: Vec<GlassTurn> = Vec::new();
     let mut number = 1;
+    let mut numbers = vec![0];
     for (i, action) in actions.iter().enumerate() {
         let (who, order) = action.split_once(' ')?;
         let side = match who {
@@ -466,6 +475,7 @@ pub fn analyse_glass(
                 state: g.view(side).text(&variant),
             });
         }
+        numbers.push(if g.phase() == Phase::Play { number } else { 0 });
         let turn = g.turn();
         // Replayed when the game was loaded: it cannot fail here.
         g.apply_action(action).ok()?;
@@ -534,6 +544,7 @@ pub fn analyse_glass(
         nodes: 0,
         scores: lines[0].clone(),
         seat_scores: lines,
+        numbers,
         seats,
     })
 }

@@ -537,6 +537,7 @@ pub fn eval_graph(graph: &GraphPicture) -> render::EvalGraph {
             .iter()
             .map(|c| f32::from(*c) / 1000.0)
             .collect(),
+        numbers: graph.numbers.clone(),
         others: graph
             .others
             .iter()

@@ -106,6 +106,10 @@ pub struct GraphPicture {
     /// seat order from the second; the graph then draws a line per seat. Empty with two.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<Vec<u16>>,
+    /// The move number of the move that led to each position (0 for the start), for the
+    /// ticks; empty in a reply stored before numbers were kept (one per seat is assumed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub numbers: Vec<u32>,
     /// Each seat's legend caption (name, side, accuracy), in seat order.
     pub captions: Vec<String>,
     /// The moves to mark.

@@ -634,6 +634,7 @@ pub(crate) fn result_replies(
             .collect(),
         captions: captions.clone(),
         marks,
+        numbers: analysis.numbers.clone(),
     };
     let glass = GameKind::glass(&record.variant).is_some();
     let shows = if glass {

@@ -2341,6 +2341,7 @@ fn analysis_of(game: GameId, plies: u32) -> GameAnalysis {
         nodes: 1_000,
         scores: (0..=plies as i32).map(|i| i * 10 - 25_000).collect(),
         seat_scores: Vec::new(),
+        numbers: Vec::new(),
         seats: vec![
             SeatReport {
                 seat: 0,
