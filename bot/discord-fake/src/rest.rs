@@ -708,15 +708,25 @@ fn list_messages(st: &Recorded, cid: &str, query: Option<&str>) -> Reply {
     let Some(c) = id_of(cid).filter(|c| st.channels.contains_key(c)) else {
         return Reply::error(&DiscordError::unknown_channel());
     };
-    let limit = query
-        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("limit=")))
+    let param = |name: &str| {
+        query.and_then(|q| {
+            q.split('&')
+                .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+        })
+    };
+    // Discord takes 1 to 100, 50 when not given.
+    let limit = param("limit")
         .and_then(|l| l.parse::<usize>().ok())
-        .unwrap_or(50);
+        .unwrap_or(50)
+        .clamp(1, 100);
+    // Messages older than `before` (an id), newest first, as Discord pages back.
+    let before = param("before").and_then(|b| b.parse::<u64>().ok());
     // Ephemeral messages belong to one user's view: Discord lists none of them.
     let list: Vec<Value> = st
         .messages_in(c)
         .into_iter()
         .filter(|m| m.flags & fixtures::EPHEMERAL == 0)
+        .filter(|m| before.is_none_or(|b| m.id < b))
         .rev()
         .take(limit)
         .map(|m| st.message_json(m))

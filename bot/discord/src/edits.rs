@@ -134,13 +134,16 @@ pub(crate) async fn edit_in_place(
     }
 }
 
-/// How many of a channel's latest messages are read to find one sent before a restart: an
-/// analysis's progress line is edited within minutes of being sent.
-const LOOK_BACK: u32 = 50;
+/// How many of a channel's messages are read at a time (Discord's most) to find one sent
+/// before a restart, and how many pages back at most: an analysis's progress line is edited
+/// within minutes of being sent, but a busy channel may have said a lot meanwhile.
+const PAGE: u32 = 100;
+const PAGES: u32 = 10;
 
 /// Where the message of the delivered entry `replaced` is, when this process did not send it
-/// (it was sent before a restart): the bot's own message among its channel's latest whose
-/// text is the entry's. An interaction's answer is edited through its webhook while the
+/// (it was sent before a restart): the bot's own message among its channel's latest
+/// [`PAGES`] × [`PAGE`] whose text is the entry's, read a page at a time from the newest
+/// until it is found. An interaction's answer is edited through its webhook while the
 /// entry's handle lasts, any other message in its channel. `None` (sent anew) when the entry
 /// is unknown or not delivered, or no such message is found.
 async fn sent_before(bot: &Bot, http: &serenity::Http, replaced: &Key) -> Option<Sent> {
@@ -159,14 +162,6 @@ async fn sent_before(bot: &Bot, http: &serenity::Http, replaced: &Key) -> Option
         .next()?;
     let app = http.application_id().map(|a| a.get().to_string());
     let rest = Rest::of(http);
-    let path = format!("channels/{channel}/messages?limit={LOOK_BACK}");
-    let latest = match rest.call(reqwest::Method::GET, &path, &Body::Empty).await {
-        Ok(l) => l,
-        Err(e) => {
-            tracing::info!("cannot look for an earlier message in {channel}: {e}");
-            return None;
-        }
-    };
     let ours = |m: &serde_json::Value| {
         m["author"]["bot"].as_bool() == Some(true)
             && app.as_deref().is_none_or(|a| {
@@ -175,11 +170,39 @@ async fn sent_before(bot: &Bot, http: &serenity::Http, replaced: &Key) -> Option
                     .any(|v| v.as_str() == Some(a))
             })
     };
-    let found = latest
-        .as_array()?
-        .iter()
-        .find(|m| ours(m) && m["content"].as_str() == Some(text.as_str()))?;
-    let message = send::message_id(Some(found))?;
+    let mut before: Option<String> = None;
+    let mut found = None;
+    for _ in 0..PAGES {
+        let mut path = format!("channels/{channel}/messages?limit={PAGE}");
+        if let Some(b) = &before {
+            path.push_str(&format!("&before={b}"));
+        }
+        let page = match rest.call(reqwest::Method::GET, &path, &Body::Empty).await {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::info!("cannot look for an earlier message in {channel}: {e}");
+                return None;
+            }
+        };
+        let page = page.as_array()?;
+        found = page
+            .iter()
+            .find(|m| ours(m) && m["content"].as_str() == Some(text.as_str()))
+            .cloned();
+        if found.is_some() || page.len() < PAGE as usize {
+            break;
+        }
+        // The oldest of the page: the next page starts before it.
+        before = page
+            .last()
+            .and_then(|m| m["id"].as_str())
+            .map(str::to_string);
+        if before.is_none() {
+            break;
+        }
+    }
+    let found = found?;
+    let message = send::message_id(Some(&found))?;
     let handle = match &env.origin {
         Origin::Command {
             handle: Some(h), ..

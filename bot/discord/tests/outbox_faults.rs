@@ -613,6 +613,17 @@ async fn every_ending_reaches_the_channel_once_and_each_player_by_dm_once() {
 /// rather than post the line anew.
 #[tokio::test]
 async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
+    edit_after_restart(0).await;
+}
+
+/// The same in a busy channel: 250 messages said after the original, beyond the newest
+/// page the channel gives: the sender pages back until it finds it.
+#[tokio::test]
+async fn an_edit_after_a_restart_finds_its_message_behind_250_others() {
+    edit_after_restart(250).await;
+}
+
+async fn edit_after_restart(said_since: usize) {
     use bot_core::{
         model::{Place, Platform},
         outbox::{Envelope, Keys},
@@ -643,6 +654,10 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
         .unwrap();
     quiet(&store).await;
     before.abort();
+    for i in 0..said_since {
+        fake.user_message(ids::GENERAL, &format!("chatter {i}"))
+            .send();
+    }
 
     let after = sender(&fake, bot_over(&store));
     post_last_line(&store, &keys, &place, first).await;

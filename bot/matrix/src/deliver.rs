@@ -764,35 +764,53 @@ impl MatrixBot {
     }
 }
 
-/// How many of a room's latest events are read to find the one sent under a transaction id
-/// before a restart: an analysis's progress line is edited within minutes of being sent.
-const SENT_LOOK_BACK: u32 = 50;
+/// How many of a room's events are read at a time to find the one sent under a transaction
+/// id before a restart, and how many pages back at most: an analysis's progress line is
+/// edited within minutes of being sent, but a busy room may have said a lot meanwhile.
+const SENT_PAGE: u32 = 100;
+const SENT_PAGES: u32 = 10;
 
-/// The event this device sent under `txn` in `room`, among its latest [`SENT_LOOK_BACK`]
-/// events. The homeserver puts `unsigned.transaction_id` on an event only for the device
+/// The event this device sent under `txn` in `room`, among its latest
+/// [`SENT_PAGES`] × [`SENT_PAGE`] events, read a page at a time from the newest until it is
+/// found. The homeserver puts `unsigned.transaction_id` on an event only for the device
 /// that sent it (the bot's own session survives a restart), and the SDK keeps that part when
 /// it decrypts an event of an encrypted room. Not found (older, or sent by a device since
 /// replaced) or a failed read (logged): the caller sends anew.
 async fn sent_under(room: &Room, txn: &TransactionId) -> Option<OwnedEventId> {
-    let mut options = MessagesOptions::backward();
-    options.limit = UInt::from(SENT_LOOK_BACK);
-    let page = match room.messages(options).await {
-        Ok(page) => page,
-        Err(e) => {
-            tracing::info!(
-                "cannot look for an earlier message in {}: {e}",
-                room.room_id()
-            );
-            return None;
+    let mut from: Option<String> = None;
+    for _ in 0..SENT_PAGES {
+        let mut options = MessagesOptions::backward();
+        if let Some(token) = &from {
+            options = options.from(token.as_str());
         }
-    };
-    page.chunk.iter().find_map(|e| {
-        let raw = e.raw();
-        let unsigned: serde_json::Value = raw.get_field("unsigned").ok().flatten()?;
-        (unsigned["transaction_id"].as_str() == Some(txn.as_str()))
-            .then(|| raw.get_field::<OwnedEventId>("event_id").ok().flatten())
-            .flatten()
-    })
+        options.limit = UInt::from(SENT_PAGE);
+        let page = match room.messages(options).await {
+            Ok(page) => page,
+            Err(e) => {
+                tracing::info!(
+                    "cannot look for an earlier message in {}: {e}",
+                    room.room_id()
+                );
+                return None;
+            }
+        };
+        let found = page.chunk.iter().find_map(|e| {
+            let raw = e.raw();
+            let unsigned: serde_json::Value = raw.get_field("unsigned").ok().flatten()?;
+            (unsigned["transaction_id"].as_str() == Some(txn.as_str()))
+                .then(|| raw.get_field::<OwnedEventId>("event_id").ok().flatten())
+                .flatten()
+        });
+        if found.is_some() {
+            return found;
+        }
+        // The room's beginning, or nothing more to read.
+        match page.end {
+            Some(end) if !page.chunk.is_empty() => from = Some(end),
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// Sends `message` as an `m.replace` edit of `original` (the Matrix way to change a message

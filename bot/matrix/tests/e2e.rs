@@ -1400,7 +1400,7 @@ async fn an_analysis_edits_its_progress_line_and_posts_the_graph() {
 /// Issue 29: a line that replaces a message sent before a restart (an analysis's progress,
 /// when the bot restarted in the middle) edits that message: the restarted bot asks the
 /// homeserver which event its transaction id (the entry's key) became, rather than post the
-/// line anew.
+/// line anew, even behind 150 messages said since.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
     use bot_core::{
@@ -1432,6 +1432,18 @@ async fn an_edit_after_a_restart_edits_the_message_sent_before_it() {
             })
             .await;
         running.stop().await;
+        // In the clear room, a busy one: 150 messages said meanwhile, more than the newest
+        // page the bot reads back, so it pages further.
+        if !encrypted {
+            for i in 0..150 {
+                alice
+                    .send(
+                        &room,
+                        RoomMessageEventContent::text_plain(format!("chatter {i}")),
+                    )
+                    .await;
+            }
+        }
 
         let running = setup.start().await;
         let end = Envelope::unasked(
