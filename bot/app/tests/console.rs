@@ -769,19 +769,28 @@ fn threads_nice(pid: u32, name: &str) -> Vec<i32> {
     found
 }
 
+/// A data directory under `dir` and a configuration file turning the web pages on at a free
+/// local address, with `more` lines in its `[web]` table: (data, address, config file).
+fn with_web(
+    dir: &Path,
+    more: &str,
+) -> (std::path::PathBuf, std::net::SocketAddr, std::path::PathBuf) {
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let config = dir.join("fairybot.toml");
+    std::fs::write(&config, format!("[web]\nlisten = \"{addr}\"\n{more}")).unwrap();
+    (dir.join("data"), addr, config)
+}
+
 /// The binary with `[web]` configured, as an operator runs it: the pages answer on threads of
 /// their own at the configured priority (the store's threads stay at the commands'), a move
 /// typed at the console shows on its game's page, and SIGTERM stops it all with exit 0.
 #[test]
 fn the_web_pages_run_apart_show_a_console_move_and_stop_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let config = dir.path().join("fairybot.toml");
-    std::fs::write(&config, format!("[web]\nlisten = \"{addr}\"\nnice = 12\n")).unwrap();
+    let (data, addr, config) = with_web(dir.path(), "nice = 12\n");
     let mut child = fairybot(&data)
         .arg("--config")
         .arg(&config)
@@ -919,13 +928,7 @@ fn a_thousand_watchers_neither_miss_a_move_nor_hold_up_sigterm_and_kill_9_loses_
         "open-files limit too low to test: {watchers}"
     );
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap();
-    let config = dir.path().join("fairybot.toml");
-    std::fs::write(&config, format!("[web]\nlisten = \"{addr}\"\n")).unwrap();
+    let (data, addr, config) = with_web(dir.path(), "");
     let start = || {
         let mut child = fairybot(&data)
             .arg("--config")

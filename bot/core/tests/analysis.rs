@@ -70,6 +70,44 @@ impl Table {
         }
     }
 
+    /// A game of `variant` between `seats` from `start_state` with `moves` (as the store
+    /// keeps them), finished by the first seat's win; its id.
+    async fn finished(
+        &self,
+        variant: &str,
+        start_state: String,
+        seats: &[bot_core::model::PlayerId],
+        moves: &[String],
+    ) -> GameId {
+        let store = self.svc.store();
+        let g = store
+            .create_game(NewGame {
+                variant: variant.into(),
+                options: String::new(),
+                start_state,
+                seats: seats.to_vec(),
+                place: self.place.clone(),
+                rating_family: None,
+                clock: None,
+                created_at: 0,
+            })
+            .await
+            .unwrap();
+        let mut version = g.version;
+        for m in moves {
+            version = store
+                .append_move(g.id, version, m, &GameUpdate::active(), 0)
+                .await
+                .unwrap();
+        }
+        let ended = GameUpdate::ended(GameStatus::Finished {
+            result: GameResult::Win(0),
+            reason: EndReason::Resignation,
+        });
+        store.update_game(g.id, version, &ended, 0).await.unwrap();
+        g.id
+    }
+
     /// Waits for this process's analyses to end (a few seconds at most at the test budget).
     async fn settle(&self) {
         for _ in 0..6_000 {
@@ -262,24 +300,9 @@ async fn a_four_player_game_is_analysed_for_every_seat() {
     let catalog = Catalog::builtin();
     let four = catalog.get("dcb-balanced-4p").unwrap();
     let mut pos = rules::Position::start(&four);
-    let g = store
-        .create_game(NewGame {
-            variant: "dcb-balanced-4p".into(),
-            options: String::new(),
-            start_state: rules::fen::write(&pos),
-            seats: ["alice", "bob", "carol", "dave"]
-                .iter()
-                .map(|n| actor(n).id)
-                .collect(),
-            place: t.place.clone(),
-            rating_family: None,
-            clock: None,
-            created_at: 0,
-        })
-        .await
-        .unwrap();
+    let start = rules::fen::write(&pos);
     // Random moves: a searching engine finds some of them costly.
-    let mut version = g.version;
+    let mut moves = Vec::new();
     let mut seed = 11u64;
     for _ in 0..16 {
         let legal = pos.legal_moves();
@@ -287,25 +310,13 @@ async fn a_four_player_game_is_analysed_for_every_seat() {
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         let m = legal[(seed >> 33) as usize % legal.len()];
-        version = store
-            .append_move(
-                g.id,
-                version,
-                &rules::notation::coord(&pos, m),
-                &GameUpdate::active(),
-                0,
-            )
-            .await
-            .unwrap();
+        moves.push(rules::notation::coord(&pos, m));
         pos.play_unchecked(m);
     }
-    let ended = GameUpdate::ended(GameStatus::Finished {
-        result: GameResult::Win(0),
-        reason: EndReason::Resignation,
-    });
-    store.update_game(g.id, version, &ended, 0).await.unwrap();
+    let seats = ["alice", "bob", "carol", "dave"].map(|n| actor(n).id);
+    let g = t.finished("dcb-balanced-4p", start, &seats, &moves).await;
 
-    let r = t.say(&t.alice, &format!("analyse #{}", g.id)).await;
+    let r = t.say(&t.alice, &format!("analyse #{g}")).await;
     assert!(r[0].text.contains("0 of 17 positions"), "{}", r[0].text);
     t.settle().await;
     let said = t.unasked().await;
@@ -344,7 +355,7 @@ async fn a_four_player_game_is_analysed_for_every_seat() {
         let seat = board.viewer.unwrap();
         let name = ["alice", "bob", "carol", "dave"][usize::from(seat)];
         assert!(
-            r.text.starts_with(&format!("Game {}, ", g.id)) && r.text.contains(name),
+            r.text.starts_with(&format!("Game {g}, ")) && r.text.contains(name),
             "{}",
             r.text
         );
@@ -373,7 +384,7 @@ async fn a_four_player_game_is_analysed_for_every_seat() {
     let renderer = render::Renderer::new();
     let png = bot_core::picture::graph_png(graph, &renderer, &render::Theme::light(), 800).unwrap();
     assert_eq!(&png[1..4], b"PNG");
-    let stored = store.analysis(g.id).await.unwrap().unwrap();
+    let stored = store.analysis(g).await.unwrap().unwrap();
     let AnalysisState::Done(done) = stored.state else {
         panic!("stored as done")
     };
@@ -432,36 +443,12 @@ async fn a_looking_glass_game_is_analysed_after_its_end_from_what_each_player_kn
             .unwrap();
         actions.push(report.action);
     }
-    let created = store
-        .create_game(NewGame {
-            variant: rules::glass::NAME.into(),
-            options: String::new(),
-            start_state: String::new(),
-            seats: vec![t.alice.id.clone(), t.bob.id.clone()],
-            place: t.place.clone(),
-            rating_family: None,
-            clock: None,
-            created_at: 0,
-        })
-        .await
-        .unwrap();
-    let mut version = created.version;
-    for a in &actions {
-        version = store
-            .append_move(created.id, version, a, &GameUpdate::active(), 0)
-            .await
-            .unwrap();
-    }
-    let ended = GameUpdate::ended(GameStatus::Finished {
-        result: GameResult::Win(1),
-        reason: EndReason::Resignation,
-    });
-    store
-        .update_game(created.id, version, &ended, 0)
-        .await
-        .unwrap();
+    let seats = [t.alice.id.clone(), t.bob.id.clone()];
+    let created = t
+        .finished(rules::glass::NAME, String::new(), &seats, &actions)
+        .await;
 
-    let r = t.say(&t.alice, &format!("analyse #{}", created.id)).await;
+    let r = t.say(&t.alice, &format!("analyse #{created}")).await;
     assert!(
         r[0].text
             .contains("order by order, from what each player knew")
@@ -484,7 +471,7 @@ async fn a_looking_glass_game_is_analysed_after_its_end_from_what_each_player_kn
         "{}",
         graph_reply.text
     );
-    let stored = store.analysis(created.id).await.unwrap().unwrap();
+    let stored = store.analysis(created).await.unwrap().unwrap();
     let AnalysisState::Done(done) = stored.state else {
         panic!("stored as done")
     };
