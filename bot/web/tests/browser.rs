@@ -603,7 +603,7 @@ async fn toulousain_four_player_and_looking_glass_pages_look_as_approved() {
             .await,
             "{name}: no board on the page"
         );
-        looks_as_approved(&d, name, "#board").await;
+        looks_as_approved(&d, name, "#board svg").await;
     }
     // While it is played, a bystander is told the boards are secret; once it ends, both
     // worlds are shown.
@@ -626,6 +626,6 @@ async fn toulousain_four_player_and_looking_glass_pages_look_as_approved() {
         .await,
         "the revealed game has no board"
     );
-    looks_as_approved(&d, "looking-glass-revealed", "#board").await;
+    looks_as_approved(&d, "looking-glass-revealed", "#board svg").await;
     d.call("DELETE", "", None).await;
 }
