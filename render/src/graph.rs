@@ -243,9 +243,10 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
         n(y(0.5)),
         theme.muted
     );
+    let lines = graph.lines();
     if several {
         // The players' lines, the first on top.
-        for (i, line) in graph.lines().into_iter().enumerate().rev() {
+        for (i, line) in lines.iter().enumerate().rev() {
             let Some(army) = graph.players.get(i).map(|p| p.1) else {
                 continue;
             };
@@ -331,7 +332,7 @@ pub fn graph_svg(graph: &EvalGraph, theme: &Theme) -> String {
             .iter()
             .position(|p| p.1 == mark.army)
             .filter(|_| several)
-            .and_then(|i| graph.lines().get(i).copied())
+            .and_then(|i| lines.get(i).copied())
             .unwrap_or(&graph.chances);
         let Some(c) = line.get(mark.position) else {
             continue;

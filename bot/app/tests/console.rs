@@ -784,6 +784,22 @@ fn with_web(
     (dir.join("data"), addr, config)
 }
 
+/// The console on `data` with the configuration file `config`: the process, its input and
+/// its output.
+fn console_with(data: &Path, config: &Path) -> (Child, std::process::ChildStdin, Output) {
+    let mut child = fairybot(data)
+        .arg("--config")
+        .arg(config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let out = Output::of(&mut child);
+    (child, stdin, out)
+}
+
 /// The binary with `[web]` configured, as an operator runs it: the pages answer on threads of
 /// their own at the configured priority (the store's threads stay at the commands'), a move
 /// typed at the console shows on its game's page, and SIGTERM stops it all with exit 0.
@@ -791,16 +807,7 @@ fn with_web(
 fn the_web_pages_run_apart_show_a_console_move_and_stop_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let (data, addr, config) = with_web(dir.path(), "nice = 12\n");
-    let mut child = fairybot(&data)
-        .arg("--config")
-        .arg(&config)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = Output::of(&mut child);
+    let (mut child, mut stdin, mut out) = console_with(&data, &config);
     assert!(
         out.wait_for("alice> ", Duration::from_secs(20)),
         "{}",
@@ -929,19 +936,7 @@ fn a_thousand_watchers_neither_miss_a_move_nor_hold_up_sigterm_and_kill_9_loses_
     );
     let dir = tempfile::tempdir().unwrap();
     let (data, addr, config) = with_web(dir.path(), "");
-    let start = || {
-        let mut child = fairybot(&data)
-            .arg("--config")
-            .arg(&config)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let out = Output::of(&mut child);
-        (child, stdin, out)
-    };
+    let start = || console_with(&data, &config);
     let (mut child, mut stdin, mut out) = start();
     assert!(
         out.wait_for("alice> ", Duration::from_secs(20)),

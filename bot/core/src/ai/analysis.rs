@@ -13,10 +13,7 @@ use engine::{
     analysis::{self as ea, Analyser, Budget, Judgement},
     search::MATE,
 };
-use engine::{
-    Level,
-    glass::{GlassPlayer, Knowledge},
-};
+use engine::{Level, glass::GlassPlayer};
 use rules::{
     Move, Position, Side, Variant,
     glass::{Glass, GlassRules, Phase},
@@ -441,14 +438,7 @@ pub fn analyse_glass(
             && !order.starts_with("setup ")
             && g.is_over().is_none();
         if to_play {
-            let knowledge = Knowledge::for_side(
-                side,
-                g.view(side),
-                g.told(side).to_vec(),
-                g.rules(),
-                g.setup(side).cloned(),
-            )
-            .ok()?;
+            let knowledge = crate::opponent::glass_knowledge(&g, side).ok()?;
             let seed = (game.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ i as u64;
             let j = GlassPlayer::new(variant.clone(), Level::new(5).ok()?, seed)
                 .judge(&knowledge, order)

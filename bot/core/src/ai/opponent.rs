@@ -306,6 +306,25 @@ pub fn search(
     player.choose_with_result(&mut position, limits)
 }
 
+/// What `side` of a Looking-Glass game knows now, as the engine's player takes it: his view,
+/// what the referee told him, the options and his own back rank (never the referee's state).
+/// For the bot's own turns and for judging a player's orders after the game.
+///
+/// # Errors
+/// When the view is not `side`'s (it always is: the game gives it).
+pub(crate) fn glass_knowledge(
+    game: &rules::glass::Glass,
+    side: rules::Side,
+) -> Result<engine::glass::Knowledge, engine::glass::KnowledgeError> {
+    engine::glass::Knowledge::for_side(
+        side,
+        game.view(side),
+        game.told(side).to_vec(),
+        game.rules(),
+        game.setup(side).cloned(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

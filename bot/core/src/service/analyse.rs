@@ -94,8 +94,16 @@ enum JobGame {
 impl Job {
     /// How the positions are searched, for the progress lines: "at 60,000 nodes a position".
     fn how(&self) -> String {
-        match self.game {
-            JobGame::Board { .. } => format!("at {} nodes a position", thousands(self.nodes)),
+        self.game.how(self.nodes, "a position")
+    }
+}
+
+impl JobGame {
+    /// How its positions are searched at `nodes` nodes `per` position ("at 60,000 nodes
+    /// each"; a Looking-Glass game's orders are judged, not searched by nodes).
+    fn how(&self, nodes: u64, per: &str) -> String {
+        match self {
+            JobGame::Board { .. } => format!("at {} nodes {per}", thousands(nodes)),
             JobGame::Glass { .. } => "order by order, from what each player knew".to_string(),
         }
     }
@@ -338,14 +346,7 @@ impl<S: GameStore, C: Clock> GameService<S, C> {
             match &a.state {
                 AnalysisState::Done(done) if a.plies == plies => {
                     let names = self.seat_names(&record).await;
-                    let how = match game {
-                        JobGame::Board { .. } => {
-                            format!("at {} nodes each", thousands(done.nodes))
-                        }
-                        JobGame::Glass { .. } => {
-                            "order by order, from what each player knew".to_string()
-                        }
-                    };
+                    let how = game.how(done.nodes, "each");
                     let mut replies = vec![Reply::room(format!(
                         "Game {id} was analysed already ({} positions, {how}):",
                         done.positions(),

@@ -767,16 +767,11 @@ impl<S: GameStore + 'static, C: Clock + 'static> GameService<S, C> {
                     })?
             }
             Phase::Play if game.turn() == side => {
-                let knowledge = engine::glass::Knowledge::for_side(
-                    side,
-                    game.view(side),
-                    game.told(side).to_vec(),
-                    game.rules(),
-                    game.setup(side).cloned(),
-                )
-                .map_err(|e| ServiceError::BotOrder {
-                    game: id,
-                    why: e.to_string(),
+                let knowledge = crate::opponent::glass_knowledge(&game, side).map_err(|e| {
+                    ServiceError::BotOrder {
+                        game: id,
+                        why: e.to_string(),
+                    }
                 })?;
                 // The answer to `ask`, the free query a person may make on his turn; the
                 // player sees it only if it decides to ask.
