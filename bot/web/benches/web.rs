@@ -27,7 +27,10 @@
 //! `FAIRYBOT_BENCH_WEB_THREADS` set the server's [`bot_web::Priority`];
 //! `FAIRYBOT_BENCH_WATCHER_THREADS` the watchers' threads; `FAIRYBOT_BENCH_STREAMS` how many
 //! streams are opened; `FAIRYBOT_BENCH_PAGES=0` and `FAIRYBOT_BENCH_FAN=0` leave out the page
-//! fetches or the watched game's moves; `FAIRYBOT_BENCH_TWIN=0` the twin's moves in (1).
+//! fetches or the watched game's moves; `FAIRYBOT_BENCH_TWIN=0` the twin's moves in (1);
+//! `FAIRYBOT_BENCH_PIN=1` keeps the server's and the watchers' threads to core 1 (a list
+//! such as `1,2` for several), `FAIRYBOT_BENCH_PIN_COMMANDS=0` the commands' threads (and the
+//! store's, which they start) to core 0.
 
 use std::{
     sync::{
@@ -273,9 +276,42 @@ impl<S: GameStore + Clone + Send + Sync + 'static> Mover<S> {
     }
 }
 
+/// The cores listed in the environment variable `name` (`1` or `0,1`), if it is set.
+fn cores(name: &str) -> Option<Vec<usize>> {
+    let list = std::env::var(name).ok()?;
+    Some(list.split(',').map(|c| c.trim().parse().unwrap()).collect())
+}
+
+/// Keeps the thread `tid` (the calling one for `None`) to `cpus`. A thread started later by
+/// it inherits the set, as SQLite's connection threads do from the command that opens them.
+fn keep_to(tid: Option<rustix::thread::Pid>, cpus: &[usize]) {
+    let mut set = rustix::thread::CpuSet::new();
+    for &cpu in cpus {
+        set.set(cpu);
+    }
+    rustix::thread::sched_setaffinity(tid, &set).unwrap();
+}
+
+/// Keeps this process's threads named `name` to `cpus`.
+fn keep_named_to(name: &str, cpus: &[usize]) {
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let dir = task.unwrap().path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim() == name {
+            let tid = dir.file_name().unwrap().to_str().unwrap().parse().unwrap();
+            keep_to(rustix::thread::Pid::from_raw(tid), cpus);
+        }
+    }
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        .on_thread_start(|| {
+            if let Some(cpus) = cores("FAIRYBOT_BENCH_PIN_COMMANDS") {
+                keep_to(None, &cpus);
+            }
+        })
         .enable_all()
         .build()
         .unwrap();
@@ -286,7 +322,12 @@ fn main() {
             std::env::var("FAIRYBOT_BENCH_WATCHER_THREADS").map_or(2, |n| n.parse().unwrap()),
         )
         .thread_name("watchers")
-        .on_thread_start(|| bot_core::opponent::yield_to_commands(19))
+        .on_thread_start(|| {
+            bot_core::opponent::yield_to_commands(19);
+            if let Some(cpus) = cores("FAIRYBOT_BENCH_PIN") {
+                keep_to(None, &cpus);
+            }
+        })
         .enable_all()
         .build()
         .unwrap();
@@ -348,11 +389,14 @@ async fn run<S: GameStore + Clone + Send + Sync + 'static>(
         tokio::spawn(web.clone().serve(listener, std::future::pending()));
         None
     } else {
-        Some(
-            web.clone()
-                .serve_apart(listener, std::future::pending(), priority)
-                .unwrap(),
-        )
+        let apart = web
+            .clone()
+            .serve_apart(listener, std::future::pending(), priority)
+            .unwrap();
+        if let Some(cpus) = cores("FAIRYBOT_BENCH_PIN") {
+            keep_named_to("web", &cpus);
+        }
+        Some(apart)
     };
 
     // The 100 live games whose pages are fetched, the watched game and its 1,000 streams.
