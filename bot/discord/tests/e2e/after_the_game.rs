@@ -132,42 +132,7 @@ async fn a_rated_game_shows_in_profiles_and_a_leaderboard_embed() {
 /// the better move on a board. Before the end it is refused, privately.
 #[tokio::test]
 async fn analysing_a_finished_game_posts_graph_and_mistakes() {
-    let fake = FakeDiscord::start().await;
-    let catalog = Arc::new(Catalog::builtin());
-    let service = Arc::new(
-        GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
-            .with_analysis(bot_core::analysis::AnalysisConfig {
-                nodes: 3_000,
-                threads: 1,
-                nice: 0,
-            })
-            .unwrap(),
-    );
-    service.start_analyst();
-    let bot = Bot::new(
-        Arc::new(WithDm(service)),
-        catalog,
-        Arc::new(render::Renderer::new()),
-        320,
-    )
-    .with_defer_after(Duration::from_millis(1000))
-    .with_retry(QUICK);
-    let announcer = bot.clone();
-    let mut client =
-        bot_discord::client(fake.serenity_http(), Registration::Guild(ids::GUILD), bot)
-            .await
-            .expect("client builds");
-    let _announcing = tokio::spawn(bot_discord::deliver_announcements(
-        announcer,
-        client.http.clone(),
-    ));
-    let task = tokio::spawn(async move {
-        if let Err(e) = client.start().await {
-            eprintln!("client stopped: {e}");
-        }
-    });
-    fake.wait_guild_commands(ids::GUILD).await.unwrap();
-    let running = Running { fake, task };
+    let running = start_analysing().await;
     let fake = &running.fake;
     start_game(fake).await;
     play(fake, ids::ALICE, "f3").await;

@@ -10,7 +10,7 @@ use super::*;
 /// `bot/core/tests/data/four_player/complete_game.scenario`.
 #[tokio::test]
 async fn four_player_game_from_challenge_to_the_last_checkmate() {
-    let bot = start().await;
+    let bot = start_analysing().await;
     let fake = &bot.fake;
     let all = [ids::ALICE, ids::BOB, ids::CAROL, ids::DAVE];
     let ix = fake
@@ -141,6 +141,25 @@ async fn four_player_game_from_challenge_to_the_last_checkmate() {
     }
     // Over: nobody is offered a move.
     assert!(offered(ids::ALICE).await.is_empty());
+
+    // Issue 29: the finished game is analysed, each move judged for its mover against the
+    // table, a line per player on the graph, and the mistakes shown on boards.
+    let (graph, mistakes) = analysed(fake, ids::CAROL, 1, true).await;
+    assert!(
+        graph
+            .content
+            .contains("each player's chances against the table"),
+        "{}",
+        graph.content
+    );
+    for name in ["Red", "Blue", "Yellow", "Green"] {
+        assert!(graph.content.contains(name), "{name}: {}", graph.content);
+    }
+    assert!(
+        mistakes.iter().all(|m| m.content.contains("Better was")),
+        "{:#?}",
+        mistakes.iter().map(|m| &m.content).collect::<Vec<_>>()
+    );
 }
 
 /// The slash command refuses a two-player variant with three opponents, privately, saying

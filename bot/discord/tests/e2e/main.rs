@@ -188,6 +188,26 @@ async fn start_registered(threads: bool, registration: Registration) -> Running 
 
 /// A bot over a fresh fake, configured by `configure` (beyond a short defer time).
 async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bot) -> Running {
+    start_service(registration, None, configure).await
+}
+
+/// A bot that analyses finished games (3,000 nodes a position, on the analyst's thread) and
+/// posts what nobody asked for (the analysis's graph and mistakes) through the outbox's
+/// sender.
+async fn start_analysing() -> Running {
+    let analysis = bot_core::analysis::AnalysisConfig {
+        nodes: 3_000,
+        threads: 1,
+        nice: 0,
+    };
+    start_service(Registration::Guild(ids::GUILD), Some(analysis), |bot| bot).await
+}
+
+async fn start_service(
+    registration: Registration,
+    analysis: Option<bot_core::analysis::AnalysisConfig>,
+    configure: impl FnOnce(Bot) -> Bot,
+) -> Running {
     let fake = FakeDiscord::start().await;
     let catalog = Arc::new(Catalog::builtin());
     // Players' own variants, with a validation time limit that a busy machine keeps.
@@ -199,10 +219,18 @@ async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bo
             ..rules::validate::Limits::default()
         },
     );
-    let service = Arc::new(
-        GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
-            .with_custom_variants(library),
-    );
+    let analysing = analysis.is_some();
+    let mut service = GameService::new(MemoryStore::new(), SystemClock, catalog.clone())
+        .with_custom_variants(library);
+    if let Some(analysis) = analysis {
+        service = service
+            .with_analysis(analysis)
+            .expect("analysis configured");
+    }
+    let service = Arc::new(service);
+    if analysing {
+        service.start_analyst();
+    }
     let bot = Bot::new(
         Arc::new(WithDm(service)),
         catalog,
@@ -212,9 +240,16 @@ async fn start_bot(registration: Registration, configure: impl FnOnce(Bot) -> Bo
     .with_defer_after(Duration::from_millis(1000))
     .with_retry(QUICK);
     let bot = configure(bot);
+    let announcer = bot.clone();
     let mut client = bot_discord::client(fake.serenity_http(), registration, bot)
         .await
         .expect("client builds");
+    if analysing {
+        tokio::spawn(bot_discord::deliver_announcements(
+            announcer,
+            client.http.clone(),
+        ));
+    }
     let task = tokio::spawn(async move {
         if let Err(e) = client.start().await {
             eprintln!("client stopped: {e}");
@@ -262,6 +297,76 @@ async fn messages(fake: &FakeDiscord, ix: &InteractionRef, n: usize) -> Vec<Sent
 /// The one message an interaction produced.
 async fn message(fake: &FakeDiscord, ix: &InteractionRef) -> SentMessage {
     messages(fake, ix, 1).await.remove(0)
+}
+
+/// `/analyse` of the finished game `game` by `who` in the game's channel: the answer is its
+/// progress line, in public, and is edited in place into the line "analysed"; the graph
+/// follows as a picture. Returns the graph and the mistakes posted by the time the first one
+/// (if any: `mistakes` says whether to wait for one) has come, each on a board.
+async fn analysed(
+    fake: &FakeDiscord,
+    who: u64,
+    game: u64,
+    mistakes: bool,
+) -> (SentMessage, Vec<SentMessage>) {
+    let ix = fake
+        .slash("analyse")
+        .integer("game", game as i64)
+        .by(who)
+        .send();
+    let progress = message(fake, &ix).await;
+    assert!(!progress.is_ephemeral(), "{}", progress.content);
+    assert!(
+        progress.content.contains(&format!("Analysing game {game}")),
+        "{}",
+        progress.content
+    );
+    let done = format!("Game {game} analysed");
+    fake.wait_until("the answer edited", Duration::from_secs(120), |r| {
+        r.messages()
+            .iter()
+            .find(|m| m.id == progress.id && m.content.contains(&done))
+            .cloned()
+    })
+    .await
+    .unwrap();
+    let title = format!("Analysis of game {game}: accuracy");
+    let graph = fake
+        .wait_until("the graph", Duration::from_secs(30), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.content.contains(&title))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        graph.channel_id, progress.channel_id,
+        "in the game's channel"
+    );
+    assert!(graph.attachment("board.png").unwrap().is_png());
+    let prefix = format!("Game {game}, ");
+    let is_mistake =
+        |m: &SentMessage| m.content.starts_with(&prefix) && m.content.contains("winning chances");
+    if mistakes {
+        fake.wait_until("a mistake", Duration::from_secs(30), |r| {
+            r.messages().iter().find(|m| is_mistake(m)).cloned()
+        })
+        .await
+        .unwrap();
+    }
+    let found: Vec<SentMessage> = fake.inspect(|r| {
+        r.messages()
+            .iter()
+            .filter(|m| is_mistake(m))
+            .cloned()
+            .collect()
+    });
+    for m in &found {
+        assert_eq!(m.channel_id, progress.channel_id, "{}", m.content);
+        assert!(m.attachment("board.png").unwrap().is_png(), "{}", m.content);
+    }
+    (graph, found)
 }
 
 /// The mean of every colour channel of a PNG (0 black, 255 white).

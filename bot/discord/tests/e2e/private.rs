@@ -93,7 +93,7 @@ async fn a_closed_dm_is_announced_in_the_channel_and_kept_for_its_player() {
 
 #[tokio::test]
 async fn looking_glass_game_by_direct_messages() {
-    let bot = start().await;
+    let bot = start_analysing().await;
     let fake = &bot.fake;
     let ix = fake
         .slash("challenge")
@@ -156,13 +156,28 @@ async fn looking_glass_game_by_direct_messages() {
     let to_alice = last_dm(fake, ids::ALICE);
     assert!(to_alice.content.contains("M:h5"), "{}", to_alice.content);
     in_dm(fake, ids::BOB, "move", Some(("move", "a7a6"))).await;
+    // An analysis before the end is refused, and the refusal tells nothing about the game.
+    let ix = fake.slash("analyse").by(ids::BOB).send();
+    let refused = message(fake, &ix).await;
+    assert!(refused.is_ephemeral(), "{}", refused.content);
+    assert!(
+        refused.content.contains("still being played"),
+        "{}",
+        refused.content
+    );
+    assert!(
+        !rules::glass::names_a_square(&refused.content),
+        "{}",
+        refused.content
+    );
+    assert!(refused.attachments.is_empty());
     // The Queen on the Mirror takes the King, blind.
     in_dm(fake, ids::ALICE, "move", Some(("move", "M:h5e8"))).await;
 
     let channel = fake.messages_in(ids::GENERAL);
     let reveal = channel
         .iter()
-        .position(|m| m.content.contains("revealed"))
+        .position(|m| !m.is_ephemeral() && m.content.contains("revealed"))
         .expect("the reveal in the game's channel");
     assert!(channel[reveal].content.contains("w R:e2e3"));
     assert!(channel[reveal].attachment("board.png").unwrap().is_png());
@@ -185,6 +200,18 @@ async fn looking_glass_game_by_direct_messages() {
         assert!(!m.content.contains("Carried"), "{}", m.content);
     }
     assert!(fake.dm_messages_to(ids::CAROL).is_empty());
+
+    // Issue 29: after the end the game is analysed in its channel, each order judged from
+    // what its player knew then.
+    let (graph, mistakes) = analysed(fake, ids::BOB, 1, false).await;
+    assert!(
+        graph.content.contains("from what he knew"),
+        "{}",
+        graph.content
+    );
+    for m in &mistakes {
+        assert!(m.content.contains("knew then"), "{}", m.content);
+    }
 }
 
 /// Issue 18's "must show": a Looking-Glass game on Discord in which the opponent's DMs are
