@@ -158,6 +158,8 @@ async fn every_ending_reaches_the_room_once_and_each_player_privately_once() {
     } = table(&hs, &bot, false).await;
     // Each player's direct room with the bot, once the first ending has opened it.
     let mut dms: Option<(OwnedRoomId, OwnedRoomId)> = None;
+    // The Looking-Glass game whose King was captured, analysed after the loop.
+    let mut king_captured = None;
 
     for (variant, ending) in ENDINGS {
         let context = format!("{variant}, {ending}");
@@ -165,6 +167,9 @@ async fn every_ending_reaches_the_room_once_and_each_player_privately_once() {
         let marks = [alice.mark(), bob.mark()];
         let game = start_game(&mut alice, &mut bob, &room, &bot, variant).await;
         let glass = variant == "looking-glass";
+        if glass && ending == "king captured" {
+            king_captured = Some(game);
+        }
         if glass || ending == "resign in private" {
             assert!(
                 dms.is_some(),
@@ -301,6 +306,32 @@ async fn every_ending_reaches_the_room_once_and_each_player_privately_once() {
             played.elapsed().as_secs_f64()
         );
     }
+
+    // Issue 29: a Looking-Glass game is analysed once it is over, in its room, each order
+    // judged from what its player knew: the progress line, then the graph as a picture.
+    let game = king_captured.expect("a Looking-Glass game ended by a captured King");
+    let (cmd, _) = bob.say(&room, &format!("!fb analyse #{game}")).await;
+    let line = bob.reply_to(&bot, &cmd).await;
+    assert!(
+        line.body().contains(&format!("Analysing game {game}")),
+        "{}",
+        line.body()
+    );
+    let title = format!("Analysis of game {game}");
+    let graph = bob
+        .expect("the Looking-Glass game's graph", |s| {
+            s.room == room
+                && s.sender() == bot
+                && s.msgtype() == "m.image"
+                && s.body().contains(&title)
+        })
+        .await;
+    assert!(
+        graph.body().contains("from what he knew"),
+        "{}",
+        graph.body()
+    );
+    bob.check_image(&graph).await;
 
     // Each direct room is read by its player and the bot alone (joined or invited, as the
     // bot's client knows them): neither player's result ever reached the other's.
