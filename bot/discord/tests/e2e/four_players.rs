@@ -144,7 +144,9 @@ async fn four_player_game_from_challenge_to_the_last_checkmate() {
 
     // Issue 29: the finished game is analysed, each move judged for its mover against the
     // table, a line per player on the graph, and the mistakes shown on boards.
-    let (graph, mistakes) = analysed(fake, ids::CAROL, 1, true).await;
+    let Analysed {
+        graph, mistakes, ..
+    } = analysed(fake, ids::CAROL, 1, Some("Better was")).await;
     assert!(
         graph
             .content

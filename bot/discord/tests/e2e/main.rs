@@ -299,16 +299,21 @@ async fn message(fake: &FakeDiscord, ix: &InteractionRef) -> SentMessage {
     messages(fake, ix, 1).await.remove(0)
 }
 
+/// What `/analyse` of a finished game posted.
+struct Analysed {
+    /// The answer: the progress line, edited in place into the line "analysed".
+    progress: SentMessage,
+    /// The graph, a picture.
+    graph: SentMessage,
+    /// The mistakes posted by the time the one awaited had come, each on a board.
+    mistakes: Vec<SentMessage>,
+}
+
 /// `/analyse` of the finished game `game` by `who` in the game's channel: the answer is its
-/// progress line, in public, and is edited in place into the line "analysed"; the graph
-/// follows as a picture. Returns the graph and the mistakes posted by the time the first one
-/// (if any: `mistakes` says whether to wait for one) has come, each on a board.
-async fn analysed(
-    fake: &FakeDiscord,
-    who: u64,
-    game: u64,
-    mistakes: bool,
-) -> (SentMessage, Vec<SentMessage>) {
+/// progress line, in public, edited in place into the line "analysed"; the graph and the
+/// mistakes follow in the same channel, each a picture. With `awaiting`, waits for a mistake
+/// whose text contains it.
+async fn analysed(fake: &FakeDiscord, who: u64, game: u64, awaiting: Option<&str>) -> Analysed {
     let ix = fake
         .slash("analyse")
         .integer("game", game as i64)
@@ -322,14 +327,16 @@ async fn analysed(
         progress.content
     );
     let done = format!("Game {game} analysed");
-    fake.wait_until("the answer edited", Duration::from_secs(120), |r| {
-        r.messages()
-            .iter()
-            .find(|m| m.id == progress.id && m.content.contains(&done))
-            .cloned()
-    })
-    .await
-    .unwrap();
+    let edited = fake
+        .wait_until("the answer edited", Duration::from_secs(120), |r| {
+            r.messages()
+                .iter()
+                .find(|m| m.id == progress.id && m.content.contains(&done))
+                .cloned()
+        })
+        .await
+        .unwrap();
+    assert!(!edited.deleted);
     let title = format!("Analysis of game {game}: accuracy");
     let graph = fake
         .wait_until("the graph", Duration::from_secs(30), |r| {
@@ -348,25 +355,45 @@ async fn analysed(
     let prefix = format!("Game {game}, ");
     let is_mistake =
         |m: &SentMessage| m.content.starts_with(&prefix) && m.content.contains("winning chances");
-    if mistakes {
-        fake.wait_until("a mistake", Duration::from_secs(30), |r| {
-            r.messages().iter().find(|m| is_mistake(m)).cloned()
+    if let Some(text) = awaiting {
+        fake.wait_until("the mistake", Duration::from_secs(30), |r| {
+            r.messages()
+                .iter()
+                .find(|m| is_mistake(m) && m.content.contains(text))
+                .cloned()
         })
         .await
         .unwrap();
     }
-    let found: Vec<SentMessage> = fake.inspect(|r| {
+    let mistakes: Vec<SentMessage> = fake.inspect(|r| {
         r.messages()
             .iter()
             .filter(|m| is_mistake(m))
             .cloned()
             .collect()
     });
-    for m in &found {
+    for m in &mistakes {
         assert_eq!(m.channel_id, progress.channel_id, "{}", m.content);
         assert!(m.attachment("board.png").unwrap().is_png(), "{}", m.content);
     }
-    (graph, found)
+    Analysed {
+        progress,
+        graph,
+        mistakes,
+    }
+}
+
+/// `/analyse` by `who` of a game still being played: refused, privately.
+async fn analysis_refused(fake: &FakeDiscord, who: u64) -> SentMessage {
+    let ix = fake.slash("analyse").by(who).send();
+    let refused = message(fake, &ix).await;
+    assert!(refused.is_ephemeral(), "{}", refused.content);
+    assert!(
+        refused.content.contains("still being played"),
+        "{}",
+        refused.content
+    );
+    refused
 }
 
 /// The mean of every colour channel of a PNG (0 black, 255 white).

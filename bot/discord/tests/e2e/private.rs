@@ -157,14 +157,7 @@ async fn looking_glass_game_by_direct_messages() {
     assert!(to_alice.content.contains("M:h5"), "{}", to_alice.content);
     in_dm(fake, ids::BOB, "move", Some(("move", "a7a6"))).await;
     // An analysis before the end is refused, and the refusal tells nothing about the game.
-    let ix = fake.slash("analyse").by(ids::BOB).send();
-    let refused = message(fake, &ix).await;
-    assert!(refused.is_ephemeral(), "{}", refused.content);
-    assert!(
-        refused.content.contains("still being played"),
-        "{}",
-        refused.content
-    );
+    let refused = analysis_refused(fake, ids::BOB).await;
     assert!(
         !rules::glass::names_a_square(&refused.content),
         "{}",
@@ -203,7 +196,9 @@ async fn looking_glass_game_by_direct_messages() {
 
     // Issue 29: after the end the game is analysed in its channel, each order judged from
     // what its player knew then.
-    let (graph, mistakes) = analysed(fake, ids::BOB, 1, false).await;
+    let Analysed {
+        graph, mistakes, ..
+    } = analysed(fake, ids::BOB, 1, None).await;
     assert!(
         graph.content.contains("from what he knew"),
         "{}",
