@@ -23,7 +23,8 @@ use rules::Variant;
 use crate::eval::{TERMS, Term, Weights};
 
 /// The tuned files compiled in, by variant name.
-const BUILTIN: &[(&str, &str)] = &[];
+/// Each landed with an SPRT against the derived evaluation (`engine/tuned/README.md`).
+const BUILTIN: &[(&str, &str)] = &[("chess", include_str!("../tuned/chess.toml"))];
 
 /// Why a tuned file does not apply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -188,5 +189,24 @@ mod tests {
             parse(&chess, "variant = "),
             Err(TunedError::Toml(_))
         ));
+    }
+
+    /// [`builtin`] drops a file that does not parse, so that a variant's evaluation never
+    /// fails: this is where such a file is caught instead, and where a compiled-in file is
+    /// seen to change the evaluation it is for and no other.
+    #[test]
+    fn every_compiled_in_file_fits_its_variant_and_changes_its_evaluation() {
+        let catalog = rules::Catalog::builtin();
+        for (name, text) in BUILTIN {
+            let v = catalog.get(name).unwrap();
+            let w = parse(&v, text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_ne!(w, Weights::prior(&v), "{name}: the derived weights");
+            assert_eq!(builtin(&v), Some(w), "{name}");
+        }
+        for v in catalog.names().iter().filter_map(|n| catalog.get(n).ok()) {
+            if !BUILTIN.iter().any(|(name, _)| *name == v.name) {
+                assert_eq!(builtin(&v), None, "{}", v.name);
+            }
+        }
     }
 }
