@@ -179,9 +179,10 @@ async fn a_short_finished_game_is_analysed_with_graph_mistakes_and_accuracy() {
     let graph_reply = said.iter().find(|r| r.graph.is_some()).expect("a graph");
     let graph = graph_reply.graph.as_ref().unwrap();
     assert_eq!(graph.chances.len(), 5);
-    assert_eq!(
-        graph.chances[0], 500,
-        "the start is even: {:?}",
+    // The start is about even: White's move counts for a little, in tenths of a percent.
+    assert!(
+        (480..=540).contains(&graph.chances[0]),
+        "the start is about even: {:?}",
         graph.chances
     );
     assert_eq!(*graph.chances.last().unwrap(), 0, "White is mated");
