@@ -24,7 +24,10 @@ use crate::eval::{TERMS, Term, Weights};
 
 /// The tuned files compiled in, by variant name.
 /// Each landed with an SPRT against the derived evaluation (`engine/tuned/README.md`).
-const BUILTIN: &[(&str, &str)] = &[("chess", include_str!("../tuned/chess.toml"))];
+const BUILTIN: &[(&str, &str)] = &[
+    ("bilateral", include_str!("../tuned/bilateral.toml")),
+    ("chess", include_str!("../tuned/chess.toml")),
+];
 
 /// Why a tuned file does not apply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
