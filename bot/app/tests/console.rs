@@ -567,7 +567,12 @@ fn playing_looking_glass_against_the_bot_at_the_console() {
 
 /// The console on `data`, with its input to write and its output to read (errors dropped).
 fn interactive(data: &Path) -> (Child, std::process::ChildStdin, Output) {
-    let mut child = fairybot(data)
+    started(&mut fairybot(data))
+}
+
+/// `command` started with its input to write and its output to read (errors dropped).
+fn started(command: &mut Command) -> (Child, std::process::ChildStdin, Output) {
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -787,17 +792,7 @@ fn with_web(
 /// The console on `data` with the configuration file `config`: the process, its input and
 /// its output.
 fn console_with(data: &Path, config: &Path) -> (Child, std::process::ChildStdin, Output) {
-    let mut child = fairybot(data)
-        .arg("--config")
-        .arg(config)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let out = Output::of(&mut child);
-    (child, stdin, out)
+    started(fairybot(data).arg("--config").arg(config))
 }
 
 /// The binary with `[web]` configured, as an operator runs it: the pages answer on threads of
