@@ -226,29 +226,85 @@ impl Term {
     }
 }
 
-/// The parameters a tuning fits: each kind's material value and each term family's scale.
+/// The parameters a tuning fits: each kind's material value with the board full and with
+/// it emptied of pieces (the evaluation slides from one to the other as pieces leave, a
+/// "tapered" evaluation), each term family's scale, and each kind's own share of the
+/// centralisation term (a Knight may care about the centre more than a Rook).
 /// `Weights::prior` of a variant gives the derived evaluation exactly.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Weights {
-    /// Centipawns per kind, by kind index (royal kinds: 0).
+    /// Centipawns per kind, by kind index (royal kinds: 0), with every piece on the board.
     pub value: Vec<i32>,
+    /// Centipawns per kind with no piece but pawns and royals left (the prior: `value`).
+    pub endgame: Vec<i32>,
     /// Each [`Term`]'s scale, by index (1.0: as derived).
     pub scale: [f32; TERMS],
+    /// Per kind, a factor on [`Term::Central`]'s scale for pieces of that kind (1.0: the
+    /// family's scale alone).
+    pub central: Vec<f32>,
 }
 
 impl Weights {
     /// The derived evaluation's parameters: the values of [`piece_values`] (a variant file's
-    /// `value` included) and every scale 1.
+    /// `value` included) in the middlegame and the endgame alike, and every scale 1.
     pub fn prior(v: &Variant) -> Weights {
         let mut value = vec![0; v.pieces.len()];
         for pv in piece_values(v) {
             value[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
         }
         Weights {
+            endgame: value.clone(),
+            central: vec![1.0; value.len()],
             value,
             scale: [1.0; TERMS],
         }
     }
+
+    /// The weights as the linear model's coefficients, in the order of
+    /// [`Features::difference`]: values, endgame values, term scales, then each kind's
+    /// centralisation coefficient (the family's scale times the kind's factor).
+    pub fn theta(&self) -> Vec<f64> {
+        let central = f64::from(self.scale[Term::Central as usize]);
+        self.value
+            .iter()
+            .chain(&self.endgame)
+            .map(|v| f64::from(*v))
+            .chain(self.scale.iter().map(|s| f64::from(*s)))
+            .chain(self.central.iter().map(|f| central * f64::from(*f)))
+            .collect()
+    }
+
+    /// The weights of coefficients `theta` (as [`Weights::theta`] orders them): values
+    /// rounded to the centipawn, scales and factors to a thousandth. The centralisation
+    /// family's scale stays this one's; each kind's factor takes its coefficient.
+    pub fn with_theta(&self, theta: &[f64]) -> Weights {
+        let nk = self.value.len();
+        let mut scale = self.scale;
+        for (t, s) in scale.iter_mut().enumerate() {
+            if t != Term::Central as usize {
+                *s = thousandths(theta[2 * nk + t]);
+            }
+        }
+        let family = f64::from(scale[Term::Central as usize]);
+        if family <= 0.0 {
+            scale[Term::Central as usize] = 1.0;
+        }
+        let family = if family > 0.0 { family } else { 1.0 };
+        Weights {
+            value: theta[..nk].iter().map(|v| v.round() as i32).collect(),
+            endgame: theta[nk..2 * nk].iter().map(|v| v.round() as i32).collect(),
+            scale,
+            central: theta[2 * nk + TERMS..]
+                .iter()
+                .map(|c| thousandths(c / family))
+                .collect(),
+        }
+    }
+}
+
+/// `x` rounded to a thousandth, as a tuned file keeps it.
+fn thousandths(x: f64) -> f32 {
+    ((x * 1000.0).round() / 1000.0) as f32
 }
 
 /// Fixed-point scale: a term's scale times this, so that a scale of 1 adds the term exactly.
@@ -267,8 +323,13 @@ pub struct Evaluator {
     variant: Arc<Variant>,
     ncells: usize,
     sides: usize,
-    /// Centipawns per kind: the material the evaluation counts (tuned, or the prior).
+    /// Centipawns per kind: the material the evaluation counts (tuned, or the prior), with
+    /// every piece on the board.
     value: Vec<i32>,
+    /// Per kind: the endgame value minus `value` (zero unless tuned so).
+    endgame_gain: Vec<i32>,
+    /// Per kind: its factor on the centralisation family's scale.
+    central_factor: Vec<f32>,
     /// Centipawns per kind as derived (or set by the variant file): what the positional
     /// terms are measured in, so that each stays one linear feature when values are tuned.
     prior: Vec<i32>,
@@ -309,60 +370,95 @@ trait Sink {
     fn piece(&mut self, e: &Evaluator, s: usize, kind: usize, i: usize);
     /// `unit` centipawns of `term` for side `s`, at scale 1.
     fn term(&mut self, e: &Evaluator, s: usize, term: Term, unit: i32);
+    /// How much of the game's middlegame is left, in 1/[`SCALE_ONE`]: [`SCALE_ONE`] with all
+    /// the pieces (other than pawns and royals) of the start on the board, 0 with none.
+    /// Called once, after every piece.
+    fn phase(&mut self, e: &Evaluator, middlegame: i64);
 }
 
-/// The search's sink: each side's total with the evaluator's weights.
-struct Scores([i32; 4]);
+/// The search's sink: each side's total with the evaluator's weights, and what its pieces
+/// gain in the endgame (counted in as the middlegame wanes).
+struct Scores {
+    total: [i32; 4],
+    endgame_gain: [i32; 4],
+}
 
 impl Sink for Scores {
     #[inline]
     fn piece(&mut self, e: &Evaluator, s: usize, kind: usize, i: usize) {
-        self.0[s] += e.value[kind] + e.square[i];
+        self.total[s] += e.value[kind] + e.square[i];
+        self.endgame_gain[s] += e.endgame_gain[kind];
     }
 
     #[inline]
     fn term(&mut self, e: &Evaluator, s: usize, term: Term, unit: i32) {
-        self.0[s] += scaled(unit, e.scale[term as usize]);
+        self.total[s] += scaled(unit, e.scale[term as usize]);
+    }
+
+    #[inline]
+    fn phase(&mut self, _: &Evaluator, middlegame: i64) {
+        for (t, g) in self.total.iter_mut().zip(self.endgame_gain) {
+            *t += scaled(g, SCALE_ONE - middlegame);
+        }
     }
 }
 
-/// A tuning's sink: per side, how many pieces of each kind, and each term at scale 1.
+/// A tuning's sink: per side, how many pieces of each kind, each term at scale 1, and each
+/// kind's share of the centralisation term.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Features {
     /// `[side][kind]`: pieces on the board.
     pub pieces: Vec<Vec<i32>>,
     /// `[side][term]`: the term's centipawns at scale 1.
     pub terms: Vec<[i32; TERMS]>,
+    /// `[side][kind]`: the centralisation of that kind's pieces, centipawns at scale 1 (the
+    /// parts of `terms`' [`Term::Central`]).
+    pub central: Vec<Vec<i32>>,
+    /// How much of the middlegame is left: 1 with every piece of the start, 0 with none
+    /// (see [`Weights::endgame`]).
+    pub middlegame: f64,
 }
 
 impl Sink for Features {
     fn piece(&mut self, e: &Evaluator, s: usize, kind: usize, i: usize) {
         self.pieces[s][kind] += 1;
         self.terms[s][Term::Central as usize] += e.central[i];
+        self.central[s][kind] += e.central[i];
         self.terms[s][Term::Advance as usize] += e.advance[i];
     }
 
     fn term(&mut self, _: &Evaluator, s: usize, term: Term, unit: i32) {
         self.terms[s][term as usize] += unit;
     }
+
+    fn phase(&mut self, _: &Evaluator, middlegame: i64) {
+        self.middlegame = middlegame as f64 / SCALE_ONE as f64;
+    }
 }
 
 impl Features {
-    /// The first side's view of a two-sided position: its counts and terms minus the
-    /// second's, as one vector (kinds, then terms). Against [`Weights`] in the same order
-    /// (values, then scales in centipawns per unit) it gives the evaluation.
+    /// The first side's view of a two-sided position: its features minus the second's, as
+    /// one vector in the order of [`Weights::theta`]. The dot product of the two is the
+    /// evaluation (to rounding):
+    ///
+    /// - per kind, the balance of pieces times the middlegame left (against the values);
+    /// - per kind, the balance times the endgame reached (against the endgame values);
+    /// - per term, the balance at scale 1 (against the scales), but 0 for
+    ///   [`Term::Central`], whose parts follow:
+    /// - per kind, the balance of its centralisation (against its coefficient).
     pub fn difference(&self) -> Vec<f64> {
-        let mut out: Vec<f64> = self.pieces[0]
-            .iter()
-            .zip(&self.pieces[1])
-            .map(|(a, b)| f64::from(a - b))
-            .collect();
-        out.extend(
-            self.terms[0]
-                .iter()
-                .zip(&self.terms[1])
-                .map(|(a, b)| f64::from(a - b)),
-        );
+        let count = |k: usize| f64::from(self.pieces[0][k] - self.pieces[1][k]);
+        let nk = self.pieces[0].len();
+        let mut out: Vec<f64> = (0..nk).map(|k| count(k) * self.middlegame).collect();
+        out.extend((0..nk).map(|k| count(k) * (1.0 - self.middlegame)));
+        out.extend(Term::ALL.iter().map(|&t| {
+            if t == Term::Central {
+                0.0
+            } else {
+                f64::from(self.terms[0][t as usize] - self.terms[1][t as usize])
+            }
+        }));
+        out.extend((0..nk).map(|k| f64::from(self.central[0][k] - self.central[1][k])));
         out
     }
 }
@@ -400,10 +496,19 @@ impl Evaluator {
             prior[pv.kind.index()] = (pv.value * PAWN as f32).round() as i32;
         }
         let mut value = prior.clone();
+        let mut endgame_gain = vec![0; nkinds];
+        let mut central_factor = vec![1.0f32; nkinds];
         if weights.value.len() == nkinds {
             for pv in &values {
+                let k = pv.kind.index();
                 if !pv.royal {
-                    value[pv.kind.index()] = weights.value[pv.kind.index()];
+                    value[k] = weights.value[k];
+                    if let Some(e) = weights.endgame.get(k) {
+                        endgame_gain[k] = e - value[k];
+                    }
+                }
+                if let Some(f) = weights.central.get(k) {
+                    central_factor[k] = *f;
                 }
             }
         }
@@ -506,12 +611,23 @@ impl Evaluator {
                 zone[c] = z;
             }
         }
+        // Each kind's centralisation scale: the family's times the kind's factor.
+        let central_scale: Vec<i64> = central_factor
+            .iter()
+            .map(|f| {
+                (f64::from(weights.scale[Term::Central as usize])
+                    * f64::from(*f)
+                    * SCALE_ONE as f64)
+                    .round() as i64
+            })
+            .collect();
         let square = central
             .iter()
             .zip(&advance)
-            .map(|(c, a)| {
-                scaled(*c, scale[Term::Central as usize])
-                    + scaled(*a, scale[Term::Advance as usize])
+            .enumerate()
+            .map(|(i, (c, a))| {
+                let kind = i / ncells % nkinds;
+                scaled(*c, central_scale[kind]) + scaled(*a, scale[Term::Advance as usize])
             })
             .collect();
         Evaluator {
@@ -519,6 +635,8 @@ impl Evaluator {
             ncells,
             sides,
             value,
+            endgame_gain,
+            central_factor,
             prior,
             central,
             advance,
@@ -574,9 +692,12 @@ impl Evaluator {
 
     /// Each side's own total (material, placement, King safety), centipawns, by side index.
     pub fn side_scores(&self, pos: &Position) -> [i32; 4] {
-        let mut scores = Scores([0; 4]);
+        let mut scores = Scores {
+            total: [0; 4],
+            endgame_gain: [0; 4],
+        };
         self.accumulate(pos, &mut scores);
-        scores.0
+        scores.total
     }
 
     /// What a tuning fits against: each side's pieces and each term at scale 1 (see
@@ -586,6 +707,8 @@ impl Evaluator {
         let mut f = Features {
             pieces: vec![vec![0; self.nkinds]; self.sides],
             terms: vec![[0; TERMS]; self.sides],
+            central: vec![vec![0; self.nkinds]; self.sides],
+            middlegame: 1.0,
         };
         self.accumulate(pos, &mut f);
         f
@@ -600,7 +723,14 @@ impl Evaluator {
     pub fn weights(&self) -> Weights {
         Weights {
             value: self.value.clone(),
+            endgame: self
+                .value
+                .iter()
+                .zip(&self.endgame_gain)
+                .map(|(v, g)| v + g)
+                .collect(),
             scale: self.scale.map(|s| s as f32 / SCALE_ONE as f32),
+            central: self.central_factor.clone(),
         }
     }
 
@@ -631,6 +761,13 @@ impl Evaluator {
                 }
             }
         }
+        // The middlegame left: what remains of the start's pieces (pawns and royals aside).
+        let middlegame = if self.start_material > 0 {
+            (i64::from(material) * SCALE_ONE / i64::from(self.start_material)).min(SCALE_ONE)
+        } else {
+            SCALE_ONE
+        };
+        sink.phase(self, middlegame);
         // The King comes to the centre as pieces leave the board (full weight when none are
         // left, none at two thirds), and keeps to the edge (up to half weight) before that.
         if self.start_material > 0 {

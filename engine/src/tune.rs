@@ -9,10 +9,13 @@
 //!    check and the engine's move is not a capture or a promotion (a quiet position, whose
 //!    static evaluation means something), labelled with the game's result for the first
 //!    side (1, ½ or 0), or with a blend of it and the engine's search score of the position
-//!    on the Elo curve ([`PlayOptions::result_weight`]). Each becomes its [`Features`] difference: the material balance of
-//!    every kind and each positional term at scale 1.
+//!    on the Elo curve ([`PlayOptions::result_weight`]). Each becomes its [`Features`]
+//!    difference: the material balance of every kind (split between the middlegame and the
+//!    endgame by the material left), each positional term at scale 1, and each kind's share
+//!    of the centralisation term.
 //! 3. **Fit** ([`fit`]): Texel's method. The evaluation is linear in its weights (each kind's
-//!    value and each term's scale), so the predicted score of position *i* is
+//!    two values, each term's scale and each kind's centralisation factor: [`Weights::theta`]),
+//!    so the predicted score of position *i* is
 //!    `W(K · θ·xᵢ)`, with `W` the Elo curve `1 / (1 + 10^(-cp/400))`. `K` is fitted first with
 //!    the prior weights (it absorbs the scale of the engine's centipawns against the games'
 //!    results), then θ minimises the mean squared error between predictions and results plus
@@ -31,7 +34,7 @@ use std::sync::{
 use rules::{Outcome, Position, Side, Variant};
 
 use crate::{
-    eval::{Evaluator, TERMS, Weights},
+    eval::{Evaluator, TERMS, Term, Weights},
     level::{Level, Player, Rng},
     search::Limits,
 };
@@ -304,6 +307,17 @@ fn mse(samples: &[Sample], theta: &[f64], k: f64) -> f64 {
         / samples.len().max(1) as f64
 }
 
+/// What a coefficient of [`Weights::theta`] is.
+#[derive(Clone, Copy)]
+enum Param {
+    /// A kind's value (middlegame or endgame).
+    Value(usize),
+    /// A term family's scale.
+    Scale(usize),
+    /// A kind's centralisation coefficient.
+    Central(usize),
+}
+
 /// Fits `variant`'s weights to `samples`, starting from and pulled toward `prior`
 /// (step 3).
 ///
@@ -319,21 +333,32 @@ pub fn fit(
         return Err(TuneError::NoSamples);
     }
     let nk = prior.value.len();
-    let n = nk + TERMS;
-    let mut theta0: Vec<f64> = prior.value.iter().map(|v| f64::from(*v)).collect();
-    theta0.extend(prior.scale.iter().map(|s| f64::from(*s)));
-    // What may move: every scale, and the kinds with a value (not royal, not a value-less
-    // marker kind).
+    let theta0 = prior.theta();
+    let n = theta0.len();
+    // The coefficients' kinds, in the order of `Weights::theta`.
+    let param = |j: usize| {
+        if j < 2 * nk {
+            Param::Value(j % nk)
+        } else if j < 2 * nk + TERMS {
+            Param::Scale(j - 2 * nk)
+        } else {
+            Param::Central(j - 2 * nk - TERMS)
+        }
+    };
+    // What may move: the values of kinds that have one (not royal, not a value-less marker
+    // kind), every scale but the centralisation family's (its kinds' coefficients carry
+    // it), and the centralisation of kinds that are not royal.
     let free: Vec<bool> = (0..n)
-        .map(|j| j >= nk || (!variant.pieces[j].royal && theta0[j] > 0.0))
+        .map(|j| match param(j) {
+            Param::Value(k) => !variant.pieces[k].royal && theta0[j] > 0.0,
+            Param::Scale(t) => t != Term::Central as usize,
+            Param::Central(k) => !variant.pieces[k].royal,
+        })
         .collect();
     let unit: Vec<f64> = (0..n)
-        .map(|j| {
-            if j < nk {
-                theta0[j].abs().max(100.0)
-            } else {
-                1.0
-            }
+        .map(|j| match param(j) {
+            Param::Value(_) => theta0[j].abs().max(100.0),
+            _ => 1.0,
         })
         .collect();
     // K: a golden-section search of the prior's error on (0.05, 4).
@@ -377,28 +402,19 @@ pub fn fit(
             let vh = m2[j] / (1.0 - b2.powi(step as i32));
             u[j] -= opts.rate * mh / (vh.sqrt() + eps);
             // Values stay above a tenth of a pawn, scales between 0 and 8.
-            let (min, max) = if j < nk {
-                (10.0, 100_000.0)
-            } else {
-                (0.0, 8.0)
+            let (min, max) = match param(j) {
+                Param::Value(_) => (10.0, 100_000.0),
+                _ => (0.0, 8.0),
             };
             theta[j] = (theta0[j] + unit[j] * u[j]).clamp(min, max);
             u[j] = (theta[j] - theta0[j]) / unit[j];
         }
     }
     let error = mse(samples, &theta, k);
-    let weights = Weights {
-        value: (0..nk)
-            .map(|j| {
-                if free[j] {
-                    theta[j].round() as i32
-                } else {
-                    prior.value[j]
-                }
-            })
-            .collect(),
-        scale: std::array::from_fn(|t| ((theta[nk + t] * 1000.0).round() / 1000.0) as f32),
-    };
+    let fixed: Vec<f64> = (0..n)
+        .map(|j| if free[j] { theta[j] } else { theta0[j] })
+        .collect();
+    let weights = prior.with_theta(&fixed);
     Ok(Fit {
         weights,
         k,
@@ -412,31 +428,40 @@ mod tests {
     use super::*;
 
     /// A fit recovers weights that generated the results: samples labelled by the Elo curve
-    /// of a known θ (a Knight worth 450 instead of its prior, the passed term doubled) move
-    /// the fit from the prior toward them.
+    /// of a known θ (a Knight worth 450 with the board full and 250 in the endgame, the
+    /// passed term doubled, the Knight's centralisation tripled) move the fit from the prior
+    /// toward them.
     #[test]
     fn the_fit_moves_toward_the_weights_that_made_the_results() {
         let chess = rules::Catalog::builtin().get("chess").unwrap();
         let prior = Weights::prior(&chess);
         let knight = chess.pieces.iter().position(|p| p.letter == 'N').unwrap();
-        let passed = crate::eval::Term::Passed as usize;
+        let king = chess.pieces.iter().position(|p| p.royal).unwrap();
+        let passed = Term::Passed as usize;
         let mut truth = prior.clone();
         truth.value[knight] = 450;
+        truth.endgame[knight] = 250;
         truth.scale[passed] = 2.0;
+        truth.central[knight] = 3.0;
+        let theta = truth.theta();
         let nk = prior.value.len();
-        let theta: Vec<f64> = truth
-            .value
-            .iter()
-            .map(|v| f64::from(*v))
-            .chain(truth.scale.iter().map(|s| f64::from(*s)))
-            .collect();
         let mut rng = Rng::new(7);
         let mut samples = Vec::new();
-        for _ in 0..4000 {
-            let mut x = vec![0f64; nk + TERMS];
-            for (j, xj) in x.iter_mut().enumerate() {
-                let range = if j < nk { 3 } else { 120 };
-                *xj = rng.below(2 * range + 1) as f64 - range as f64;
+        for _ in 0..6000 {
+            let middlegame = rng.below(1001) as f64 / 1000.0;
+            let mut x = vec![0f64; theta.len()];
+            for k in 0..nk {
+                let count = rng.below(7) as f64 - 3.0;
+                x[k] = count * middlegame;
+                x[nk + k] = count * (1.0 - middlegame);
+                if k != king {
+                    x[2 * nk + TERMS + k] = rng.below(241) as f64 - 120.0;
+                }
+            }
+            for t in Term::ALL {
+                if t != Term::Central {
+                    x[2 * nk + t as usize] = rng.below(241) as f64 - 120.0;
+                }
             }
             let p = curve(1.0, x.iter().zip(&theta).map(|(a, b)| a * b).sum());
             // The expected result itself: a noiseless label.
@@ -447,7 +472,7 @@ mod tests {
             &prior,
             &samples,
             &FitOptions {
-                steps: 1500,
+                steps: 2000,
                 prior_pull: 0.0,
                 rate: 0.02,
             },
@@ -455,15 +480,29 @@ mod tests {
         .unwrap();
         assert!(f.error < f.error_prior / 10.0, "{f:?}");
         // K was fitted with the prior: the weights found are the truth over K.
-        let knight_cp = f.k * f64::from(f.weights.value[knight]);
+        let k = f.k;
+        let knight_cp = k * f64::from(f.weights.value[knight]);
         assert!(
             (knight_cp - 450.0).abs() < 40.0,
             "Knight {knight_cp} ({f:?})"
         );
-        let passed_scale = f.k * f64::from(f.weights.scale[passed]);
+        let knight_late = k * f64::from(f.weights.endgame[knight]);
+        assert!(
+            (knight_late - 250.0).abs() < 40.0,
+            "Knight in the endgame {knight_late} ({f:?})"
+        );
+        let passed_scale = k * f64::from(f.weights.scale[passed]);
         assert!((passed_scale - 2.0).abs() < 0.3, "passed {passed_scale}");
-        let king = chess.pieces.iter().position(|p| p.royal).unwrap();
+        let central = k * f64::from(f.weights.central[knight]);
+        assert!((central - 3.0).abs() < 0.3, "Knight's centre {central}");
         assert_eq!(f.weights.value[king], prior.value[king], "royal kinds stay");
+        assert_eq!(f.weights.endgame[king], prior.endgame[king]);
+        assert_eq!(f.weights.central[king], prior.central[king]);
+        assert_eq!(
+            f.weights.scale[Term::Central as usize],
+            prior.scale[Term::Central as usize],
+            "the family's scale stays; its kinds' factors move"
+        );
     }
 
     #[test]

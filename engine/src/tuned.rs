@@ -5,11 +5,18 @@
 //! variant = "toulousain"
 //! cells = 144
 //! kinds = "PNBRQKF…"        # every kind's letter, in the variant's order
-//! [values]                  # centipawns; royal kinds have none
+//! [values]                  # centipawns with the board full; royal kinds have none
 //! N = 318
+//! [endgame]                 # centipawns with no piece but pawns and royals left
+//! N = 287                   # (a kind not listed: its [values] value)
 //! [scales]                  # each positional term family's factor (1: as derived)
 //! central = 1.21
+//! [central]                 # each kind's factor on the `central` scale (1 if not listed)
+//! N = 1.6
 //! ```
+//!
+//! Files written before `[endgame]` and `[central]` existed read as they always did: the
+//! same value early and late, the same centralisation for every kind.
 //!
 //! A file fits a variant only if the name, the number of cells and the kinds' letters are
 //! the variant's: a player's variant that happens to share a name is never evaluated with
@@ -49,7 +56,9 @@ pub enum TunedError {
         variant: String,
     },
     /// A value or scale out of range.
-    #[error("the tuned file's {0} is out of range (values 0 to 100000 centipawns, scales 0 to 8)")]
+    #[error(
+        "the tuned file's {0} is out of range (values 0 to 100000 centipawns, scales and factors 0 to 8)"
+    )]
     OutOfRange(String),
 }
 
@@ -97,39 +106,73 @@ pub fn parse(v: &Variant, text: &str) -> Result<Weights, TunedError> {
         });
     }
     let mut w = Weights::prior(v);
-    if let Some(values) = t.get("values") {
-        let values = values.as_table().ok_or(TunedError::Missing("values"))?;
-        for (letter, x) in values {
-            let Some(i) = v
-                .pieces
-                .iter()
-                .position(|p| p.letter.to_string() == *letter && !p.royal)
-            else {
-                return Err(TunedError::OutOfRange(format!("value of {letter}")));
-            };
-            let x = x.as_integer().ok_or(TunedError::Missing("values"))?;
-            if !(0..=100_000).contains(&x) {
-                return Err(TunedError::OutOfRange(format!("value of {letter}")));
-            }
-            w.value[i] = x as i32;
-        }
+    for (letter, x) in kind_table(v, &t, "values")? {
+        w.value[letter] = centipawns(&x, "value", v, letter)?;
+    }
+    // An endgame value not given is the value given.
+    w.endgame = w.value.clone();
+    for (letter, x) in kind_table(v, &t, "endgame")? {
+        w.endgame[letter] = centipawns(&x, "endgame value", v, letter)?;
     }
     if let Some(scales) = t.get("scales") {
         let scales = scales.as_table().ok_or(TunedError::Missing("scales"))?;
         for (name, x) in scales {
             let term =
                 Term::named(name).ok_or_else(|| TunedError::OutOfRange(format!("scale {name}")))?;
-            let x = x
-                .as_float()
-                .or_else(|| x.as_integer().map(|i| i as f64))
-                .ok_or(TunedError::Missing("scales"))?;
-            if !(0.0..=8.0).contains(&x) {
-                return Err(TunedError::OutOfRange(format!("scale {name}")));
-            }
-            w.scale[term as usize] = x as f32;
+            w.scale[term as usize] = factor(x, || format!("scale {name}"))?;
         }
     }
+    for (kind, x) in kind_table(v, &t, "central")? {
+        w.central[kind] = factor(&x, || {
+            format!("central factor of {}", v.pieces[kind].letter)
+        })?;
+    }
     Ok(w)
+}
+
+/// The entries of the table `name` (absent: none), by the index of the non-royal kind each
+/// key names.
+fn kind_table(
+    v: &Variant,
+    t: &toml::Table,
+    name: &'static str,
+) -> Result<Vec<(usize, toml::Value)>, TunedError> {
+    let Some(table) = t.get(name) else {
+        return Ok(Vec::new());
+    };
+    let table = table.as_table().ok_or(TunedError::Missing(name))?;
+    table
+        .iter()
+        .map(|(letter, x)| {
+            v.pieces
+                .iter()
+                .position(|p| p.letter.to_string() == *letter && !p.royal)
+                .map(|i| (i, x.clone()))
+                .ok_or_else(|| TunedError::OutOfRange(format!("{name} of {letter}")))
+        })
+        .collect()
+}
+
+/// A value in centipawns, 0 to 100,000.
+fn centipawns(x: &toml::Value, what: &str, v: &Variant, kind: usize) -> Result<i32, TunedError> {
+    let out_of_range = || TunedError::OutOfRange(format!("{what} of {}", v.pieces[kind].letter));
+    let x = x.as_integer().ok_or_else(out_of_range)?;
+    if !(0..=100_000).contains(&x) {
+        return Err(out_of_range());
+    }
+    Ok(x as i32)
+}
+
+/// A scale or factor, 0 to 8 (an integer is taken as a float).
+fn factor(x: &toml::Value, what: impl Fn() -> String) -> Result<f32, TunedError> {
+    let x = x
+        .as_float()
+        .or_else(|| x.as_integer().map(|i| i as f64))
+        .ok_or_else(|| TunedError::OutOfRange(what()))?;
+    if !(0.0..=8.0).contains(&x) {
+        return Err(TunedError::OutOfRange(what()));
+    }
+    Ok(x as f32)
 }
 
 /// `w` as a tuned file for `v`, with `note` (how it was made) as comment lines at the top.
@@ -147,11 +190,23 @@ pub fn write(v: &Variant, w: &Weights, note: &str) -> String {
             let _ = writeln!(o, "{} = {}", toml_key(p.letter), w.value[i]);
         }
     }
+    o.push_str("\n[endgame]\n");
+    for (i, p) in v.pieces.iter().enumerate() {
+        if !p.royal {
+            let _ = writeln!(o, "{} = {}", toml_key(p.letter), w.endgame[i]);
+        }
+    }
     o.push_str("\n[scales]\n");
     for t in Term::ALL {
         let _ = writeln!(o, "{} = {:.3}", t.name(), w.scale[t as usize]);
     }
     debug_assert_eq!(Term::ALL.len(), TERMS);
+    o.push_str("\n[central]\n");
+    for (i, p) in v.pieces.iter().enumerate() {
+        if !p.royal {
+            let _ = writeln!(o, "{} = {:.3}", toml_key(p.letter), w.central[i]);
+        }
+    }
     o
 }
 
@@ -174,7 +229,9 @@ mod tests {
         let chess = catalog.get("chess").unwrap();
         let mut w = Weights::prior(&chess);
         w.value[1] += 17;
+        w.endgame[1] -= 23;
         w.scale[Term::Passed as usize] = 1.5;
+        w.central[1] = 2.25;
         let text = write(&chess, &w, "a test\nof two lines");
         assert!(text.starts_with("# a test\n# of two lines\n"), "{text}");
         assert_eq!(parse(&chess, &text), Ok(w));
@@ -192,6 +249,31 @@ mod tests {
             parse(&chess, "variant = "),
             Err(TunedError::Toml(_))
         ));
+        let bad = text.replace("B = 2.250", "B = -1");
+        assert_eq!(
+            parse(&chess, &bad),
+            Err(TunedError::OutOfRange("central factor of B".into()))
+        );
+        let bad = text.replace("[endgame]\n", "[endgame]\nK = 5\n");
+        assert_eq!(
+            parse(&chess, &bad),
+            Err(TunedError::OutOfRange("endgame of K".into())),
+            "a royal kind has no value"
+        );
+    }
+
+    /// A file of the first format (values and scales only) reads as it always did: each
+    /// value early and late alike, every kind's centralisation the family's.
+    #[test]
+    fn a_file_without_endgame_or_central_tables_keeps_its_meaning() {
+        let chess = rules::Catalog::builtin().get("chess").unwrap();
+        let text = "variant = \"chess\"\ncells = 64\nkinds = \"?BKNPQR\"\n\
+                    [values]\nN = 350\n[scales]\ncentral = 0.5\n";
+        let w = parse(&chess, text).unwrap();
+        let knight = chess.pieces.iter().position(|p| p.letter == 'N').unwrap();
+        assert_eq!((w.value[knight], w.endgame[knight]), (350, 350));
+        assert!(w.central.iter().all(|f| *f == 1.0));
+        assert_eq!(w.scale[Term::Central as usize], 0.5);
     }
 
     /// [`builtin`] drops a file that does not parse, so that a variant's evaluation never

@@ -102,14 +102,17 @@ fn the_search_evaluates_what_the_fit_fitted() {
             *x += 13 * i as i32;
         }
     }
+    for (i, x) in w.endgame.iter_mut().enumerate() {
+        if *x > 0 {
+            *x -= 17 * i as i32;
+        }
+    }
+    for (i, f) in w.central.iter_mut().enumerate() {
+        *f = 0.5 + 0.25 * i as f32;
+    }
     w.scale = [1.3, 0.7, 2.0, 0.5, 1.1, 0.0, 1.0];
     let e = Evaluator::with_weights(&v, &w);
-    let theta: Vec<f64> = w
-        .value
-        .iter()
-        .map(|x| f64::from(*x))
-        .chain(w.scale.iter().map(|s| f64::from(*s)))
-        .collect();
+    let theta = w.theta();
     let mut seed = 11u64;
     let mut checked = 0;
     for _ in 0..10 {

@@ -116,11 +116,20 @@ fn main() -> anyhow::Result<()> {
         f.error_prior,
         f.error
     );
+    println!("  kind               value (full board -> endgame)     centralisation");
     for (i, p) in variant.pieces.iter().enumerate() {
         if !p.royal && start_weights.value[i] > 0 {
+            let (w0, w) = (&start_weights, &f.weights);
             println!(
-                "  {} {:<12} {:>6} -> {:>6}",
-                p.letter, p.name, start_weights.value[i], f.weights.value[i]
+                "  {} {:<12} {:>6} -> {:>6} / {:>6} -> {:>6}   {:>5.2} -> {:>5.2}",
+                p.letter,
+                p.name,
+                w0.value[i],
+                w.value[i],
+                w0.endgame[i],
+                w.endgame[i],
+                w0.central[i],
+                w.central[i]
             );
         }
     }
