@@ -285,11 +285,12 @@ impl Weights {
                 *s = thousandths(theta[2 * nk + t]);
             }
         }
-        let family = f64::from(scale[Term::Central as usize]);
-        if family <= 0.0 {
-            scale[Term::Central as usize] = 1.0;
+        // A family scale of 0 would leave no factor to carry the coefficients: it becomes 1.
+        let central = &mut scale[Term::Central as usize];
+        if *central <= 0.0 {
+            *central = 1.0;
         }
-        let family = if family > 0.0 { family } else { 1.0 };
+        let family = f64::from(*central);
         Weights {
             value: theta[..nk].iter().map(|v| v.round() as i32).collect(),
             endgame: theta[nk..2 * nk].iter().map(|v| v.round() as i32).collect(),
