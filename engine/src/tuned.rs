@@ -34,6 +34,7 @@ use crate::eval::{TERMS, Term, Weights};
 const BUILTIN: &[(&str, &str)] = &[
     ("bilateral", include_str!("../tuned/bilateral.toml")),
     ("chess", include_str!("../tuned/chess.toml")),
+    ("toulousain", include_str!("../tuned/toulousain.toml")),
 ];
 
 /// Why a tuned file does not apply.
