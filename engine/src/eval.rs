@@ -120,11 +120,17 @@ pub fn describe_values(v: &Variant) -> Vec<String> {
                     pv.letter, pv.name, pv.value, pv.mobility
                 )
             };
+            let k = pv.kind.index();
+            let pawns = |cp: i32| cp as f32 / PAWN as f32;
             match &tuned {
-                Some(w) if !pv.royal && w.value[pv.kind.index()] > 0 => format!(
-                    "{before}; tuned {:.2}",
-                    w.value[pv.kind.index()] as f32 / PAWN as f32
+                Some(w) if !pv.royal && w.value[k] > 0 && w.endgame[k] != w.value[k] => format!(
+                    "{before}; tuned {:.2}, {:.2} in the endgame",
+                    pawns(w.value[k]),
+                    pawns(w.endgame[k])
                 ),
+                Some(w) if !pv.royal && w.value[k] > 0 => {
+                    format!("{before}; tuned {:.2}", pawns(w.value[k]))
+                }
                 _ => before,
             }
         })

@@ -50,6 +50,13 @@ fn values_follow_the_geometry() {
         }
         assert_eq!(describe_values(&v).len(), v.pieces.len() - 1);
     }
+    // A variant tuned with values early and late shows both (engine/tuned/toulousain.toml).
+    let toulousain = describe_values(&catalog.get("toulousain").unwrap());
+    let queen = toulousain.iter().find(|l| l.starts_with("Q ")).unwrap();
+    assert!(
+        queen.contains("; tuned 12.36, 14.65 in the endgame"),
+        "{queen}"
+    );
 }
 
 #[test]
