@@ -107,13 +107,14 @@ pub fn parse(v: &Variant, text: &str) -> Result<Weights, TunedError> {
         });
     }
     let mut w = Weights::prior(v);
-    for (letter, x) in kind_table(v, &t, "values")? {
-        w.value[letter] = centipawns(&x, "value", v, letter)?;
+    let letter = |kind: usize| v.pieces[kind].letter;
+    for (kind, x) in kind_table(v, &t, "values")? {
+        w.value[kind] = centipawns(x, || format!("value of {}", letter(kind)))?;
     }
     // An endgame value not given is the value given.
     w.endgame = w.value.clone();
-    for (letter, x) in kind_table(v, &t, "endgame")? {
-        w.endgame[letter] = centipawns(&x, "endgame value", v, letter)?;
+    for (kind, x) in kind_table(v, &t, "endgame")? {
+        w.endgame[kind] = centipawns(x, || format!("endgame value of {}", letter(kind)))?;
     }
     if let Some(scales) = t.get("scales") {
         let scales = scales.as_table().ok_or(TunedError::Missing("scales"))?;
@@ -124,20 +125,18 @@ pub fn parse(v: &Variant, text: &str) -> Result<Weights, TunedError> {
         }
     }
     for (kind, x) in kind_table(v, &t, "central")? {
-        w.central[kind] = factor(&x, || {
-            format!("central factor of {}", v.pieces[kind].letter)
-        })?;
+        w.central[kind] = factor(x, || format!("central factor of {}", letter(kind)))?;
     }
     Ok(w)
 }
 
 /// The entries of the table `name` (absent: none), by the index of the non-royal kind each
 /// key names.
-fn kind_table(
+fn kind_table<'t>(
     v: &Variant,
-    t: &toml::Table,
+    t: &'t toml::Table,
     name: &'static str,
-) -> Result<Vec<(usize, toml::Value)>, TunedError> {
+) -> Result<Vec<(usize, &'t toml::Value)>, TunedError> {
     let Some(table) = t.get(name) else {
         return Ok(Vec::new());
     };
@@ -148,23 +147,24 @@ fn kind_table(
             v.pieces
                 .iter()
                 .position(|p| p.letter.to_string() == *letter && !p.royal)
-                .map(|i| (i, x.clone()))
+                .map(|kind| (kind, x))
                 .ok_or_else(|| TunedError::OutOfRange(format!("{name} of {letter}")))
         })
         .collect()
 }
 
-/// A value in centipawns, 0 to 100,000.
-fn centipawns(x: &toml::Value, what: &str, v: &Variant, kind: usize) -> Result<i32, TunedError> {
-    let out_of_range = || TunedError::OutOfRange(format!("{what} of {}", v.pieces[kind].letter));
-    let x = x.as_integer().ok_or_else(out_of_range)?;
+/// A value in centipawns, 0 to 100,000; `what` names it in the error.
+fn centipawns(x: &toml::Value, what: impl Fn() -> String) -> Result<i32, TunedError> {
+    let x = x
+        .as_integer()
+        .ok_or_else(|| TunedError::OutOfRange(what()))?;
     if !(0..=100_000).contains(&x) {
-        return Err(out_of_range());
+        return Err(TunedError::OutOfRange(what()));
     }
     Ok(x as i32)
 }
 
-/// A scale or factor, 0 to 8 (an integer is taken as a float).
+/// A scale or factor, 0 to 8 (an integer is taken as a float); `what` names it in the error.
 fn factor(x: &toml::Value, what: impl Fn() -> String) -> Result<f32, TunedError> {
     let x = x
         .as_float()
