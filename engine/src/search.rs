@@ -11,7 +11,7 @@
 //! **Pruning** (each measured by matches, see the README's "Engine numbers"): aspiration
 //! windows at the root from depth 4 (±30 centipawns, widened on the side that failed);
 //! null-move pruning (two sides without special powers, not in check, not twice in a row,
-//! only with a piece besides pawns and royals; reduction 3 plus a ply per 4 of depth and a
+//! only with two pieces or more besides pawns and royals; reduction 3 plus a ply per 4 of depth and a
 //! ply per 2 pawns, at most 2, of the static score's surplus over beta);
 //! reverse futility and futility pruning near the horizon; late-move pruning (two sides, at
 //! depths 1-3 outside the principal variation and check, only the first `3 + depth²` quiet
@@ -19,13 +19,21 @@
 //! table has no move); late-move reductions of quiet moves (a ply more outside the
 //! principal variation for one with bad history); in quiescence, the transposition table
 //! (probed for cut-offs and its move, stored at depth 0), delta pruning (a capture that
-//! cannot lift the score to alpha even with a 2-pawn margin) and skipping a capture of a
-//! defended piece by a more valuable one.
+//! cannot lift the score to alpha even with a 2-pawn margin) and skipping a capture that
+//! loses material in its exchange. Near the horizon (depths 1-3, outside the principal
+//! variation and check) a move that loses more in the exchange on its cell than the depth
+//! could win back is not searched either (a pawn a ply for a capture, half a pawn times the
+//! square of the depth for a quiet move that leaves its piece to be taken).
+//!
+//! **Static exchange** ([`rules::Position::exchange`]): what a move wins or loses on its
+//! cell if both sides keep capturing there, least valuable piece first, each free to stop.
+//! It decides which captures lose (two sides without special powers; elsewhere a capture of
+//! a defended piece by a more valuable one is taken to lose).
 //!
 //! **Ordering**: hash move, captures by most valuable victim / least valuable attacker,
 //! killers, then quiet moves by history. A cut-off raises the history of its quiet move and
 //! lowers that of the quiet moves tried before it, each update scaled so the scores stay
-//! bounded; a capture of a defended piece by a more valuable one ranks with the quiet moves.
+//! bounded; a capture that loses material ranks with the quiet moves.
 //!
 //! **Four players: Best-Reply Search** (levels 4 and 5; details in `search/brs.rs`).
 //! Best-Reply Search (Schadd and Winands, "Best Reply Search for Multiplayer Games", IEEE
@@ -518,14 +526,21 @@ impl Searcher {
         self.aborted
     }
 
-    /// Whether the side to move has a piece that is neither pawn-like nor royal.
-    fn has_pieces(&self, pos: &Position) -> bool {
+    /// Whether the side to move has two pieces or more that are neither pawn-like nor
+    /// royal: then passing is rarely its best move, and the null move may stand in for its
+    /// real moves. With one such piece, zugzwang is common (Morphy's 1. Ra6! leaves Black's
+    /// lone Bishop nothing good to do, and a pass would hide that).
+    fn zugzwang_unlikely(&self, pos: &Position) -> bool {
         let v = self.eval.variant();
         let side = pos.turn();
-        v.kinds().any(|k| {
-            let p = v.piece(k);
-            !p.pawn && !p.royal && pos.count(side, k) > 0
-        })
+        v.kinds()
+            .filter(|&k| {
+                let p = v.piece(k);
+                !p.pawn && !p.royal
+            })
+            .map(|k| u32::from(pos.count(side, k)))
+            .sum::<u32>()
+            >= 2
     }
 
     /// The static score for the side to move's team.
@@ -694,8 +709,8 @@ impl Searcher {
             return stand;
         }
         // Null move: if passing still leaves us at or above beta after a reduced search, a
-        // real move will too (not in check, not right after another pass, and only with a
-        // piece besides pawns and King, where zugzwang is rare).
+        // real move will too (not in check, not right after another pass, and only with two
+        // pieces besides pawns and King, where zugzwang is rare).
         if self.null_ok
             && !pv_node
             && !in_check
@@ -703,7 +718,7 @@ impl Searcher {
             && ply >= 1
             && !self.null_at[ply - 1]
             && beta.abs() < MATE_BOUND
-            && self.has_pieces(pos)
+            && self.zugzwang_unlikely(pos)
         {
             let stand = if shallow {
                 stand
@@ -750,14 +765,31 @@ impl Searcher {
         } else {
             i32::MAX
         };
+        let see_prune = !pv_node && !in_check && !self.four && depth <= 3;
         let mut quiets = 0;
         for i in 0..moves.len() {
             pick(&mut moves, &mut scores, i);
             let m = moves[i];
             let quiet = !m.is_capture() && m.promotion.is_none();
+            let late = quiet && i > 0 && (futile || (quiets >= lmp && best > -MATE_BOUND));
+            // Near the horizon, a move that loses more in the exchange on its cell than the
+            // depth left could win back is not searched: a pawn a ply for captures, half a
+            // pawn times the square of the depth for quiet moves (a piece left hanging).
+            let losing = !late
+                && see_prune
+                && i > 0
+                && best > -MATE_BOUND
+                && m.promotion.is_none()
+                && pos.exchange(m, |k| self.eval.value(k)).is_some_and(|gain| {
+                    gain < -(if quiet {
+                        50 * depth * depth
+                    } else {
+                        100 * depth
+                    })
+                });
             pos.play_unchecked(m);
             let gives_check = pos.is_check();
-            if quiet && i > 0 && !gives_check && (futile || (quiets >= lmp && best > -MATE_BOUND)) {
+            if !gives_check && (late || losing) {
                 pos.undo();
                 continue;
             }
@@ -908,12 +940,9 @@ impl Searcher {
                 if stand + victim + 200 <= alpha {
                     continue;
                 }
-                // A capture of a defended piece by a more valuable one loses material at once.
-                if m.kind == MoveKind::Capture {
-                    let attacker = pos.piece_at(m.from).map_or(0, |p| self.eval.value(p.kind));
-                    if attacker > victim + 50 && pos.is_attacked(m.to, them) {
-                        continue;
-                    }
+                // A capture that loses material in the exchange it starts is not worth a look.
+                if self.losing_capture(pos, m, victim, them) {
+                    continue;
                 }
             }
             pos.play_unchecked(m);
@@ -956,9 +985,28 @@ impl Searcher {
         best
     }
 
+    /// Whether `m`, a capture (not a promotion) worth `victim`, loses material in the
+    /// exchange it starts on its cell. Only a capture by a piece worth more than its victim
+    /// can (the rest win at least their victim back), so only those are walked: by the
+    /// static exchange ([`Position::exchange`]) where the rules can tell, else by the guess
+    /// that a defended victim is a loss.
+    fn losing_capture(&self, pos: &Position, m: Move, victim: i32, them: Side) -> bool {
+        if m.kind != MoveKind::Capture || m.promotion.is_some() {
+            return false;
+        }
+        let attacker = pos.piece_at(m.from).map_or(0, |p| self.eval.value(p.kind));
+        if attacker <= victim + 50 {
+            return false;
+        }
+        match pos.exchange(m, |k| self.eval.value(k)) {
+            Some(gain) => gain < 0,
+            None => pos.is_attacked(m.to, them),
+        }
+    }
+
     /// Move-ordering keys: hash move, then captures by most valuable victim / least valuable
-    /// attacker and promotions, then killers, then history; with two sides a capture of a
-    /// defended piece by a more valuable one (probably losing) ranks with the quiet moves.
+    /// attacker and promotions, then killers, then history; with two sides a capture that
+    /// loses material ([`Searcher::losing_capture`]) ranks with the quiet moves.
     fn order(
         &self,
         pos: &Position,
@@ -989,14 +1037,9 @@ impl Searcher {
                 };
                 let attacker = pos.piece_at(m.from).map_or(0, |p| self.eval.value(p.kind));
                 let promo = m.promotion.map_or(0, |k| self.eval.value(k));
-                if two
-                    && m.kind == MoveKind::Capture
-                    && m.promotion.is_none()
-                    && attacker > victim + 50
-                    && pos.is_attacked(m.to, them)
-                {
-                    // Probably losing (a defended piece taken by a more valuable one): after
-                    // the killers, level with quiet moves of no particular history.
+                if two && self.losing_capture(pos, *m, victim, them) {
+                    // Losing material in the exchange: after the killers, level with quiet
+                    // moves of no particular history.
                     victim - attacker / 8
                 } else {
                     (1 << 24) + victim * 16 + promo * 8 - attacker / 8

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 mod attacks;
 mod ends;
+mod exchange;
 mod make;
 mod movegen;
 mod outcome;
