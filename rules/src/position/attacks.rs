@@ -204,21 +204,24 @@ pub(super) fn xray_others(
     )
 }
 
-/// Every origin of `by` that attacks `target`.
-pub(super) fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> Vec<Cell> {
+/// Calls `visit` with the cell and piece byte of each origin of `by` whose piece attacks
+/// `target` on `board` (a cell once per path that reaches it).
+#[inline]
+pub(super) fn each_attacker(
+    t: &Tables,
+    board: &[u8],
+    by: u8,
+    target: usize,
+    mut visit: impl FnMut(usize, u8),
+) {
     let ops = t.trie(by as usize, target);
-    let mut out = Vec::new();
     let mut i = 0;
     while i < ops.len() {
         let op = ops[i];
         let p = board[op.cell as usize];
         if op.tag == OP_ORIGIN {
-            if p != 0
-                && Piece::side_of(p) == by
-                && (op.mask >> Piece::kind_of(p)) & 1 != 0
-                && !out.contains(&Cell(op.cell))
-            {
-                out.push(Cell(op.cell));
+            if p != 0 && Piece::side_of(p) == by && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
+                visit(op.cell as usize, p);
             }
             i += 1;
         } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
@@ -227,6 +230,16 @@ pub(super) fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> V
             i += op.skip as usize;
         }
     }
+}
+
+/// Every origin of `by` that attacks `target`.
+pub(super) fn attackers_on(t: &Tables, board: &[u8], by: u8, target: usize) -> Vec<Cell> {
+    let mut out = Vec::new();
+    each_attacker(t, board, by, target, |cell, _| {
+        if !out.contains(&Cell(cell as u8)) {
+            out.push(Cell(cell as u8));
+        }
+    });
     out
 }
 

@@ -9,9 +9,9 @@
 //! behind each other, hoppers that need a screen, wrapped and twisted boards all come out
 //! right without a rule of their own.
 
-use super::Position;
+use super::{Position, attacks::each_attacker};
 use crate::{
-    tables::{OP_NEED_EMPTY, OP_ORIGIN, Tables},
+    tables::Tables,
     types::{Cell, Kind, MAX_CELLS, Move, MoveKind, Piece, Side},
 };
 
@@ -124,32 +124,18 @@ fn least_valuable(
     royal: [Option<Cell>; crate::types::MAX_SIDES],
     value: &impl Fn(Kind) -> i32,
 ) -> Option<usize> {
-    let ops = t.trie(by.index(), target);
     let king = royal[by.index()].map(|c| c.index());
     let mut best: Option<(i32, usize)> = None;
-    let mut i = 0;
-    while i < ops.len() {
-        let op = ops[i];
-        let p = board[op.cell as usize];
-        if op.tag == OP_ORIGIN {
-            if p != 0 && Piece::side_of(p) == by.0 && (op.mask >> Piece::kind_of(p)) & 1 != 0 {
-                let cell = op.cell as usize;
-                let worth = if king == Some(cell) {
-                    i32::MAX
-                } else {
-                    value(Kind(Piece::kind_of(p)))
-                };
-                if best.is_none_or(|(w, _)| worth < w) {
-                    best = Some((worth, cell));
-                }
-            }
-            i += 1;
-        } else if (p != 0) == (op.tag != OP_NEED_EMPTY) {
-            i += 1;
+    each_attacker(t, board, by.0, target, |cell, p| {
+        let worth = if king == Some(cell) {
+            i32::MAX
         } else {
-            i += op.skip as usize;
+            value(Kind(Piece::kind_of(p)))
+        };
+        if best.is_none_or(|(w, _)| worth < w) {
+            best = Some((worth, cell));
         }
-    }
+    });
     best.map(|(_, c)| c)
 }
 
