@@ -760,12 +760,12 @@ impl Searcher {
         let mut best_move = None;
         // Late-move pruning: near the horizon, outside the principal variation and check,
         // only the first few quiet moves (by ordering) are searched at all.
-        let lmp = if !pv_node && !in_check && !self.four && depth <= 3 {
+        let near_horizon = !pv_node && !in_check && !self.four && depth <= 3;
+        let lmp = if near_horizon {
             3 + depth * depth
         } else {
             i32::MAX
         };
-        let see_prune = !pv_node && !in_check && !self.four && depth <= 3;
         let mut quiets = 0;
         for i in 0..moves.len() {
             pick(&mut moves, &mut scores, i);
@@ -775,18 +775,19 @@ impl Searcher {
             // Near the horizon, a move that loses more in the exchange on its cell than the
             // depth left could win back is not searched: a pawn a ply for captures, half a
             // pawn times the square of the depth for quiet moves (a piece left hanging).
+            let margin = if quiet {
+                50 * depth * depth
+            } else {
+                100 * depth
+            };
             let losing = !late
-                && see_prune
+                && near_horizon
                 && i > 0
                 && best > -MATE_BOUND
                 && m.promotion.is_none()
-                && pos.exchange(m, |k| self.eval.value(k)).is_some_and(|gain| {
-                    gain < -(if quiet {
-                        50 * depth * depth
-                    } else {
-                        100 * depth
-                    })
-                });
+                && pos
+                    .exchange(m, |k| self.eval.value(k))
+                    .is_some_and(|gain| gain < -margin);
             pos.play_unchecked(m);
             let gives_check = pos.is_check();
             if !gives_check && (late || losing) {
