@@ -780,11 +780,13 @@ impl Searcher {
             } else {
                 100 * depth
             };
+            // (A capture that ordering ranked above the killers does not lose material.)
             let losing = !late
                 && near_horizon
                 && i > 0
                 && best > -MATE_BOUND
                 && m.promotion.is_none()
+                && (quiet || scores[i] < KILLER)
                 && pos
                     .exchange(m, |k| self.eval.value(k))
                     .is_some_and(|gain| gain < -margin);
@@ -942,7 +944,13 @@ impl Searcher {
                     continue;
                 }
                 // A capture that loses material in the exchange it starts is not worth a look.
-                if self.losing_capture(pos, m, victim, them) {
+                // Ordering has judged every capture but the table's move already.
+                let losing = if scores[i] == TT_MOVE {
+                    self.losing_capture(pos, m, victim, them)
+                } else {
+                    scores[i] < KILLER
+                };
+                if losing {
                     continue;
                 }
             }
@@ -1023,7 +1031,7 @@ impl Searcher {
         let killers = self.killers[ply];
         for m in moves {
             let s = if Some(*m) == tt {
-                1 << 30
+                TT_MOVE
             } else if m.is_capture() || m.promotion.is_some() {
                 let victim_cell = if m.kind == MoveKind::EnPassant {
                     m.aux
@@ -1043,12 +1051,12 @@ impl Searcher {
                     // moves of no particular history.
                     victim - attacker / 8
                 } else {
-                    (1 << 24) + victim * 16 + promo * 8 - attacker / 8
+                    GOOD_CAPTURE + victim * 16 + promo * 8 - attacker / 8
                 }
             } else if Some(*m) == killers[0] {
-                (1 << 23) + 1
+                KILLER + 1
             } else if Some(*m) == killers[1] {
-                1 << 23
+                KILLER
             } else {
                 self.history[hidx(side, *m)]
             };
@@ -1056,6 +1064,13 @@ impl Searcher {
         }
     }
 }
+
+/// Ordering keys by band: the table's move, then captures that do not lose material and
+/// promotions, then killers; losing captures and quiet moves (by history, within
+/// ±[`HISTORY_MAX`]) rank below [`KILLER`].
+const TT_MOVE: i32 = 1 << 30;
+const GOOD_CAPTURE: i32 = 1 << 24;
+const KILLER: i32 = 1 << 23;
 
 /// History scores stay within ±`HISTORY_MAX`: each update moves a score towards the bound
 /// it pushes at in proportion to the distance left, so old lessons fade as new ones come.
