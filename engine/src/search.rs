@@ -907,12 +907,22 @@ impl Searcher {
         }
         let alpha0 = alpha;
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        pos.legal_moves_into(&mut moves);
-        if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
+        let in_check = !self.four && pos.is_check();
+        // Out of check with two sides, only the captures and promotions are generated: a
+        // quiet position is scored by standing pat, so a stalemate there goes unseen, as in
+        // most engines, and the generator saves the rest of the moves and their legality
+        // tests. In check every move is needed, to see a mate.
+        let tactical_only = !(self.four || in_check || self.eval.variant().unusual);
+        if tactical_only {
+            pos.legal_tactical_into(&mut moves);
+        } else {
+            pos.legal_moves_into(&mut moves);
+        }
+        if let Some(s) = self.terminal(pos, !tactical_only && moves.is_empty(), ply) {
             self.buffers[ply] = moves;
             return s;
         }
-        let evading = !self.four && checks > 0 && pos.is_check();
+        let evading = in_check && checks > 0;
         let stand = self.static_eval(pos);
         if !evading {
             if stand >= beta || ply >= MAX_PLY - 1 {
@@ -920,7 +930,7 @@ impl Searcher {
                 return stand;
             }
             alpha = alpha.max(stand);
-            moves.retain(|m| m.is_capture() || m.promotion.is_some() || m.kind == MoveKind::Push);
+            moves.retain(|m| m.is_tactical());
         }
         let mut scores = std::mem::take(&mut self.scores[ply]);
         self.order(pos, &moves, &mut scores, entry.and_then(|e| e.mv), ply);

@@ -219,6 +219,14 @@ impl Move {
             MoveKind::Capture | MoveKind::EnPassant | MoveKind::Kill
         )
     }
+
+    /// Whether the move changes the material: a capture, a promotion or a push (which may
+    /// promote the pushed pawn). These are what a quiescence search looks at, and what
+    /// [`crate::Position::legal_tactical_into`] generates.
+    #[inline]
+    pub fn is_tactical(self) -> bool {
+        self.is_capture() || self.promotion.is_some() || self.kind == MoveKind::Push
+    }
 }
 
 impl fmt::Debug for Move {
@@ -258,6 +266,18 @@ impl CellSet {
     #[inline]
     pub fn remove(&mut self, cell: Cell) {
         self.0[cell.index() >> 6] &= !(1 << (cell.index() & 63));
+    }
+
+    /// The cells in both sets.
+    #[inline]
+    pub fn intersection(&self, other: &CellSet) -> CellSet {
+        CellSet(std::array::from_fn(|i| self.0[i] & other.0[i]))
+    }
+
+    /// The cells in either set.
+    #[inline]
+    pub fn union(&self, other: &CellSet) -> CellSet {
+        CellSet(std::array::from_fn(|i| self.0[i] | other.0[i]))
     }
 
     /// Whether the set is empty.

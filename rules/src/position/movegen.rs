@@ -95,6 +95,40 @@ impl Position {
         }
     }
 
+    /// The legal moves that capture, promote or push ([`Move::is_tactical`]), in the order
+    /// [`Position::legal_moves_into`] lists them: what a quiescence search looks at.
+    ///
+    /// In the ordinary case (two sides, a royal piece, no special powers, capture goals or
+    /// river rules) the other moves are neither written nor tested for legality, which is
+    /// most of the generator's work in a quiet position: a slider's empty cells and the
+    /// King's steps, each of which needs the full test. Elsewhere it filters the full list.
+    pub fn legal_tactical_into(&self, out: &mut MoveList) {
+        let v = &*self.variant;
+        let king = self.royal[self.turn.index()];
+        let Some(king) = king.filter(|_| !v.unusual && v.sides == 2) else {
+            self.legal_moves_into(out);
+            out.retain(|m| m.is_tactical());
+            return;
+        };
+        out.clear();
+        let mut ks = KingSafety::new(self, king);
+        let (in_check, risky_from, risky_to) = (ks.in_check, ks.risky_from, ks.risky_to);
+        let screens = !risky_to.is_empty();
+        let ep = self.ep.is_some();
+        let mut legal = |m: &Move| ks.allows(m);
+        self.pseudo_moves_with::<false, true>(out, |out, start, from| {
+            if in_check || from == king || risky_from.contains(from) {
+                retain_from(out, start, &mut legal);
+            } else if screens {
+                retain_from(out, start, |m| {
+                    !(risky_to.contains(m.to) || m.kind == MoveKind::EnPassant) || legal(m)
+                });
+            } else if ep {
+                retain_from(out, start, |m| m.kind != MoveKind::EnPassant || legal(m));
+            }
+        });
+    }
+
     /// Pseudo-legal moves (own-King safety not checked). For tests that check the legal
     /// generator against an independent oracle.
     #[doc(hidden)]
@@ -250,15 +284,16 @@ impl Position {
         after_piece: impl FnMut(&mut MoveList, usize, Cell),
     ) -> usize {
         if self.variant.sides > 2 {
-            self.pseudo_moves_with::<true>(out, after_piece)
+            self.pseudo_moves_with::<true, false>(out, after_piece)
         } else {
-            self.pseudo_moves_with::<false>(out, after_piece)
+            self.pseudo_moves_with::<false, false>(out, after_piece)
         }
     }
 
-    /// [`Position::pseudo_moves`] for two sides (`MANY` false) or more.
+    /// [`Position::pseudo_moves`] for two sides (`MANY` false) or more; with `TACTICAL`,
+    /// only the captures and promotions, and no castling ([`Position::legal_tactical_into`]).
     #[inline(always)]
-    fn pseudo_moves_with<const MANY: bool>(
+    fn pseudo_moves_with<const MANY: bool, const TACTICAL: bool>(
         &self,
         out: &mut MoveList,
         mut after_piece: impl FnMut(&mut MoveList, usize, Cell),
@@ -276,19 +311,37 @@ impl Position {
             let (a, b) = t.index[slot];
             let paths = &t.paths[a as usize..b as usize];
             let start = out.len();
-            for p in paths {
-                gen_path::<MANY>(t, board, us, from as u8, p, ep, out);
+            if TACTICAL {
+                let promotes = t.promotes[slot];
+                let mut sink = Tactical {
+                    out,
+                    zones: promotes.then(|| {
+                        let p = &v.promotion;
+                        (&p.compulsory[us as usize], &p.optional[us as usize])
+                    }),
+                };
+                for p in paths {
+                    gen_path::<MANY>(t, board, us, from as u8, p, ep, &mut sink);
+                }
+            } else {
+                for p in paths {
+                    gen_path::<MANY>(t, board, us, from as u8, p, ep, out);
+                }
             }
             if t.dedupe[slot] {
                 dedupe(out, start);
             }
             if t.promotes[slot] {
                 self.expand_promotions(out, start);
+                if TACTICAL {
+                    // An optional promotion also leaves the move without one, which is quiet.
+                    retain_from(out, start, |m| m.is_tactical());
+                }
             }
             after_piece(out, start, Cell(from as u8));
         }
         let castles = out.len();
-        if !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
+        if !TACTICAL && !matches!(v.castling, CastlingRule::None) && self.rights != 0 {
             self.castling_moves(out);
         }
         castles
@@ -552,6 +605,27 @@ impl Sink for MoveList {
     #[inline(always)]
     fn push(&mut self, m: Move) {
         Vec::push(self, m);
+    }
+}
+
+/// Keeps the captures of one piece, and its moves onto cells where it may promote (which
+/// [`Position::expand_promotions`] then turns into promotions): the tactical generator's sink.
+struct Tactical<'o, 'z> {
+    out: &'o mut MoveList,
+    /// The compulsory and optional promotion cells, for a piece that can promote.
+    zones: Option<(&'z CellSet, &'z CellSet)>,
+}
+
+impl Sink for Tactical<'_, '_> {
+    #[inline(always)]
+    fn push(&mut self, m: Move) {
+        let keep = m.is_capture()
+            || self
+                .zones
+                .is_some_and(|(must, may)| must.contains(m.to) || may.contains(m.to));
+        if keep {
+            self.out.push(m);
+        }
     }
 }
 
