@@ -747,13 +747,9 @@ impl Evaluator {
         let mut royal_at = [None; 4];
         let mut pawns = [CellSet::EMPTY; 2];
         let mut material = 0;
-        let g = &self.variant.geometry;
-        for c in g.cells() {
-            if let Some(p) = pos.piece_at(c) {
-                let s = p.side.index();
-                if s >= self.sides {
-                    continue;
-                }
+        for s in 0..self.sides {
+            for c in pos.occupied(Side(s as u8)).iter() {
+                let Some(p) = pos.piece_at(c) else { continue };
                 let k = p.kind.index();
                 sink.piece(self, s, k, (s * self.nkinds + k) * self.ncells + c.index());
                 if self.royal_kinds >> p.kind.0 & 1 != 0 {
@@ -802,11 +798,14 @@ impl Evaluator {
             }
         }
         // King safety: attackers near each royal piece, shelter right next to it. Only the
-        // cells of the zone are visited, so this costs a few dozen look-ups per King.
+        // occupied cells of the zone are visited, a few look-ups per King.
+        let occupied = (0..self.sides).fold(CellSet::EMPTY, |all, s| {
+            all.union(&pos.occupied(Side(s as u8)))
+        });
         for (s, at) in royal_at.iter().enumerate().take(self.sides) {
             let Some(k) = *at else { continue };
             let near = &self.near[k.index()];
-            for c in self.zone[k.index()].iter() {
+            for c in self.zone[k.index()].intersection(&occupied).iter() {
                 let Some(p) = pos.piece_at(c) else { continue };
                 if self.royal_kinds >> p.kind.0 & 1 != 0 {
                     continue;

@@ -178,6 +178,11 @@ impl Position {
         self.occupied[side.index()].len()
     }
 
+    /// The cells holding a side's pieces: an evaluation walks these rather than the board.
+    pub fn occupied(&self, side: Side) -> CellSet {
+        self.occupied[side.index()]
+    }
+
     /// How many moves have been played since this position was set up (the length of its
     /// history, as [`Position::moves_played`] lists it).
     pub fn plies(&self) -> usize {
