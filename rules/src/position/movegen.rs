@@ -69,24 +69,11 @@ impl Position {
             }
             return;
         };
-        let mut ks = KingSafety::new(self, king);
-        let (in_check, risky_from, risky_to) = (ks.in_check, ks.risky_from, ks.risky_to);
-        let screens = !risky_to.is_empty();
-        let ep = self.ep.is_some();
-        let mut legal = |m: &Move| ks.allows(m);
-        let end = self.pseudo_moves(out, |out, start, from| {
-            if in_check || from == king || risky_from.contains(from) {
-                retain_from(out, start, &mut legal);
-            } else if screens {
-                retain_from(out, start, |m| {
-                    !(risky_to.contains(m.to) || m.kind == MoveKind::EnPassant) || legal(m)
-                });
-            } else if ep {
-                retain_from(out, start, |m| m.kind != MoveKind::EnPassant || legal(m));
-            }
-        });
-        // Castlings (after `end`) are always tested: a Chess960 partner may shield the King.
-        retain_from(out, end, &mut legal);
+        if self.variant.sides > 2 {
+            self.legal_beside::<true, false>(out, king);
+        } else {
+            self.legal_beside::<false, false>(out, king);
+        }
         if self.variant.move_rules {
             self.apply_river_rules(out, 0);
         }
@@ -111,12 +98,23 @@ impl Position {
             return;
         };
         out.clear();
+        self.legal_beside::<false, true>(out, king);
+    }
+
+    /// The legal moves of the side to move, whose royal piece stands on `king`, appended to
+    /// `out` ([`Position::pseudo_moves_with`] for `MANY` and `TACTICAL`). Pins and check are
+    /// found once; a piece's moves get the full test right after they are generated, and
+    /// only if the piece is the King or pinned, the King is in check, a hopper's screen may
+    /// open, or a capture is en passant. Castlings are always tested: a Chess960 partner may
+    /// shield the King.
+    #[inline(always)]
+    fn legal_beside<const MANY: bool, const TACTICAL: bool>(&self, out: &mut MoveList, king: Cell) {
         let mut ks = KingSafety::new(self, king);
         let (in_check, risky_from, risky_to) = (ks.in_check, ks.risky_from, ks.risky_to);
         let screens = !risky_to.is_empty();
         let ep = self.ep.is_some();
         let mut legal = |m: &Move| ks.allows(m);
-        self.pseudo_moves_with::<false, true>(out, |out, start, from| {
+        let end = self.pseudo_moves_with::<MANY, TACTICAL>(out, |out, start, from| {
             if in_check || from == king || risky_from.contains(from) {
                 retain_from(out, start, &mut legal);
             } else if screens {
@@ -127,6 +125,7 @@ impl Position {
                 retain_from(out, start, |m| m.kind != MoveKind::EnPassant || legal(m));
             }
         });
+        retain_from(out, end, &mut legal);
     }
 
     /// Pseudo-legal moves (own-King safety not checked). For tests that check the legal
