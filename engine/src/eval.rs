@@ -747,8 +747,11 @@ impl Evaluator {
         let mut royal_at = [None; 4];
         let mut pawns = [CellSet::EMPTY; 2];
         let mut material = 0;
+        let mut occupied = CellSet::EMPTY;
         for s in 0..self.sides {
-            for c in pos.occupied(Side(s as u8)).iter() {
+            let cells = pos.occupied(Side(s as u8));
+            occupied = occupied.union(&cells);
+            for c in cells.iter() {
                 let Some(p) = pos.piece_at(c) else { continue };
                 let k = p.kind.index();
                 sink.piece(self, s, k, (s * self.nkinds + k) * self.ncells + c.index());
@@ -799,9 +802,6 @@ impl Evaluator {
         }
         // King safety: attackers near each royal piece, shelter right next to it. Only the
         // occupied cells of the zone are visited, a few look-ups per King.
-        let occupied = (0..self.sides).fold(CellSet::EMPTY, |all, s| {
-            all.union(&pos.occupied(Side(s as u8)))
-        });
         for (s, at) in royal_at.iter().enumerate().take(self.sides) {
             let Some(k) = *at else { continue };
             let near = &self.near[k.index()];
@@ -848,18 +848,8 @@ impl Evaluator {
 
 /// The promotion cells of a side (compulsory and optional).
 fn promotion_zone(v: &Variant, side: usize) -> CellSet {
-    let mut z = CellSet::EMPTY;
-    if let Some(c) = v.promotion.compulsory.get(side) {
-        for cell in c.iter() {
-            z.insert(cell);
-        }
-    }
-    if let Some(o) = v.promotion.optional.get(side) {
-        for cell in o.iter() {
-            z.insert(cell);
-        }
-    }
-    z
+    let set = |sets: &[CellSet]| sets.get(side).copied().unwrap_or(CellSet::EMPTY);
+    set(&v.promotion.compulsory).union(&set(&v.promotion.optional))
 }
 
 /// Per cell, for a pawn-like kind of `side`: the cells of its way forward (every cell its

@@ -314,9 +314,9 @@ impl Position {
                 let promotes = t.promotes[slot];
                 let mut sink = Tactical {
                     out,
-                    zones: promotes.then(|| {
+                    zone: promotes.then(|| {
                         let p = &v.promotion;
-                        (&p.compulsory[us as usize], &p.optional[us as usize])
+                        p.compulsory[us as usize].union(&p.optional[us as usize])
                     }),
                 };
                 for p in paths {
@@ -609,19 +609,16 @@ impl Sink for MoveList {
 
 /// Keeps the captures of one piece, and its moves onto cells where it may promote (which
 /// [`Position::expand_promotions`] then turns into promotions): the tactical generator's sink.
-struct Tactical<'o, 'z> {
+struct Tactical<'o> {
     out: &'o mut MoveList,
-    /// The compulsory and optional promotion cells, for a piece that can promote.
-    zones: Option<(&'z CellSet, &'z CellSet)>,
+    /// The promotion cells (compulsory or optional), for a piece that can promote.
+    zone: Option<CellSet>,
 }
 
-impl Sink for Tactical<'_, '_> {
+impl Sink for Tactical<'_> {
     #[inline(always)]
     fn push(&mut self, m: Move) {
-        let keep = m.is_capture()
-            || self
-                .zones
-                .is_some_and(|(must, may)| must.contains(m.to) || may.contains(m.to));
+        let keep = m.is_capture() || self.zone.is_some_and(|z| z.contains(m.to));
         if keep {
             self.out.push(m);
         }
