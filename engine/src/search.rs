@@ -168,7 +168,7 @@ pub struct SearchResult {
 #[derive(Debug)]
 pub struct Searcher {
     eval: Arc<Evaluator>,
-    tt: Table,
+    tt: Arc<Table>,
     killers: Vec<[Option<Move>; 2]>,
     history: Vec<i32>,
     nodes: u64,
@@ -189,17 +189,27 @@ pub struct Searcher {
     null_at: Vec<bool>,
     /// Null-move pruning is sound here (two sides, no special powers).
     null_ok: bool,
+    /// Lazy SMP: searchers that run beside this one on threads of their own during
+    /// [`Searcher::search`], sharing its table (empty: one thread).
+    helpers: Vec<Searcher>,
+    /// A helper's head start in depth (0 for the main searcher), so that half the helpers
+    /// search one ply deeper than the main thread and the threads' trees differ.
+    skip: u32,
 }
 
 impl Searcher {
     /// A searcher with a transposition table of about `tt_mb` megabytes.
     pub fn new(eval: Arc<Evaluator>, tt_mb: usize) -> Searcher {
+        Searcher::with_table(eval, Arc::new(Table::new(tt_mb)))
+    }
+
+    fn with_table(eval: Arc<Evaluator>, tt: Arc<Table>) -> Searcher {
         let four = eval.variant().sides > 2;
         let sides = eval.variant().sides as usize;
         let null_ok = !four && eval.variant().special.is_none();
         Searcher {
             eval,
-            tt: Table::new(tt_mb),
+            tt,
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![0; sides * 256 * 256],
             nodes: 0,
@@ -218,7 +228,29 @@ impl Searcher {
             pv: vec![Vec::new(); MAX_PLY + 1],
             null_at: vec![false; MAX_PLY + 2],
             null_ok,
+            helpers: Vec::new(),
+            skip: 0,
         }
+    }
+
+    /// Searches with `n` threads (at least one): Lazy SMP, where every thread runs the same
+    /// iterative deepening over the shared transposition table and the main thread's result
+    /// is the answer; the others fill the table with what they find. With one thread (the
+    /// default) a search is deterministic; with more it is not, and a node limit counts the
+    /// main thread's nodes only. Only [`Searcher::search`] uses the extra threads.
+    pub fn set_threads(&mut self, n: usize) {
+        let n = n.max(1);
+        self.helpers.truncate(n - 1);
+        while self.helpers.len() < n - 1 {
+            let mut h = Searcher::with_table(self.eval.clone(), self.tt.clone());
+            h.skip = (self.helpers.len() as u32 + 1) % 2;
+            self.helpers.push(h);
+        }
+    }
+
+    /// How many threads a search uses.
+    pub fn threads(&self) -> usize {
+        self.helpers.len() + 1
     }
 
     /// The evaluator.
@@ -240,6 +272,12 @@ impl Searcher {
     /// Forgets what earlier searches learnt (a new game).
     pub fn new_game(&mut self) {
         self.tt.clear();
+        self.forget_lessons();
+        self.helpers.iter_mut().for_each(Searcher::forget_lessons);
+    }
+
+    /// Forgets the killers and history (the table is shared, and cleared once).
+    fn forget_lessons(&mut self) {
         self.history.iter_mut().for_each(|h| *h = 0);
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
     }
@@ -267,7 +305,32 @@ impl Searcher {
                 pv: root_moves.clone(),
             };
         }
-        self.deepen(pos, limits, &root_moves, report)
+        if self.helpers.is_empty() {
+            return self.deepen(pos, limits, &root_moves, report);
+        }
+        // Lazy SMP: the helpers search until the main thread is done (or their own clock,
+        // the same as its, runs out), whatever its depth or node limit.
+        let done = Arc::new(AtomicBool::new(false));
+        let helper_limits = Limits {
+            time: limits.time,
+            ..Limits::default()
+        };
+        let mut helpers = std::mem::take(&mut self.helpers);
+        let mut result = std::thread::scope(|scope| {
+            for h in &mut helpers {
+                h.stop = done.clone();
+                h.reset(pos, &helper_limits);
+                let mut own = pos.clone();
+                let (moves, limits) = (&root_moves, &helper_limits);
+                scope.spawn(move || h.deepen(&mut own, limits, moves, |_| {}));
+            }
+            let result = self.deepen(pos, limits, &root_moves, report);
+            done.store(true, Ordering::Relaxed);
+            result
+        });
+        result.nodes += helpers.iter().map(|h| h.nodes).sum::<u64>();
+        self.helpers = helpers;
+        result
     }
 
     /// The score of one move `m` for the side to move in `pos`, searched within `limits` as
@@ -303,7 +366,7 @@ impl Searcher {
             .unwrap_or(MAX_PLY as u32 / 2)
             .clamp(1, MAX_PLY as u32 / 2);
         let mut order: Vec<(Move, i32)> = root_moves.iter().map(|m| (*m, 0)).collect();
-        for depth in 1..=max_depth {
+        for depth in (1 + self.skip).min(max_depth)..=max_depth {
             // Aspiration: from depth 4 on, search a window around the last score first and
             // widen it on the side that failed.
             let mut delta = 30;
@@ -406,16 +469,23 @@ impl Searcher {
         self.nodes
     }
 
+    /// Starts a search: clears the stop flag and ages the table, then [`Searcher::reset`].
     fn begin(&mut self, pos: &Position, limits: &Limits) {
+        self.stop.store(false, Ordering::Relaxed);
+        self.tt.next_age();
+        self.reset(pos, limits);
+    }
+
+    /// What every thread of a search does before it starts: counters, clock, root, and the
+    /// history scaled down so the last search's lessons weigh less than this one's.
+    fn reset(&mut self, pos: &Position, limits: &Limits) {
         self.nodes = 0;
         self.aborted = false;
         self.start = Instant::now();
         self.deadline = limits.time.map(|t| self.start + t);
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.stop.store(false, Ordering::Relaxed);
         self.root = pos.turn();
         self.root_ply = pos.plies();
-        self.tt.next_age();
         for h in &mut self.history {
             *h /= 8;
         }

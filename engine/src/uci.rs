@@ -232,6 +232,8 @@ pub struct Session {
     level: Level,
     seed: u64,
     hash_mb: usize,
+    /// Search threads (`Threads`): Lazy SMP beyond one.
+    threads: usize,
     loader: Loader,
     /// Time kept back from every move's budget for the answer to reach the GUI (`Move
     /// Overhead`, [`DEFAULT_OVERHEAD_MS`] unless set).
@@ -243,6 +245,9 @@ pub struct Session {
 /// loaded machine's scheduling. Measured with `engine-match --times` (the Engine numbers
 /// page): at `movetime 100` the answer arrives after a median of about 98 ms.
 pub const DEFAULT_OVERHEAD_MS: u64 = 3;
+
+/// The most search threads `Threads` accepts (Lazy SMP gains little beyond a few cores).
+pub const MAX_THREADS: usize = 64;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -276,6 +281,7 @@ impl Session {
             level: Level::MAX,
             seed: 1,
             hash_mb: 16,
+            threads: 1,
             loader,
             overhead: Duration::from_millis(DEFAULT_OVERHEAD_MS),
         }
@@ -321,6 +327,9 @@ impl Session {
                 out("option name VariantPath type string default <empty>".into());
                 out("option name TunedPath type string default <empty>".into());
                 out("option name Hash type spin default 16 min 1 max 1024".into());
+                out(format!(
+                    "option name Threads type spin default 1 min 1 max {MAX_THREADS}"
+                ));
                 out("option name Level type spin default 5 min 1 max 5".into());
                 out("option name Seed type spin default 1 min 0 max 2147483647".into());
                 out(format!(
@@ -344,20 +353,24 @@ impl Session {
 
     /// A new variant: new evaluation tables, a new player, the start position.
     fn rebuild(&mut self) {
-        let stop = self.player.searcher().stop_flag();
-        let eval = Arc::new(Evaluator::new(&self.variant));
-        self.player = Player::with_hash(eval, self.level, self.seed, self.hash_mb);
-        self.player.searcher().set_stop_flag(stop);
+        self.new_player(Arc::new(Evaluator::new(&self.variant)));
         self.pos = Position::start(&self.variant);
     }
 
     /// The same variant with a new level, seed or table size. The stop flag is carried
     /// over, since the stdin thread holds it.
     fn replace_player(&mut self) {
-        let stop = self.player.searcher().stop_flag();
         let eval = self.player.searcher().evaluator().clone();
+        self.new_player(eval);
+    }
+
+    /// A player with this evaluation and the session's level, seed, table size and threads,
+    /// keeping the stop flag (the stdin thread holds it).
+    fn new_player(&mut self, eval: Arc<Evaluator>) {
+        let stop = self.player.searcher().stop_flag();
         self.player = Player::with_hash(eval, self.level, self.seed, self.hash_mb);
         self.player.searcher().set_stop_flag(stop);
+        self.player.searcher().set_threads(self.threads);
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>, out: &mut dyn FnMut(String)) {
@@ -416,10 +429,7 @@ impl Session {
                         }
                     }
                 };
-                let stop = self.player.searcher().stop_flag();
-                self.player =
-                    Player::with_hash(Arc::new(eval), self.level, self.seed, self.hash_mb);
-                self.player.searcher().set_stop_flag(stop);
+                self.new_player(Arc::new(eval));
                 out(format!(
                     "info string evaluation of {}: {}",
                     self.variant.name,
@@ -436,6 +446,15 @@ impl Session {
                     self.replace_player();
                 }
                 _ => out(format!("info string Hash {value:?}: give 1 to 1024 (MB)")),
+            },
+            "threads" => match value.parse::<usize>() {
+                Ok(n) if (1..=MAX_THREADS).contains(&n) => {
+                    self.threads = n;
+                    self.player.searcher().set_threads(n);
+                }
+                _ => out(format!(
+                    "info string Threads {value:?}: give 1 to {MAX_THREADS}"
+                )),
             },
             "level" => match value
                 .parse::<u8>()

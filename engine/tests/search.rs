@@ -334,3 +334,67 @@ fn the_wrong_bishop_in_the_corner_is_scored_a_draw() {
     let r = s.search(&mut pos, &depth(10), |_| {});
     assert!(r.score > 300, "{}", r.score);
 }
+
+#[test]
+fn lazy_smp_helpers_search_beside_the_main_thread_and_stop_with_it() {
+    let (v, mut s) = searcher("chess");
+    s.set_threads(3);
+    assert_eq!(s.threads(), 3);
+    // The answer is still the main thread's, and right: Morphy's mate in two.
+    let mut pos = fen::position(&v, "kbK5/pp6/1P6/8/8/8/8/R7 w - - 0 1").unwrap();
+    let before = pos.clone();
+    let r = s.search(&mut pos, &depth(5), |_| {});
+    assert!(pos == before);
+    assert_eq!(notation::coord(&pos, r.best.unwrap()), "a1a6");
+    assert_eq!(Score::from_internal(r.score), Score::Mate(2));
+    // The helpers searched too (the result counts every thread's nodes), and a depth limit
+    // ends them with the main thread.
+    let mut pos = Position::start(&v);
+    let r = s.search(&mut pos, &depth(7), |_| {});
+    assert!(
+        r.nodes > s.nodes(),
+        "{} nodes in all, {} in the main thread",
+        r.nodes,
+        s.nodes()
+    );
+    // No limit at all: the stop flag ends every thread.
+    let stop = s.stop_flag();
+    let r = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        s.search(&mut pos, &Limits::default(), |_| {})
+    });
+    assert!(pos.legal_moves().contains(&r.best.unwrap()));
+    // Back to one thread: deterministic again.
+    s.set_threads(1);
+    assert_eq!(s.threads(), 1);
+}
+
+#[test]
+fn lazy_smp_plays_legal_moves_in_two_and_four_sided_games() {
+    for variant in ["toulousain", "bilateral", "dcb-balanced-4p"] {
+        let (v, mut s) = searcher(variant);
+        s.set_threads(2);
+        let mut pos = Position::start(&v);
+        for _ in 0..12 {
+            if pos.outcome().is_some() {
+                break;
+            }
+            let before = pos.clone();
+            let r = s.search(
+                &mut pos,
+                &Limits {
+                    nodes: Some(2_000),
+                    ..Limits::default()
+                },
+                |_| {},
+            );
+            assert!(pos == before && pos.hash() == before.hash(), "{variant}");
+            let m = r.best.unwrap();
+            assert!(pos.legal_moves().contains(&m), "{variant}: {m:?}");
+            pos.play(m).unwrap();
+        }
+    }
+}

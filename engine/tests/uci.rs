@@ -69,6 +69,16 @@ fn go_reports_info_and_a_legal_bestmove() {
         &["go nodes 2000", "go wtime 1000 btime 1000 winc 10 binc 10"],
     );
     assert_eq!(out.iter().filter(|l| l.starts_with("bestmove")).count(), 2);
+    // Two threads (Lazy SMP) play as well, and a new level keeps them.
+    let out = run(
+        &mut s,
+        &[
+            "setoption name Threads value 2",
+            "setoption name Level value 5",
+            "go depth 4",
+        ],
+    );
+    assert!(out.last().unwrap().starts_with("bestmove "), "{out:?}");
 }
 
 /// Grand in Fairy-Stockfish's letters: its Chancellor `c` is our Marshal, in a FEN, in the
@@ -117,6 +127,8 @@ fn bad_input_is_answered_with_info_string() {
         ),
         ("setoption name VariantPath value broken.toml", "colour"),
         ("setoption name Level value 9", "Level"),
+        ("setoption name Threads value 0", "give 1 to 64"),
+        ("setoption name Threads value many", "Threads"),
         ("setoption name Move Overhead value lots", "Move Overhead"),
         ("setoption name Move Overhead value 9000", "0 to 5000"),
         ("frobnicate", "unknown command"),

@@ -7,7 +7,8 @@
 //!
 //! An engine is `level:N` (the built-in engine at level 1-5, with the tuned weights it
 //! carries for the variant if any; `level:N:derived` with the derived evaluation,
-//! `level:N:tuned=FILE` with an `engine-tune` file) or `uci:PATH` (any UCI engine;
+//! `level:N:tuned=FILE` with an `engine-tune` file; `:threads=N` after any of these searches
+//! with N threads, Lazy SMP) or `uci:PATH` (any UCI engine;
 //! `--a-opt` / `--b-opt NAME=VALUE` set its options, and `UCI_Variant` is set for any variant
 //! but chess). Games come in pairs from one opening, each engine playing each colour once;
 //! openings are a few plies chosen at random (seeded) among moves within 50 centipawns of the
@@ -299,24 +300,39 @@ impl Engine {
         seed: u64,
     ) -> anyhow::Result<Engine> {
         if let Some(rest) = spec.strip_prefix("level:") {
-            let (n, how) = rest.split_once(':').unwrap_or((rest, ""));
-            let level = Level::new(n.parse()?)?;
-            let eval = match how {
-                // The evaluation the engine carries: tuned weights compiled in, else derived.
-                "" => Arc::new(Evaluator::new(variant)),
-                "derived" => eval.clone(),
-                _ => {
-                    let Some(path) = how.strip_prefix("tuned=") else {
-                        bail!("engine {spec:?}: after level:N write :derived or :tuned=FILE")
-                    };
+            let mut parts = rest.split(':');
+            let level = Level::new(parts.next().unwrap_or("").parse()?)?;
+            // The evaluation the engine carries (tuned weights compiled in, else derived)
+            // unless a part says otherwise.
+            let mut evaluation = Arc::new(Evaluator::new(variant));
+            let mut threads = 1;
+            for part in parts {
+                if part == "derived" {
+                    evaluation = eval.clone();
+                } else if let Some(path) = part.strip_prefix("tuned=") {
                     let text = std::fs::read_to_string(path)
                         .with_context(|| format!("engine {spec:?}: reading {path}"))?;
                     let w = engine::tuned::parse(variant, &text)
                         .with_context(|| format!("engine {spec:?}"))?;
-                    Arc::new(Evaluator::with_weights(variant, &w))
+                    evaluation = Arc::new(Evaluator::with_weights(variant, &w));
+                } else if let Some(n) = part.strip_prefix("threads=") {
+                    threads = match n.parse::<usize>() {
+                        Ok(n) if (1..=engine::uci::MAX_THREADS).contains(&n) => n,
+                        _ => bail!(
+                            "engine {spec:?}: threads={n} is not a count of threads (1 to {})",
+                            engine::uci::MAX_THREADS
+                        ),
+                    };
+                } else {
+                    bail!(
+                        "engine {spec:?}: after level:N write :derived, :tuned=FILE or \
+                         :threads=N, not {part:?}"
+                    )
                 }
-            };
-            return Ok(Engine::Internal(Box::new(Player::new(eval, level, seed))));
+            }
+            let mut player = Player::new(evaluation, level, seed);
+            player.searcher().set_threads(threads);
+            return Ok(Engine::Internal(Box::new(player)));
         }
         if let Some(p) = spec.strip_prefix("uci:") {
             return Ok(Engine::External(Box::new(Uci::start(
