@@ -180,20 +180,24 @@ fn four_players_get_a_legal_move_each_turn() {
     // A few plies in, every side still has its army; the search returns a legal move for
     // each side in turn, and the position is unchanged afterwards.
     for _ in 0..8 {
-        let before = pos.clone();
-        let r = s.search(
-            &mut pos,
-            &Limits {
-                nodes: Some(3000),
-                ..Limits::default()
-            },
-            |_| {},
-        );
-        assert!(pos == before);
-        let m = r.best.unwrap();
-        assert!(pos.legal_moves().contains(&m));
-        pos.play(m).unwrap();
+        search_and_play(&mut s, &mut pos, 3000);
     }
+}
+
+/// Searches `pos` within `nodes`, checks that the search left the position as it found it
+/// and answered with a legal move, and plays that move.
+fn search_and_play(s: &mut Searcher, pos: &mut Position, nodes: u64) {
+    let before = pos.clone();
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    let r = s.search(pos, &limits, |_| {});
+    let variant = &pos.variant().name;
+    assert!(*pos == before && pos.hash() == before.hash(), "{variant}");
+    let m = r.best.unwrap();
+    assert!(pos.legal_moves().contains(&m), "{variant}: {m:?}");
+    pos.play(m).unwrap();
 }
 
 #[test]
@@ -205,19 +209,7 @@ fn four_player_search_survives_eliminations_and_passes() {
     let mut pos = Position::start(&v);
     let mut plies = 0;
     while pos.outcome().is_none() && plies < 160 {
-        let before = pos.clone();
-        let r = s.search(
-            &mut pos,
-            &Limits {
-                nodes: Some(1500),
-                ..Limits::default()
-            },
-            |_| {},
-        );
-        assert!(pos == before && pos.hash() == before.hash());
-        let m = r.best.unwrap();
-        assert!(pos.legal_moves().contains(&m));
-        pos.play(m).unwrap();
+        search_and_play(&mut s, &mut pos, 1500);
         plies += 1;
     }
 }
@@ -382,19 +374,7 @@ fn lazy_smp_plays_legal_moves_in_two_and_four_sided_games() {
             if pos.outcome().is_some() {
                 break;
             }
-            let before = pos.clone();
-            let r = s.search(
-                &mut pos,
-                &Limits {
-                    nodes: Some(2_000),
-                    ..Limits::default()
-                },
-                |_| {},
-            );
-            assert!(pos == before && pos.hash() == before.hash(), "{variant}");
-            let m = r.best.unwrap();
-            assert!(pos.legal_moves().contains(&m), "{variant}: {m:?}");
-            pos.play(m).unwrap();
+            search_and_play(&mut s, &mut pos, 2_000);
         }
     }
 }
