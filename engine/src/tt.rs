@@ -49,8 +49,24 @@ const USED: u64 = 1 << 63;
 const HAS_MOVE: u64 = 1 << 62;
 const BOUND_SHIFT: u32 = 60;
 const SCORE_SHIFT: u32 = 44;
-/// `check`: the low 16 bits are the depth (8 bits) and the age (8 bits), the rest the key.
-const META_BITS: u32 = 16;
+/// The bits of `data` that hold the move.
+const MOVE_BITS: u64 = (1 << SCORE_SHIFT) - 1;
+/// `check`: the low 16 bits are the depth (8 bits) and the age (8 bits), the rest the key
+/// XOR `data`.
+const META_MASK: u64 = (1 << 16) - 1;
+
+/// Whether a slot's words were written for `key`: only the key's high bits are stored, and
+/// the slot's index already agrees on its low ones.
+#[inline]
+fn holds(check: u64, data: u64, key: u64) -> bool {
+    (check ^ data ^ key) & !META_MASK == 0
+}
+
+/// The depth a slot's `check` word holds.
+#[inline]
+fn stored_depth(check: u64) -> i16 {
+    i16::from((check >> 8) as u8 as i8)
+}
 
 /// A fixed-size table; its size is a power of two so the index is a mask.
 #[derive(Debug)]
@@ -88,50 +104,51 @@ impl Table {
             .store(self.age.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
-    /// What the slot of `key` holds, if it is used, whatever its key.
+    /// The slot of `key`'s two words (`check`, `data`), if it is used, whatever its key.
     #[inline]
-    fn read(&self, key: u64) -> Option<Entry> {
+    fn words(&self, key: u64) -> Option<(u64, u64)> {
         let slot = &self.slots[key as usize & self.mask];
         let data = slot.data.load(Relaxed);
         let check = slot.check.load(Relaxed);
-        if data & USED == 0 {
-            return None;
-        }
-        let mv = (data & HAS_MOVE != 0).then(|| unpack_move(data));
+        (data & USED != 0).then_some((check, data))
+    }
+
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let (check, data) = self.words(key).filter(|&(c, d)| holds(c, d, key))?;
         let bound = match (data >> BOUND_SHIFT) & 3 {
             0 => Bound::Exact,
             1 => Bound::Lower,
             _ => Bound::Upper,
         };
         Some(Entry {
-            // The key with its low bits from the slot's index: only the high bits are
-            // stored, and the index already agrees on the low ones.
-            key: ((check ^ data) & !((1 << META_BITS) - 1)) | (key & ((1 << META_BITS) - 1)),
-            mv,
+            key,
+            mv: (data & HAS_MOVE != 0).then(|| unpack_move(data)),
             score: i32::from((data >> SCORE_SHIFT) as u16 as i16),
-            depth: i16::from((check >> 8) as u8 as i8),
+            depth: stored_depth(check),
             bound,
             age: check as u8,
         })
     }
 
-    #[inline]
-    pub fn probe(&self, key: u64) -> Option<Entry> {
-        self.read(key).filter(|e| e.key == key)
-    }
-
     pub fn store(&self, key: u64, mv: Option<Move>, score: i32, depth: i16, bound: Bound) {
         let age = self.age.load(Relaxed);
-        let old = self.read(key);
+        let old = self.words(key);
+        let same = old.is_some_and(|(c, d)| holds(c, d, key));
         let replace = match old {
             None => true,
-            Some(e) => e.age != age || e.key == key || depth >= e.depth,
+            Some((c, _)) => c as u8 != age || same || depth >= stored_depth(c),
         };
         if !replace {
             return;
         }
-        // Keep the old best move when the new entry has none for the same position.
-        let mv = mv.or_else(|| old.filter(|e| e.key == key).and_then(|e| e.mv));
+        // Keep the old best move, as stored, when the new entry has none for the same
+        // position.
+        let move_bits = match (mv, old) {
+            (Some(m), _) => HAS_MOVE | pack_move(m),
+            (None, Some((_, d))) if same => d & (HAS_MOVE | MOVE_BITS),
+            (None, _) => 0,
+        };
         let bound = match bound {
             Bound::Exact => 0,
             Bound::Lower => 1,
@@ -139,12 +156,12 @@ impl Table {
         };
         let score = score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
         let data = USED
-            | mv.map_or(0, |m| HAS_MOVE | pack_move(m))
+            | move_bits
             | (bound << BOUND_SHIFT)
             | (u64::from(score as u16) << SCORE_SHIFT);
         let depth = depth.clamp(i16::from(i8::MIN), i16::from(i8::MAX)) as i8;
         let meta = (u64::from(depth as u8) << 8) | u64::from(age);
-        let check = ((key ^ data) & !((1 << META_BITS) - 1)) | meta;
+        let check = ((key ^ data) & !META_MASK) | meta;
         let slot = &self.slots[key as usize & self.mask];
         slot.data.store(data, Relaxed);
         slot.check.store(check, Relaxed);
