@@ -539,7 +539,7 @@ impl Evaluator {
         let mut passed = vec![0; if two { sides * nkinds * ncells } else { 0 }];
         for s in 0..sides {
             let side = Side(s as u8);
-            let zone = promotion_zone(v, s);
+            let zone = v.promotion.zone(s);
             for pv in &values {
                 let k = pv.kind;
                 let base = (s * nkinds + k.index()) * ncells;
@@ -844,12 +844,6 @@ impl Evaluator {
             }
         }
     }
-}
-
-/// The promotion cells of a side (compulsory and optional).
-fn promotion_zone(v: &Variant, side: usize) -> CellSet {
-    let set = |sets: &[CellSet]| sets.get(side).copied().unwrap_or(CellSet::EMPTY);
-    set(&v.promotion.compulsory).union(&set(&v.promotion.optional))
 }
 
 /// Per cell, for a pawn-like kind of `side`: the cells of its way forward (every cell its

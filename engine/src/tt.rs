@@ -155,10 +155,8 @@ impl Table {
             Bound::Upper => 2,
         };
         let score = score.clamp(i32::from(i16::MIN), i32::from(i16::MAX)) as i16;
-        let data = USED
-            | move_bits
-            | (bound << BOUND_SHIFT)
-            | (u64::from(score as u16) << SCORE_SHIFT);
+        let data =
+            USED | move_bits | (bound << BOUND_SHIFT) | (u64::from(score as u16) << SCORE_SHIFT);
         let depth = depth.clamp(i16::from(i8::MIN), i16::from(i8::MAX)) as i8;
         let meta = (u64::from(depth as u8) << 8) | u64::from(age);
         let check = ((key ^ data) & !META_MASK) | meta;

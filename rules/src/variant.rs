@@ -212,6 +212,15 @@ pub struct Promotion {
     pub limit_to_start_counts: bool,
 }
 
+impl Promotion {
+    /// A side's promotion cells, compulsory and optional together (none for a side the
+    /// variant does not have).
+    pub fn zone(&self, side: usize) -> CellSet {
+        let of = |sets: &[CellSet]| sets.get(side).copied().unwrap_or(CellSet::EMPTY);
+        of(&self.compulsory).union(&of(&self.optional))
+    }
+}
+
 /// Which draws apply.
 #[derive(Debug, Clone)]
 pub struct Draws {
@@ -463,12 +472,7 @@ impl Variant {
             &orientation,
             &confined,
         );
-        let zones: Vec<CellSet> = (0..sides as usize)
-            .map(|s| {
-                let (c, o) = (&promotion.compulsory[s], &promotion.optional[s]);
-                CellSet(std::array::from_fn(|i| c.0[i] | o.0[i]))
-            })
-            .collect();
+        let zones: Vec<CellSet> = (0..sides as usize).map(|s| promotion.zone(s)).collect();
         tables.mark_promotions(&pieces, &zones);
         let zobrist = Zobrist::new(geometry.len(), sides as usize);
         let pieces_len = pieces.len();

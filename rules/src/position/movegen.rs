@@ -314,10 +314,7 @@ impl Position {
                 let promotes = t.promotes[slot];
                 let mut sink = Tactical {
                     out,
-                    zone: promotes.then(|| {
-                        let p = &v.promotion;
-                        p.compulsory[us as usize].union(&p.optional[us as usize])
-                    }),
+                    zone: promotes.then(|| v.promotion.zone(us as usize)),
                 };
                 for p in paths {
                     gen_path::<MANY>(t, board, us, from as u8, p, ep, &mut sink);
