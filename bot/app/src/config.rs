@@ -164,6 +164,9 @@ pub struct WebConfig {
     pub threads: Option<usize>,
     /// Their nice value, 0 (the commands' priority) to 19 (default 10).
     pub nice: Option<i32>,
+    /// Over how many milliseconds a move is sent to the pages watching its game, in waves, so
+    /// that many watchers do not take every core at once (0 to 200; default 32; 0: at once).
+    pub spread_ms: Option<u64>,
 }
 
 /// Clocks: how often deadlines are checked, and when players are reminded.
@@ -580,6 +583,16 @@ impl Config {
             }
             config.priority.nice = n;
         }
+        if let Some(ms) = w.spread_ms {
+            if ms > 200 {
+                bail!(
+                    "[web] spread_ms = {ms} is out of range: 0 (every watcher at once) to 200 \
+                     (default {})",
+                    bot_web::DEFAULT_SPREAD.as_millis()
+                );
+            }
+            config.spread = std::time::Duration::from_millis(ms);
+        }
         Ok(Some(config))
     }
 
@@ -838,7 +851,7 @@ mod tests {
     #[test]
     fn the_web_server_is_off_by_default_and_each_bad_value_names_its_key() {
         assert!(Config::default().validate().unwrap().web.is_none());
-        let w = parse("[web]\nlisten = \"127.0.0.1:8080\"\npublic_url = \"https://chess.example.org/\"\npoll_ms = 200\nthreads = 1\nnice = 0")
+        let w = parse("[web]\nlisten = \"127.0.0.1:8080\"\npublic_url = \"https://chess.example.org/\"\npoll_ms = 200\nthreads = 1\nnice = 0\nspread_ms = 0")
             .validate()
             .unwrap()
             .web
@@ -846,6 +859,7 @@ mod tests {
         assert_eq!(w.listen.port(), 8080);
         assert_eq!(w.public_url.as_deref(), Some("https://chess.example.org"));
         assert_eq!(w.poll, std::time::Duration::from_millis(200));
+        assert_eq!(w.spread, std::time::Duration::ZERO);
         assert_eq!(
             w.priority,
             bot_web::Priority {
@@ -874,6 +888,10 @@ mod tests {
             (
                 "listen = \"127.0.0.1:1\"\nnice = 20",
                 "[web] nice = 20 is out of range",
+            ),
+            (
+                "listen = \"127.0.0.1:1\"\nspread_ms = 201",
+                "[web] spread_ms = 201 is out of range",
             ),
         ] {
             let e = parse(&format!("[web]\n{text}"))

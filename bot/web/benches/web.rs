@@ -30,7 +30,9 @@
 //! fetches or the watched game's moves; `FAIRYBOT_BENCH_TWIN=0` the twin's moves in (1);
 //! `FAIRYBOT_BENCH_PIN=1` keeps the server's and the watchers' threads to core 1 (a list
 //! such as `1,2` for several), `FAIRYBOT_BENCH_PIN_COMMANDS=0` the commands' threads (and the
-//! store's, which they start) to core 0.
+//! store's, which they start) to core 0. `FAIRYBOT_BENCH_SPREAD=MS` sends each change to
+//! the streams in waves over MS milliseconds instead of the service's default
+//! ([`bot_web::WebConfig::spread`]; 0: all at once, as before 2026-11-29).
 
 use std::{
     sync::{
@@ -352,6 +354,16 @@ fn main() {
     gif_bench();
 }
 
+/// The server's configuration: the service's default, or with `FAIRYBOT_BENCH_SPREAD` (ms)
+/// the time a change is spread over.
+fn config() -> WebConfig {
+    let mut config = WebConfig::new("127.0.0.1:0".parse().unwrap());
+    if let Ok(ms) = std::env::var("FAIRYBOT_BENCH_SPREAD") {
+        config.spread = Duration::from_millis(ms.parse().unwrap());
+    }
+    config
+}
+
 async fn run<S: GameStore + Clone + Send + Sync + 'static>(
     store: Watched<S>,
     changes: GameChanges,
@@ -370,7 +382,7 @@ async fn run<S: GameStore + Clone + Send + Sync + 'static>(
         metrics,
         Health::new(),
         changes,
-        WebConfig::new("127.0.0.1:0".parse().unwrap()),
+        config(),
     );
     // As the service runs it (`bot-host`): on threads of its own, below the commands.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -57,9 +57,14 @@ pub struct Hub {
     changes: GameChanges,
     topics: Mutex<HashMap<Key, Topic>>,
     streams: Arc<AtomicUsize>,
+    /// Streams opened so far: a stream's number picks its wave.
+    opened: AtomicU64,
     /// The next state's id (unique in this server).
     ids: AtomicU64,
 }
+
+/// How many waves a change is sent in ([`crate::WebConfig::spread`]).
+pub const WAVES: u32 = 16;
 
 /// A published state: its id, and the bytes a stream sends for it.
 #[derive(Debug)]
@@ -90,6 +95,7 @@ impl Hub {
             changes,
             topics: Mutex::new(HashMap::new()),
             streams: Arc::new(AtomicUsize::new(0)),
+            opened: AtomicU64::new(0),
             ids: AtomicU64::new(1),
         }
     }
@@ -109,6 +115,13 @@ impl Hub {
         games.sort();
         games.dedup();
         games.len()
+    }
+
+    /// The wait of a new stream before it sends each change: streams opened one after
+    /// another take the [`WAVES`] waves in turn, the first wave at once.
+    fn wave_delay(&self, spread: Duration) -> Duration {
+        let n = self.opened.fetch_add(1, Ordering::Relaxed);
+        spread * u32::try_from(n % u64::from(WAVES)).unwrap_or(0) / WAVES
     }
 
     fn next_id(&self) -> u64 {
@@ -316,7 +329,14 @@ pub async fn events<S: GameStore + Clone + 'static>(
     let live = page.live();
     let shown = web.hub.seed(key, record.version, &live);
     let first = frame(&live.whole());
-    let body = Body::from_stream(stream_of(first, shown, rx, Open::new(&web.hub.streams)));
+    let wave = web.hub.wave_delay(web.config.spread);
+    let body = Body::from_stream(stream_of(
+        first,
+        shown,
+        rx,
+        wave,
+        Open::new(&web.hub.streams),
+    ));
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),
@@ -341,16 +361,18 @@ fn frame(json: &str) -> Bytes {
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// A stream's frames: `first` (the state `shown`), then each newer state the topic publishes,
-/// as an edit when the watcher holds the state it edits and whole otherwise.
+/// as an edit when the watcher holds the state it edits and whole otherwise, each `wave`
+/// after it was published.
 fn stream_of(
     first: Bytes,
     shown: u64,
     rx: broadcast::Receiver<Arc<Update>>,
+    wave: Duration,
     open: Open,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> {
     stream::unfold(
         (Some(first), shown, rx, open),
-        |(first, mut shown, mut rx, open)| async move {
+        move |(first, mut shown, mut rx, open)| async move {
             if let Some(f) = first {
                 return Some((Ok(f), (None, shown, rx, open)));
             }
@@ -359,7 +381,14 @@ fn stream_of(
                     // The state the watcher holds already (a refresh that raced its first
                     // read): not sent twice.
                     Ok(Ok(u)) if u.to == shown => continue,
-                    Ok(Ok(u)) => {
+                    Ok(Ok(mut u)) => {
+                        if !wave.is_zero() {
+                            tokio::time::sleep(wave).await;
+                            // Newer states published meanwhile: the newest is sent instead.
+                            while let Ok(newer) = rx.try_recv() {
+                                u = newer;
+                            }
+                        }
                         let bytes = match &u.edit {
                             Some(edit) if u.from == Some(shown) => edit.clone(),
                             _ => u.whole.clone(),
@@ -397,11 +426,26 @@ mod tests {
 
     /// What a stream whose watcher holds state `shown` sends, as text.
     async fn sent(shown: u64, rx: broadcast::Receiver<Arc<Update>>) -> Vec<String> {
+        sent_in_wave(shown, rx, Duration::ZERO).await
+    }
+
+    /// The same for a stream whose wave waits `wave`.
+    async fn sent_in_wave(
+        shown: u64,
+        rx: broadcast::Receiver<Arc<Update>>,
+        wave: Duration,
+    ) -> Vec<String> {
         let count = Arc::new(AtomicUsize::new(0));
-        let out = stream_of(Bytes::from_static(b"first"), shown, rx, Open::new(&count))
-            .map(|r| String::from_utf8_lossy(&r.unwrap()).into_owned())
-            .collect()
-            .await;
+        let out = stream_of(
+            Bytes::from_static(b"first"),
+            shown,
+            rx,
+            wave,
+            Open::new(&count),
+        )
+        .map(|r| String::from_utf8_lossy(&r.unwrap()).into_owned())
+        .collect()
+        .await;
         assert_eq!(
             count.load(Ordering::Relaxed),
             0,
@@ -437,5 +481,35 @@ mod tests {
         let got = sent(1, rx).await;
         // 2 to 4 were lost to the short buffer: 5 edits 4, which this watcher has not.
         assert_eq!(got, ["first", "whole 5", "edit 6"]);
+    }
+
+    #[tokio::test]
+    async fn a_stream_in_a_later_wave_sends_the_newest_state_after_its_wait() {
+        let (tx, rx) = broadcast::channel(16);
+        // Two moves published before the stream's wait is over: only the newer is sent,
+        // whole, since the watcher never held the state it edits.
+        tx.send(update(Some(1), 2, true)).unwrap();
+        tx.send(update(Some(2), 3, true)).unwrap();
+        drop(tx);
+        let start = std::time::Instant::now();
+        let got = sent_in_wave(1, rx, Duration::from_millis(30)).await;
+        assert_eq!(got, ["first", "whole 3"]);
+        assert!(
+            start.elapsed() >= Duration::from_millis(30),
+            "sent before its wave"
+        );
+    }
+
+    #[test]
+    fn streams_take_the_waves_in_turn_the_first_at_once() {
+        let hub = Hub::new(GameChanges::default());
+        let spread = Duration::from_millis(32);
+        let waits: Vec<u128> = (0..WAVES + 2)
+            .map(|_| hub.wave_delay(spread).as_millis())
+            .collect();
+        assert_eq!(&waits[..3], [0, 2, 4]);
+        assert_eq!(waits[WAVES as usize - 1], 30);
+        assert_eq!(&waits[WAVES as usize..], [0, 2]);
+        assert_eq!(hub.wave_delay(Duration::ZERO), Duration::ZERO);
     }
 }
