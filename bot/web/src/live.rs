@@ -11,6 +11,11 @@
 //! bytes) and the whole state otherwise (a new watcher, one that fell behind). The server
 //! decides, so a watcher can never apply an edit to the wrong text.
 //!
+//! **Waves.** Each stream waits its wave (a sixteenth of [`WebConfig::spread`](crate::WebConfig)
+//! times its number modulo [`WAVES`]) before it sends a change, and then sends the newest: a
+//! move's thousand writes come as sixteen small bursts, not one that holds every core while
+//! the players' commands wait.
+//!
 //! Two sources wake a topic:
 //! - the store's [`GameChanges`](bot_core::store::watched::GameChanges), sent by this process
 //!   right after a write is durable, before the bot's reply is sent: a move appears on the
