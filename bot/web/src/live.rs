@@ -33,7 +33,7 @@ use std::{
     convert::Infallible,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicU64, AtomicUsize, Ordering},
+        atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering},
     },
     time::Duration,
 };
@@ -62,8 +62,9 @@ pub struct Hub {
     changes: GameChanges,
     topics: Mutex<HashMap<Key, Topic>>,
     streams: Arc<AtomicUsize>,
-    /// Streams opened so far: a stream's number picks its wave.
-    opened: AtomicU64,
+    /// Streams opened so far (wrapping, a multiple of [`WAVES`] apart): a stream's number
+    /// picks its wave.
+    opened: AtomicU32,
     /// The next state's id (unique in this server).
     ids: AtomicU64,
 }
@@ -100,7 +101,7 @@ impl Hub {
             changes,
             topics: Mutex::new(HashMap::new()),
             streams: Arc::new(AtomicUsize::new(0)),
-            opened: AtomicU64::new(0),
+            opened: AtomicU32::new(0),
             ids: AtomicU64::new(1),
         }
     }
@@ -125,8 +126,7 @@ impl Hub {
     /// The wait of a new stream before it sends each change: streams opened one after
     /// another take the [`WAVES`] waves in turn, the first wave at once.
     fn wave_delay(&self, spread: Duration) -> Duration {
-        let n = self.opened.fetch_add(1, Ordering::Relaxed);
-        spread * u32::try_from(n % u64::from(WAVES)).unwrap_or(0) / WAVES
+        spread * (self.opened.fetch_add(1, Ordering::Relaxed) % WAVES) / WAVES
     }
 
     fn next_id(&self) -> u64 {
