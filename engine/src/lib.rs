@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod analysis;
+pub mod book;
 pub mod elo;
 pub mod eval;
 pub mod glass;

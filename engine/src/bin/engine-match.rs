@@ -11,8 +11,11 @@
 //! with N threads, Lazy SMP) or `uci:PATH` (any UCI engine;
 //! `--a-opt` / `--b-opt NAME=VALUE` set its options, and `UCI_Variant` is set for any variant
 //! but chess). Games come in pairs from one opening, each engine playing each colour once;
-//! openings are a few plies chosen at random (seeded) among moves within 50 centipawns of the
-//! best by a shallow search, so they vary but stay sane. Every move is checked by the rules
+//! pair `k` starts from opening `k` of the variant's book (`engine::book`: the stored book of
+//! the variant compiled in, or `--book FILE`, counted from `--seed`), or with `--book random`
+//! (and for a variant without a book) from a few plies chosen at random (seeded) among moves
+//! within 50 centipawns of the best by a shallow search, as every match did before the books
+//! (2026-11-29). Every move is checked by the rules
 //! crate; an illegal or missing move loses the game. Prints each result, then wins, draws,
 //! losses of A and the Elo difference with its 95% margin. `--log FILE` appends each game's
 //! result, last position (FEN) and moves, to replay a game or examine a refused move.
@@ -42,8 +45,8 @@ use std::{
 use anyhow::{Context, bail};
 use engine::{
     Evaluator, Level, Player, Searcher,
+    book::{self, Book},
     elo::Tally,
-    level::Rng,
     search::Limits,
     sprt::{Pairs, Sprt, Verdict},
 };
@@ -64,6 +67,8 @@ struct Args {
     b_opts: Vec<(String, String)>,
     seed: u64,
     opening_plies: u32,
+    /// `--book`: a book file, `random`, or (`None`) the variant's compiled-in book if any.
+    book: Option<String>,
     max_plies: u32,
     times: bool,
     /// Where to append each finished game: its result, moves and final position.
@@ -92,6 +97,7 @@ fn parse_args() -> anyhow::Result<Args> {
         b_opts: Vec::new(),
         seed: 1,
         opening_plies: 4,
+        book: None,
         max_plies: 400,
         times: false,
         log: None,
@@ -123,6 +129,7 @@ fn parse_args() -> anyhow::Result<Args> {
             }
             "--seed" => a.seed = val()?.parse()?,
             "--opening-plies" => a.opening_plies = val()?.parse()?,
+            "--book" => a.book = Some(val()?),
             "--max-plies" => a.max_plies = val()?.parse()?,
             "--times" => a.times = true,
             "--log" => a.log = Some(val()?.into()),
@@ -147,7 +154,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "--help" | "-h" => {
                 println!(
                     "engine-match --variant V --games N (--movetime MS | --nodes N) --a ENGINE --b ENGINE \
-                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--opening-plies P] [--max-plies M] [--times] [--log FILE] [--variant-file FILE] [--sprt ELO0,ELO1] [--concurrency N]\n\
+                     [--a-nodes N] [--b-nodes N] [--a-opt K=V] [--b-opt K=V] [--seed S] [--book FILE|random] [--opening-plies P] [--max-plies M] [--times] [--log FILE] [--variant-file FILE] [--sprt ELO0,ELO1] [--concurrency N]\n\
                      ENGINE: level:1..5 or uci:PATH"
                 );
                 std::process::exit(0);
@@ -386,31 +393,62 @@ impl Engine {
     }
 }
 
-/// A sane random opening: `plies` moves, each uniform among those within 50 centipawns of
-/// the best at depth 2.
-fn opening(variant: &Arc<Variant>, eval: &Arc<Evaluator>, plies: u32, seed: u64) -> Vec<Move> {
-    let mut rng = Rng::new(seed);
-    let mut s = Searcher::new(eval.clone(), 1);
-    let mut pos = Position::start(variant);
-    let mut out = Vec::new();
-    for _ in 0..plies {
-        if pos.outcome().is_some() {
-            break;
-        }
-        let scored = s.score_root_moves(&mut pos, 2, &Limits::default());
-        let Some(best) = scored.iter().map(|x| x.1).max() else {
-            break;
+/// Where the pairs' openings come from.
+enum Openings {
+    /// A book: pair `k` plays opening `seed * 7919 + k`, counted round the book.
+    Book(Book),
+    /// Made up for each pair from the seed ([`book::random_opening`]), `plies` long.
+    Random { plies: u32 },
+}
+
+impl Openings {
+    /// The openings `args` asks for: `--book FILE`, `--book random`, or the variant's own
+    /// book when it has one.
+    fn choose(args: &Args, variant: &Arc<Variant>) -> anyhow::Result<(Openings, String)> {
+        let random = || {
+            (
+                Openings::Random {
+                    plies: args.opening_plies,
+                },
+                format!("random openings of {} plies", args.opening_plies),
+            )
         };
-        let ok: Vec<Move> = scored
-            .iter()
-            .filter(|x| x.1 >= best - 50)
-            .map(|x| x.0)
-            .collect();
-        let m = ok[rng.below(ok.len() as u64) as usize];
-        pos.play_unchecked(m);
-        out.push(m);
+        Ok(match args.book.as_deref() {
+            Some("random") => random(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading the book {path}"))?;
+                let b = Book::parse(variant, &text).with_context(|| format!("the book {path}"))?;
+                let said = format!("{} openings from {path}", b.len());
+                (Openings::Book(b), said)
+            }
+            None => match book::builtin(variant) {
+                Some(b) => {
+                    let said = format!("{} openings from the book of {}", b.len(), variant.name);
+                    (Openings::Book(b), said)
+                }
+                None => random(),
+            },
+        })
     }
-    out
+
+    /// Pair `pair`'s opening.
+    fn of_pair(
+        &self,
+        variant: &Arc<Variant>,
+        eval: &Arc<Evaluator>,
+        seed: u64,
+        pair: u32,
+    ) -> Vec<Move> {
+        let k = seed.wrapping_mul(7919).wrapping_add(u64::from(pair));
+        match self {
+            Openings::Book(b) => b.opening(k).to_vec(),
+            Openings::Random { plies } => {
+                let mut s = Searcher::new(eval.clone(), 1);
+                book::random_opening(&mut s, variant, *plies, 2, k)
+            }
+        }
+    }
 }
 
 /// One game as a worker played it, for the main thread to count and print.
@@ -433,18 +471,14 @@ fn play_game(
     args: &Args,
     variant: &Arc<Variant>,
     eval: &Arc<Evaluator>,
+    openings: &Openings,
     a: &mut Engine,
     b: &mut Engine,
     g: u32,
 ) -> anyhow::Result<Played> {
     let pair = g / 2;
     let a_white = g.is_multiple_of(2);
-    let book = opening(
-        variant,
-        eval,
-        args.opening_plies,
-        args.seed.wrapping_mul(7919) + pair as u64,
-    );
+    let book = openings.of_pair(variant, eval, args.seed, pair);
     a.new_game()?;
     b.new_game()?;
     let mut pos = Position::start(variant);
@@ -517,8 +551,16 @@ fn main() -> anyhow::Result<()> {
     // weights the engine carries, so that a book of openings stays the same.
     let eval = Arc::new(Evaluator::derived(&variant));
     if variant.sides != 2 {
+        if let Some(b) = &args.book {
+            bail!(
+                "--book {b}: {} has {} sides, and its games start from the start position (books are for two sides)",
+                variant.name,
+                variant.sides
+            );
+        }
         return many_sided(&args, &variant, &eval);
     }
+    let (openings, said) = Openings::choose(&args, &variant)?;
     let mut tally = Tally::default();
     let mut pairs = Pairs::default();
     let mut think: Vec<f64> = Vec::new();
@@ -536,7 +578,7 @@ fn main() -> anyhow::Result<()> {
         );
     }
     println!(
-        "{} games of {}: A = {} {:?} vs B = {} {:?}, {}, {} at a time",
+        "{} games of {}: A = {} {:?} vs B = {} {:?}, {}, {} at a time, {said}",
         args.games,
         variant.name,
         args.a,
@@ -555,7 +597,8 @@ fn main() -> anyhow::Result<()> {
     let (tx, rx) = mpsc::channel::<anyhow::Result<Played>>();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for worker in 0..args.concurrency {
-            let (tx, args, variant, eval) = (tx.clone(), &args, &variant, &eval);
+            let (tx, args, variant, eval, openings) =
+                (tx.clone(), &args, &variant, &eval, &openings);
             let (next_pair, stop) = (&next_pair, &stop);
             scope.spawn(move || {
                 let engines = Engine::make(&args.a, variant, eval, &args.a_opts, args.seed)
@@ -578,7 +621,7 @@ fn main() -> anyhow::Result<()> {
                     for g in [2 * pair, 2 * pair + 1] {
                         if g < args.games
                             && tx
-                                .send(play_game(args, variant, eval, &mut a, &mut b, g))
+                                .send(play_game(args, variant, eval, openings, &mut a, &mut b, g))
                                 .is_err()
                         {
                             return;

@@ -1,0 +1,117 @@
+//! `engine-book`: writes an opening book for a variant (see `engine::book`).
+//!
+//! ```text
+//! engine-book VARIANT | FILE.toml [--count N] [--plies P] [--pick-depth D] [--check-nodes N]
+//!             [--max-score CP] [--seed S] [--out FILE]
+//! ```
+//!
+//! A built-in variant by name, or any variant file (a player's own). Writes `--count`
+//! openings (default 250), picking each one's plies (`--plies`, default 8) among the moves
+//! within 50 centipawns of the best at `--pick-depth` (default 3),
+//! checks the position reached with a search of `--check-nodes` (default 50,000) and keeps it
+//! if its score is within `--max-score` centipawns (default 60) and no earlier opening
+//! reached it. The derived evaluation judges, so the book does not follow a tuning. Writes
+//! the book (default `target/books/NAME.txt`) with a header saying how it was made;
+//! `engine-match --book FILE` plays from it, and a file copied to `engine/books/` and named
+//! in `engine::book` is compiled in as the variant's default.
+
+use std::{path::PathBuf, sync::Arc, time::Instant};
+
+use anyhow::{Context, bail};
+use engine::{
+    Evaluator,
+    book::{self, BookSpec},
+};
+use rules::Catalog;
+
+fn main() -> anyhow::Result<()> {
+    let mut it = std::env::args().skip(1);
+    let mut target: Option<String> = None;
+    let mut spec = BookSpec::default();
+    let mut out: Option<PathBuf> = None;
+    while let Some(k) = it.next() {
+        let mut val = || it.next().with_context(|| format!("{k} needs a value"));
+        match k.as_str() {
+            "--count" => spec.count = val()?.parse()?,
+            "--plies" => spec.plies = val()?.parse()?,
+            "--pick-depth" => spec.pick_depth = val()?.parse()?,
+            "--check-nodes" => spec.check_nodes = val()?.parse()?,
+            "--max-score" => spec.max_score = val()?.parse()?,
+            "--seed" => spec.seed = val()?.parse()?,
+            "--out" => out = Some(val()?.into()),
+            "--help" | "-h" => {
+                println!(
+                    "engine-book VARIANT|FILE.toml [--count N] [--plies P] [--pick-depth D] \
+                     [--check-nodes N] [--max-score CP] [--seed S] [--out FILE]"
+                );
+                return Ok(());
+            }
+            _ if !k.starts_with("--") && target.is_none() => target = Some(k),
+            _ => bail!("unknown argument {k:?} (see --help)"),
+        }
+    }
+    let target = target.context("name a variant or a variant file (see --help)")?;
+    if spec.count == 0 {
+        bail!("--count 0: a book needs at least one opening");
+    }
+    let variant = if target.ends_with(".toml") {
+        let text = std::fs::read_to_string(&target).with_context(|| format!("reading {target}"))?;
+        Catalog::check_file(&target, &text)?
+    } else {
+        Catalog::builtin().get(&target)?
+    };
+    if variant.sides != 2 {
+        bail!(
+            "{} has {} sides: books are for two-sided matches (a four-player match starts from the start position)",
+            variant.name,
+            variant.sides
+        );
+    }
+    let eval = Arc::new(Evaluator::derived(&variant));
+    let t0 = Instant::now();
+    let (book, stats) = book::generate(&eval, &spec);
+    let header = vec![
+        format!(
+            "{} openings of {} plies for {}, written by engine-book (engine/src/bin/engine-book.rs):",
+            book.len(),
+            spec.plies,
+            variant.name
+        ),
+        format!(
+            "each ply among the moves within 50 centipawns of the best at depth {}, seed {};",
+            spec.pick_depth, spec.seed
+        ),
+        format!(
+            "kept when a {}-node search of the derived evaluation scores the position within {} centipawns",
+            spec.check_nodes, spec.max_score
+        ),
+        format!(
+            "and no earlier opening reached it ({} tried: {} unbalanced, {} repeated, {} ended the game).",
+            stats.tried, stats.unbalanced, stats.repeated, stats.over
+        ),
+    ];
+    let text = book.write(&variant, &header);
+    let path = out.unwrap_or_else(|| PathBuf::from(format!("target/books/{}.txt", variant.name)));
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    println!(
+        "{}: {} openings in {:.1} s ({} tried: {} unbalanced, {} repeated, {} ended the game) -> {}",
+        variant.name,
+        book.len(),
+        t0.elapsed().as_secs_f64(),
+        stats.tried,
+        stats.unbalanced,
+        stats.repeated,
+        stats.over,
+        path.display()
+    );
+    if book.len() < spec.count {
+        println!(
+            "fewer than the {} asked: raise --max-score or --plies, or lower --count",
+            spec.count
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,471 @@
+//! Opening books: the positions a match starts its pairs of games from, kept as files.
+//!
+//! A match plays each opening twice, each engine once with each colour, so that neither gains
+//! from a lucky start. Openings made up on the spot from a seed (as `engine-match` does with
+//! `--book random`) depend on the evaluation that picked them: change the evaluation and a
+//! match with the same seed starts from other positions, so two measurements a month apart do
+//! not compare. A book written once to a file and kept in the repository does not move.
+//!
+//! [`generate`] writes one: each opening is a few plies chosen at random (seeded) among the
+//! moves within 50 centipawns of the best at a shallow depth, as before, and then checked by a
+//! deeper search from the resulting position; an opening whose score is beyond
+//! [`BookSpec::max_score`] for either side is left out, as is one that reaches a position
+//! already in the book (by another order of the same moves). So every pair starts from a
+//! position that is playable for both sides, and no two pairs from the same one.
+//!
+//! The file is text, one opening a line, its moves in UCI notation from the variant's start
+//! (the notation every engine speaks, Fairy-Stockfish included):
+//!
+//! ```text
+//! # any comment
+//! variant chess
+//! e2e4 c7c5 g1f3 d7d6
+//! d2d4 g8f6 c2c4 e7e6
+//! ```
+//!
+//! [`Book::parse`] checks every move against the rules, and says which line and which move
+//! is wrong. The books of the built-in variants the matches measure are compiled in
+//! ([`builtin`], files in `engine/books/`).
+
+use std::{collections::HashSet, sync::Arc};
+
+use rules::{Move, Position, Variant, notation};
+
+use crate::{Evaluator, Searcher, level::Rng, search::Limits};
+
+/// The books compiled in, by variant name (written by `engine-book`, see `engine/books/`).
+const BUILTIN: &[(&str, &str)] = &[
+    ("bilateral", include_str!("../books/bilateral.txt")),
+    ("capablanca", include_str!("../books/capablanca.txt")),
+    ("chess", include_str!("../books/chess.txt")),
+    ("dcb-balanced", include_str!("../books/dcb-balanced.txt")),
+    (
+        "ecumenical-wraparound",
+        include_str!("../books/ecumenical-wraparound.txt"),
+    ),
+    ("grand", include_str!("../books/grand.txt")),
+    ("toulousain", include_str!("../books/toulousain.txt")),
+];
+
+/// Openings for one variant, each a list of legal moves from its start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Book {
+    variant: String,
+    openings: Vec<Vec<Move>>,
+}
+
+/// Why a book's text cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BookError {
+    /// No `variant NAME` line before the first opening.
+    #[error("the book does not say its variant: put a line `variant NAME` before the openings")]
+    NoVariant,
+    /// The book is for another variant.
+    #[error("the book is for {found}, not {wanted}: use a book written for {wanted}")]
+    OtherVariant {
+        /// The variant the book names.
+        found: String,
+        /// The variant being played.
+        wanted: String,
+    },
+    /// A move is not legal where it stands.
+    #[error(
+        "line {line}, move {ply} ({text}): {why}; every move must be legal in UCI notation from the start"
+    )]
+    Move {
+        /// The line's number, from 1.
+        line: usize,
+        /// The move's number in its opening, from 1.
+        ply: usize,
+        /// The move as written.
+        text: String,
+        /// What the rules say of it.
+        why: String,
+    },
+    /// An opening that ends the game.
+    #[error(
+        "line {line}: the game is over after this opening; a book's openings must leave a game to play"
+    )]
+    Over {
+        /// The line's number, from 1.
+        line: usize,
+    },
+    /// Not one opening.
+    #[error("the book has no openings: one a line, moves in UCI notation")]
+    Empty,
+}
+
+impl Book {
+    /// Reads a book for `variant`, checking every move.
+    ///
+    /// # Errors
+    /// [`BookError`] naming the first thing wrong: no variant line, another variant, an
+    /// illegal or unreadable move (with its line and number), an opening that ends the game,
+    /// or no openings at all.
+    pub fn parse(variant: &Arc<Variant>, text: &str) -> Result<Book, BookError> {
+        let mut named = false;
+        let mut openings = Vec::new();
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            if let Some(name) = line.strip_prefix("variant ") {
+                let name = name.trim();
+                if name != variant.name {
+                    return Err(BookError::OtherVariant {
+                        found: name.to_string(),
+                        wanted: variant.name.clone(),
+                    });
+                }
+                named = true;
+                continue;
+            }
+            if !named {
+                return Err(BookError::NoVariant);
+            }
+            let mut pos = Position::start(variant);
+            let mut moves = Vec::new();
+            for (ply, text) in line.split_whitespace().enumerate() {
+                let m = notation::parse_uci(&pos, text).map_err(|e| BookError::Move {
+                    line: i + 1,
+                    ply: ply + 1,
+                    text: text.to_string(),
+                    why: e.to_string(),
+                })?;
+                pos.play_unchecked(m);
+                moves.push(m);
+            }
+            if pos.outcome().is_some() {
+                return Err(BookError::Over { line: i + 1 });
+            }
+            openings.push(moves);
+        }
+        if !named {
+            return Err(BookError::NoVariant);
+        }
+        if openings.is_empty() {
+            return Err(BookError::Empty);
+        }
+        Ok(Book {
+            variant: variant.name.clone(),
+            openings,
+        })
+    }
+
+    /// The variant's name.
+    pub fn variant(&self) -> &str {
+        &self.variant
+    }
+
+    /// How many openings.
+    pub fn len(&self) -> usize {
+        self.openings.len()
+    }
+
+    /// Never true for a parsed or generated book (both refuse to be empty); for Clippy.
+    pub fn is_empty(&self) -> bool {
+        self.openings.is_empty()
+    }
+
+    /// Opening `k`, counting round the book (pair `k` of a match plays opening `k`).
+    pub fn opening(&self, k: u64) -> &[Move] {
+        &self.openings[(k % self.openings.len() as u64) as usize]
+    }
+
+    /// The book as text for [`Book::parse`], after the comment lines in `header`.
+    pub fn write(&self, variant: &Arc<Variant>, header: &[String]) -> String {
+        let mut out = String::new();
+        for h in header {
+            out.push_str("# ");
+            out.push_str(h);
+            out.push('\n');
+        }
+        out.push_str("variant ");
+        out.push_str(&variant.name);
+        out.push('\n');
+        for moves in &self.openings {
+            let mut pos = Position::start(variant);
+            let texts: Vec<String> = moves
+                .iter()
+                .map(|&m| {
+                    let t = notation::uci(&pos, m);
+                    pos.play_unchecked(m);
+                    t
+                })
+                .collect();
+            out.push_str(&texts.join(" "));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The compiled-in book for `variant`, if it has one.
+pub fn builtin(variant: &Arc<Variant>) -> Option<Book> {
+    BUILTIN
+        .iter()
+        .find(|(name, _)| *name == variant.name)
+        .and_then(|(_, text)| Book::parse(variant, text).ok())
+}
+
+/// What [`generate`] makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookSpec {
+    /// How many openings.
+    pub count: usize,
+    /// Plies in each.
+    pub plies: u32,
+    /// Depth of the search that picks each ply's candidates (those within 50 centipawns of
+    /// its best).
+    pub pick_depth: u32,
+    /// Nodes of the search that checks the position an opening reaches.
+    pub check_nodes: u64,
+    /// The largest score (centipawns, either side) an opening may leave.
+    pub max_score: i32,
+    /// Seeds the choice among candidates: the same spec gives the same book.
+    pub seed: u64,
+}
+
+impl Default for BookSpec {
+    fn default() -> Self {
+        BookSpec {
+            count: 250,
+            plies: 8,
+            pick_depth: 3,
+            check_nodes: 50_000,
+            max_score: 60,
+            seed: 1,
+        }
+    }
+}
+
+/// What [`generate`] did besides the book: how many tries it left out and why.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BookStats {
+    /// Openings tried.
+    pub tried: usize,
+    /// Left out for a score beyond the limit.
+    pub unbalanced: usize,
+    /// Left out for reaching a position already in the book.
+    pub repeated: usize,
+    /// Left out for ending the game.
+    pub over: usize,
+}
+
+/// Writes a book of `spec.count` openings for `eval`'s variant (see the module's notes), or
+/// fewer if twenty tries an opening do not find that many.
+pub fn generate(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
+    let variant = eval.variant().clone();
+    let mut searcher = Searcher::new(eval.clone(), 16);
+    let mut seen = HashSet::new();
+    let mut openings = Vec::new();
+    let mut stats = BookStats::default();
+    let check = Limits {
+        nodes: Some(spec.check_nodes),
+        ..Limits::default()
+    };
+    while openings.len() < spec.count && stats.tried < spec.count * 20 {
+        let seed = spec
+            .seed
+            .wrapping_mul(0x9E37_79B9)
+            .wrapping_add(stats.tried as u64);
+        stats.tried += 1;
+        let moves = random_opening(&mut searcher, &variant, spec.plies, spec.pick_depth, seed);
+        let mut pos = Position::start(&variant);
+        for &m in &moves {
+            pos.play_unchecked(m);
+        }
+        if pos.outcome().is_some() {
+            stats.over += 1;
+            continue;
+        }
+        if seen.contains(&pos.hash()) {
+            stats.repeated += 1;
+            continue;
+        }
+        searcher.new_game();
+        let score = searcher.search(&mut pos, &check, |_| {}).score;
+        if score.abs() > spec.max_score {
+            stats.unbalanced += 1;
+            continue;
+        }
+        seen.insert(pos.hash());
+        openings.push(moves);
+    }
+    let book = Book {
+        variant: variant.name.clone(),
+        openings,
+    };
+    (book, stats)
+}
+
+/// A random opening of `plies` moves, each uniform among those within 50 centipawns of the
+/// best at `depth` (fewer moves if the game ends first).
+pub fn random_opening(
+    searcher: &mut Searcher,
+    variant: &Arc<Variant>,
+    plies: u32,
+    depth: u32,
+    seed: u64,
+) -> Vec<Move> {
+    let mut rng = Rng::new(seed);
+    let mut pos = Position::start(variant);
+    let mut out = Vec::new();
+    for _ in 0..plies {
+        if pos.outcome().is_some() {
+            break;
+        }
+        let scored = searcher.score_root_moves(&mut pos, depth, &Limits::default());
+        let Some(best) = scored.iter().map(|x| x.1).max() else {
+            break;
+        };
+        let ok: Vec<Move> = scored
+            .iter()
+            .filter(|x| x.1 >= best - 50)
+            .map(|x| x.0)
+            .collect();
+        let m = ok[rng.below(ok.len() as u64) as usize];
+        pos.play_unchecked(m);
+        out.push(m);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::Catalog;
+
+    fn chess() -> Arc<Variant> {
+        Catalog::builtin().get("chess").unwrap()
+    }
+
+    #[test]
+    fn a_generated_book_reads_back_the_same() {
+        let v = chess();
+        let eval = Arc::new(Evaluator::derived(&v));
+        let spec = BookSpec {
+            count: 6,
+            plies: 4,
+            check_nodes: 2_000,
+            max_score: 80,
+            ..BookSpec::default()
+        };
+        let (book, stats) = generate(&eval, &spec);
+        assert_eq!(book.len(), 6);
+        assert!(stats.tried >= 6);
+        let text = book.write(&v, &["a test".to_string()]);
+        assert!(text.starts_with("# a test\nvariant chess\n"), "{text}");
+        assert_eq!(Book::parse(&v, &text).unwrap(), book);
+        // The same spec gives the same book.
+        assert_eq!(generate(&eval, &spec).0, book);
+        // No two openings reach the same position.
+        let ends: HashSet<u64> = (0..book.len() as u64)
+            .map(|k| {
+                let mut pos = Position::start(&v);
+                for &m in book.opening(k) {
+                    pos.play_unchecked(m);
+                }
+                pos.hash()
+            })
+            .collect();
+        assert_eq!(ends.len(), book.len());
+    }
+
+    #[test]
+    fn an_unbalanced_opening_is_left_out() {
+        let v = chess();
+        let eval = Arc::new(Evaluator::derived(&v));
+        // A limit of 0 centipawns leaves out every opening not scored exactly level.
+        let spec = BookSpec {
+            count: 4,
+            plies: 3,
+            check_nodes: 2_000,
+            max_score: 0,
+            ..BookSpec::default()
+        };
+        let (book, stats) = generate(&eval, &spec);
+        assert!(stats.unbalanced > 0, "{stats:?}");
+        assert_eq!(
+            book.len() + stats.unbalanced + stats.repeated + stats.over,
+            stats.tried
+        );
+    }
+
+    #[test]
+    fn openings_count_round_the_book() {
+        let v = chess();
+        let book = Book::parse(&v, "variant chess\ne2e4 e7e5\nd2d4\n").unwrap();
+        assert_eq!(book.len(), 2);
+        assert_eq!(book.opening(0).len(), 2);
+        assert_eq!(book.opening(1).len(), 1);
+        assert_eq!(book.opening(2), book.opening(0));
+    }
+
+    #[test]
+    fn a_bad_book_says_what_is_wrong_and_where() {
+        let v = chess();
+        let cases: &[(&str, BookError)] = &[
+            ("e2e4\n", BookError::NoVariant),
+            ("# nothing\n", BookError::NoVariant),
+            ("variant chess\n# none\n", BookError::Empty),
+            (
+                "variant grand\ne2e4\n",
+                BookError::OtherVariant {
+                    found: "grand".into(),
+                    wanted: "chess".into(),
+                },
+            ),
+            (
+                "variant chess\ne2e4 e7e5\ng1f3 e2e4\n",
+                BookError::Move {
+                    line: 3,
+                    ply: 2,
+                    text: "e2e4".into(),
+                    why: String::new(),
+                },
+            ),
+            (
+                "variant chess\nf2f3 e7e5 g2g4 d8h4\n",
+                BookError::Over { line: 2 },
+            ),
+        ];
+        for (text, want) in cases {
+            let got = Book::parse(&v, text).unwrap_err();
+            match (&got, want) {
+                (
+                    BookError::Move {
+                        line,
+                        ply,
+                        text,
+                        why,
+                    },
+                    BookError::Move {
+                        line: l,
+                        ply: p,
+                        text: t,
+                        ..
+                    },
+                ) => {
+                    assert_eq!((line, ply, text), (l, p, t));
+                    assert!(!why.is_empty());
+                    assert!(got.to_string().contains("line 3, move 2 (e2e4)"), "{got}");
+                }
+                _ => assert_eq!(&got, want, "{text}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_builtin_book_is_legal_and_for_its_variant() {
+        let catalog = Catalog::builtin();
+        for (name, text) in BUILTIN {
+            let v = catalog.get(name).unwrap();
+            let book = Book::parse(&v, text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(book.len() >= 100, "{name}: {} openings", book.len());
+            assert_eq!(builtin(&v), Some(book), "{name}");
+        }
+        assert_eq!(builtin(&catalog.get("courier").unwrap()), None);
+    }
+}
