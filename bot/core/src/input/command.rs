@@ -465,7 +465,7 @@ pub fn usage(command: &str) -> Option<&'static str> {
         "piece" => "piece VARIANT PIECE — how one piece moves, e.g. `piece toulousain gryphon`",
         "help" => "help [COMMAND] — this help",
         "play" => {
-            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`. Against the bot: `play toulousain vs bot` or `play toulousain level 3` (levels 1, beginner, to 5, full strength; default 3; in chess, on Stockfish's scale, level 3 plays about 1300, level 4 about 1700, level 5 1800 and more, levels 1 and 2 well below 1300); in a four-player form, e.g. `play dcb-balanced-4p vs bot`, the bot takes the three other seats"
+            "play VARIANT [@user] [white|black|random] [position N] — another name for `challenge`: start a game, e.g. `play chess` or `play @bob toulousain`; then type moves, e.g. `e4`. Against the bot: `play toulousain vs bot` or `play toulousain level 3` (levels 1, beginner, to 5, full strength; default 3; in chess, on Stockfish's scale, level 3 plays about 1300, level 4 about 1700, level 5 1800 and more, levels 1 and 2 well below 1300; in Capablanca and Grand, against Fairy-Stockfish at 100 ms a move, level 3 plays about its Skill Level 1-2, levels 4 and 5 about Skill Level 5-6, levels 1 and 2 below Skill Level 0); in a four-player form, e.g. `play dcb-balanced-4p vs bot`, the bot takes the three other seats"
         }
         "setup" => {
             "setup [#GAME] NUMBER|RNBQKBNR|random — Looking-Glass: choose your secret back rank (Chess960 rules), privately"
