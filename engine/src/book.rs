@@ -163,14 +163,19 @@ impl Book {
         self.openings.len()
     }
 
-    /// Never true for a parsed or generated book (both refuse to be empty); for Clippy.
+    /// Whether the book has no openings: never for a parsed one; a generated one is empty
+    /// when no try was level enough ([`BookSpec::max_score`]).
     pub fn is_empty(&self) -> bool {
         self.openings.is_empty()
     }
 
-    /// Opening `k`, counting round the book (pair `k` of a match plays opening `k`).
+    /// Opening `k`, counting round the book (pair `k` of a match plays opening `k`); no
+    /// moves for an empty book.
     pub fn opening(&self, k: u64) -> &[Move] {
-        &self.openings[(k % self.openings.len() as u64) as usize]
+        match self.openings.len() as u64 {
+            0 => &[],
+            n => &self.openings[(k % n) as usize],
+        }
     }
 
     /// The book as text for [`Book::parse`], after the comment lines in `header`.
@@ -391,6 +396,17 @@ mod tests {
             book.len() + stats.unbalanced + stats.repeated + stats.over,
             stats.tried
         );
+        // A limit no score meets leaves the book empty after its tries, and an empty book
+        // gives no moves rather than a panic.
+        let spec = BookSpec {
+            count: 2,
+            max_score: -1,
+            ..spec
+        };
+        let (book, stats) = generate(&eval, &spec);
+        assert!(book.is_empty());
+        assert_eq!(stats.tried, 40);
+        assert_eq!(book.opening(3), &[] as &[Move]);
     }
 
     #[test]

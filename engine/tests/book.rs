@@ -119,6 +119,35 @@ fn a_wrong_book_is_refused_with_its_line() {
 }
 
 #[test]
+fn a_book_nothing_can_fill_is_not_written() {
+    let out = scratch("none.txt");
+    let (ok, said) = run(
+        BOOK,
+        &[
+            "chess",
+            "--count",
+            "1",
+            "--plies",
+            "1",
+            "--pick-depth",
+            "1",
+            "--check-nodes",
+            "100",
+            "--max-score",
+            "-1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains("none of 20 tries was within -1 centipawns: raise --max-score"),
+        "{said}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
 fn four_sides_have_no_book() {
     let (ok, said) = run(
         MATCH,

@@ -90,6 +90,14 @@ fn main() -> anyhow::Result<()> {
             stats.tried, stats.unbalanced, stats.repeated, stats.over
         ),
     ];
+    if book.is_empty() {
+        bail!(
+            "{}: none of {} tries was within {} centipawns: raise --max-score or lower --plies",
+            variant.name,
+            stats.tried,
+            spec.max_score
+        );
+    }
     let text = book.write(&variant, &header);
     let path = out.unwrap_or_else(|| PathBuf::from(format!("target/books/{}.txt", variant.name)));
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
