@@ -277,10 +277,7 @@ pub fn generate(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
             .wrapping_add(stats.tried as u64);
         stats.tried += 1;
         let moves = random_opening(&mut searcher, &variant, spec.plies, spec.pick_depth, seed);
-        let mut pos = Position::start(&variant);
-        for &m in &moves {
-            pos.play_unchecked(m);
-        }
+        let mut pos = after(&variant, &moves);
         if pos.outcome().is_some() {
             stats.over += 1;
             continue;
@@ -303,6 +300,15 @@ pub fn generate(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
         openings,
     };
     (book, stats)
+}
+
+/// The position after `moves` from the start.
+fn after(variant: &Arc<Variant>, moves: &[Move]) -> Position {
+    let mut pos = Position::start(variant);
+    for &m in moves {
+        pos.play_unchecked(m);
+    }
+    pos
 }
 
 /// A random opening of `plies` moves, each uniform among those within 50 centipawns of the
@@ -367,13 +373,7 @@ mod tests {
         assert_eq!(generate(&eval, &spec).0, book);
         // No two openings reach the same position.
         let ends: HashSet<u64> = (0..book.len() as u64)
-            .map(|k| {
-                let mut pos = Position::start(&v);
-                for &m in book.opening(k) {
-                    pos.play_unchecked(m);
-                }
-                pos.hash()
-            })
+            .map(|k| after(&v, book.opening(k)).hash())
             .collect();
         assert_eq!(ends.len(), book.len());
     }
