@@ -752,11 +752,20 @@ impl Searcher {
                 return s;
             }
         }
+        // The moves are listed before the pruning below only where a position may end
+        // otherwise than by mate or stalemate (four players, special powers, capture goals,
+        // the bare-King rule). Elsewhere a node that the pruning cuts never lists its moves:
+        // the cut needs none, and without check the only end it could miss is a stalemate,
+        // which the static score stands in for, as it does in the quiescence search.
+        let v = self.eval.variant();
+        let list_first = self.four || v.unusual || v.end.bare_king;
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        pos.legal_moves_into(&mut moves);
-        if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
-            self.buffers[ply] = moves;
-            return s;
+        if list_first {
+            pos.legal_moves_into(&mut moves);
+            if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
+                self.buffers[ply] = moves;
+                return s;
+            }
         }
         // Internal iterative reduction: a node deep enough to matter that the table knows no
         // move for is searched a ply shallower (its ordering is poor, and the next visit will
@@ -818,6 +827,13 @@ impl Searcher {
                     self.buffers[ply] = moves;
                     return if v >= MATE_BOUND { beta } else { v };
                 }
+            }
+        }
+        if !list_first {
+            pos.legal_moves_into(&mut moves);
+            if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
+                self.buffers[ply] = moves;
+                return s;
             }
         }
         let futile = shallow && depth == 1 && stand + 200 <= alpha;
@@ -976,13 +992,23 @@ impl Searcher {
             return 0;
         }
         let alpha0 = alpha;
-        let mut moves = std::mem::take(&mut self.buffers[ply]);
         let in_check = !self.four && pos.is_check();
         // Out of check with two sides, only the captures and promotions are generated: a
         // quiet position is scored by standing pat, so a stalemate there goes unseen, as in
         // most engines, and the generator saves the rest of the moves and their legality
         // tests. In check every move is needed, to see a mate.
         let tactical_only = !(self.four || in_check || self.eval.variant().unusual);
+        // There, unless the bare-King rule may end the game, nothing the moves could tell
+        // changes a stand-pat cut: it is taken before they are listed (most quiescence
+        // nodes end so, and listing the captures cost them as much as their evaluation).
+        let early =
+            (tactical_only && !self.eval.variant().end.bare_king).then(|| self.static_eval(pos));
+        if let Some(stand) = early
+            && (stand >= beta || ply >= MAX_PLY - 1)
+        {
+            return stand;
+        }
+        let mut moves = std::mem::take(&mut self.buffers[ply]);
         if tactical_only {
             pos.legal_tactical_into(&mut moves);
         } else {
@@ -993,7 +1019,7 @@ impl Searcher {
             return s;
         }
         let evading = in_check && checks > 0;
-        let stand = self.static_eval(pos);
+        let stand = early.unwrap_or_else(|| self.static_eval(pos));
         if !evading {
             if stand >= beta || ply >= MAX_PLY - 1 {
                 self.buffers[ply] = moves;
