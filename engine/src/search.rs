@@ -999,8 +999,7 @@ impl Searcher {
         // tests. In check every move is needed, to see a mate.
         let tactical_only = !(self.four || in_check || self.eval.variant().unusual);
         // There, unless the bare-King rule may end the game, nothing the moves could tell
-        // changes a stand-pat cut: it is taken before they are listed (most quiescence
-        // nodes end so, and listing the captures cost them as much as their evaluation).
+        // changes a stand-pat cut, so it is taken before they are listed.
         let early =
             (tactical_only && !self.eval.variant().end.bare_king).then(|| self.static_eval(pos));
         if let Some(stand) = early
