@@ -189,6 +189,9 @@ pub struct Searcher {
     null_at: Vec<bool>,
     /// Null-move pruning is sound here (two sides, no special powers).
     null_ok: bool,
+    /// Only mate or stalemate can end a game here (two sides; no special powers, capture
+    /// goals or bare-King rule), so a node may be cut before its moves are listed.
+    plain_ends: bool,
     /// Lazy SMP: searchers that run beside this one on threads of their own during
     /// [`Searcher::search`], sharing its table (empty: one thread).
     helpers: Vec<Searcher>,
@@ -207,6 +210,7 @@ impl Searcher {
         let four = eval.variant().sides > 2;
         let sides = eval.variant().sides as usize;
         let null_ok = !four && eval.variant().special.is_none();
+        let plain_ends = !four && !eval.variant().unusual && !eval.variant().end.bare_king;
         Searcher {
             eval,
             tt,
@@ -228,6 +232,7 @@ impl Searcher {
             pv: vec![Vec::new(); MAX_PLY + 1],
             null_at: vec![false; MAX_PLY + 2],
             null_ok,
+            plain_ends,
             helpers: Vec::new(),
             skip: 0,
         }
@@ -670,6 +675,13 @@ impl Searcher {
         })
     }
 
+    /// Lists the legal moves into `moves`; the score if the position has ended
+    /// ([`Searcher::terminal`]).
+    fn list_moves(&self, pos: &Position, moves: &mut MoveList, ply: usize) -> Option<i32> {
+        pos.legal_moves_into(moves);
+        self.terminal(pos, moves.is_empty(), ply)
+    }
+
     /// A draw by the rules, or as good as one. A position that already occurred on the
     /// search's own line is a draw: the side that allowed it back could repeat it again. One
     /// that occurred only in the game before the search is a draw only once the rules' count
@@ -753,19 +765,16 @@ impl Searcher {
             }
         }
         // The moves are listed before the pruning below only where a position may end
-        // otherwise than by mate or stalemate (four players, special powers, capture goals,
-        // the bare-King rule). Elsewhere a node that the pruning cuts never lists its moves:
-        // the cut needs none, and without check the only end it could miss is a stalemate,
-        // which the static score stands in for, as it does in the quiescence search.
-        let v = self.eval.variant();
-        let list_first = self.four || v.unusual || v.end.bare_king;
+        // otherwise than by mate or stalemate ([`Searcher::plain_ends`]). Elsewhere a node
+        // that the pruning cuts never lists its moves: the cut needs none, and without check
+        // the only end it could miss is a stalemate, which the static score stands in for,
+        // as it does in the quiescence search.
         let mut moves = std::mem::take(&mut self.buffers[ply]);
-        if list_first {
-            pos.legal_moves_into(&mut moves);
-            if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
-                self.buffers[ply] = moves;
-                return s;
-            }
+        if !self.plain_ends
+            && let Some(s) = self.list_moves(pos, &mut moves, ply)
+        {
+            self.buffers[ply] = moves;
+            return s;
         }
         // Internal iterative reduction: a node deep enough to matter that the table knows no
         // move for is searched a ply shallower (its ordering is poor, and the next visit will
@@ -829,12 +838,11 @@ impl Searcher {
                 }
             }
         }
-        if !list_first {
-            pos.legal_moves_into(&mut moves);
-            if let Some(s) = self.terminal(pos, moves.is_empty(), ply) {
-                self.buffers[ply] = moves;
-                return s;
-            }
+        if self.plain_ends
+            && let Some(s) = self.list_moves(pos, &mut moves, ply)
+        {
+            self.buffers[ply] = moves;
+            return s;
         }
         let futile = shallow && depth == 1 && stand + 200 <= alpha;
         let mut scores = std::mem::take(&mut self.scores[ply]);
@@ -1000,8 +1008,7 @@ impl Searcher {
         let tactical_only = !(self.four || in_check || self.eval.variant().unusual);
         // There, unless the bare-King rule may end the game, nothing the moves could tell
         // changes a stand-pat cut, so it is taken before they are listed.
-        let early =
-            (tactical_only && !self.eval.variant().end.bare_king).then(|| self.static_eval(pos));
+        let early = (self.plain_ends && !in_check).then(|| self.static_eval(pos));
         if let Some(stand) = early
             && (stand >= beta || ply >= MAX_PLY - 1)
         {
