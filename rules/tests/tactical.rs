@@ -58,6 +58,12 @@ fn tactical_moves_are_the_legal_captures_promotions_and_pushes() {
     // tactical moves by the tens of thousands (captures, en passant, promotions).
     assert!(nodes > 10_000, "only {nodes} positions");
     assert!(variants.len() >= 8, "only {variants:?}");
+    // Bilateral's special powers have a generator of their own, which filters before its
+    // legality tests.
+    assert!(
+        variants.contains("bilateral"),
+        "no Bilateral in {variants:?}"
+    );
     assert!(found > 50_000, "only {found} tactical moves");
 }
 

@@ -51,7 +51,7 @@ impl Position {
                 return;
             }
             if self.variant.special.is_some() {
-                self.special_legal(out);
+                self.special_legal(out, false);
                 return;
             }
         }
@@ -88,9 +88,15 @@ impl Position {
     /// In the ordinary case (two sides, a royal piece, no special powers, capture goals or
     /// river rules) the other moves are neither written nor tested for legality, which is
     /// most of the generator's work in a quiet position: a slider's empty cells and the
-    /// King's steps, each of which needs the full test. Elsewhere it filters the full list.
+    /// King's steps, each of which needs the full test. With special powers (and no capture
+    /// goal) only the tactical pseudo-legal moves get the legality test. Elsewhere it
+    /// filters the full list.
     pub fn legal_tactical_into(&self, out: &mut MoveList) {
         let v = &*self.variant;
+        if v.special.is_some() && v.capture_goal.is_empty() {
+            self.special_legal(out, true);
+            return;
+        }
         let king = self.royal[self.turn.index()];
         let Some(king) = king.filter(|_| !v.unusual && v.sides == 2) else {
             self.legal_moves_into(out);

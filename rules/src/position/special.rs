@@ -713,11 +713,17 @@ impl Position {
     }
 
     /// Legal moves of a variant with special powers: each pseudo-legal move is played on a
-    /// scratch copy and kept when the mover's royal piece is not attacked afterwards.
+    /// scratch copy and kept when the mover's royal piece is not attacked afterwards. With
+    /// `tactical`, only the moves that capture, promote or push ([`Move::is_tactical`]) are
+    /// kept, before the legality tests, which are most of the work: the quiescence search
+    /// asks for those alone at every node.
     #[inline(never)]
-    pub(super) fn special_legal(&self, out: &mut MoveList) {
+    pub(super) fn special_legal(&self, out: &mut MoveList, tactical: bool) {
         out.clear();
         self.special_pseudo(out);
+        if tactical {
+            out.retain(|m| m.is_tactical());
+        }
         let us = self.turn;
         if self.royal[us.index()].is_none() {
             return;
