@@ -189,9 +189,12 @@ pub struct Searcher {
     null_at: Vec<bool>,
     /// Null-move pruning is sound here (two sides, no special powers).
     null_ok: bool,
-    /// Only mate or stalemate can end a game here (two sides; no capture goal or bare-King
-    /// rule), so a node may be cut before its moves are listed. Special powers and river
-    /// rules change which moves there are, not how a game ends.
+    /// Out of check, quiescence may list only the tactical moves: two sides and no capture
+    /// goal (whose win the search sees only as a position without moves).
+    tactical_ok: bool,
+    /// Only mate or stalemate can end a game here ([`Searcher::tactical_ok`] and no
+    /// bare-King rule), so a node may be cut before its moves are listed. Special powers and
+    /// river rules change which moves there are, not how a game ends.
     plain_ends: bool,
     /// Lazy SMP: searchers that run beside this one on threads of their own during
     /// [`Searcher::search`], sharing its table (empty: one thread).
@@ -211,8 +214,8 @@ impl Searcher {
         let four = eval.variant().sides > 2;
         let sides = eval.variant().sides as usize;
         let null_ok = !four && eval.variant().special.is_none();
-        let plain_ends =
-            !four && eval.variant().capture_goal.is_empty() && !eval.variant().end.bare_king;
+        let tactical_ok = !four && eval.variant().capture_goal.is_empty();
+        let plain_ends = tactical_ok && !eval.variant().end.bare_king;
         Searcher {
             eval,
             tt,
@@ -234,6 +237,7 @@ impl Searcher {
             pv: vec![Vec::new(); MAX_PLY + 1],
             null_at: vec![false; MAX_PLY + 2],
             null_ok,
+            tactical_ok,
             plain_ends,
             helpers: Vec::new(),
             skip: 0,
@@ -1003,13 +1007,11 @@ impl Searcher {
         }
         let alpha0 = alpha;
         let in_check = !self.four && pos.is_check();
-        // Out of check with two sides and no capture goal (whose win the search sees as a
-        // position without moves), only the captures, promotions and pushes are generated: a
-        // quiet position is scored by standing pat, so a stalemate there goes unseen, as in
-        // most engines, and the generator saves the rest of the moves and their legality
-        // tests. In check every move is needed, to see a mate.
-        let tactical_only =
-            !(self.four || in_check || !self.eval.variant().capture_goal.is_empty());
+        // Out of check, where [`Searcher::tactical_ok`], only the captures, promotions and
+        // pushes are generated: a quiet position is scored by standing pat, so a stalemate
+        // there goes unseen, as in most engines, and the generator saves the rest of the
+        // moves and their legality tests. In check every move is needed, to see a mate.
+        let tactical_only = self.tactical_ok && !in_check;
         // There, unless the bare-King rule may end the game, nothing the moves could tell
         // changes a stand-pat cut, so it is taken before they are listed.
         let early = (self.plain_ends && !in_check).then(|| self.static_eval(pos));
