@@ -13,6 +13,14 @@
 //! already in the book (by another order of the same moves). So every pair starts from a
 //! position that is playable for both sides, and no two pairs from the same one.
 //!
+//! A score is not always enough. In a variant whose array favours one side beyond what the
+//! evaluation sees (Single Besiege Ecumenical: Black's two camps stand back to back, White's
+//! are fourteen ranks apart), every opening scores level and one colour still wins nearly
+//! every game, so each pair of a match is split by colour and says little of the engines.
+//! [`BookSpec::judge`] then also plays each opening out a few times against itself at a small
+//! node budget ([`Judge`]) and keeps it only when neither side took more than three quarters
+//! of the points: the book is level by results, not by a score.
+//!
 //! The file is text, one opening a line, its moves in UCI notation from the variant's start
 //! (the notation every engine speaks, Fairy-Stockfish included):
 //!
@@ -29,7 +37,7 @@
 
 use std::{collections::HashSet, sync::Arc};
 
-use rules::{Move, Position, Variant, notation};
+use rules::{Move, Outcome, Position, Side, Variant, notation};
 
 use crate::{Evaluator, Searcher, level::Rng, search::Limits};
 
@@ -230,6 +238,35 @@ pub struct BookSpec {
     pub max_score: i32,
     /// Seeds the choice among candidates: the same spec gives the same book.
     pub seed: u64,
+    /// Also play each opening out ([`Judge`]); `None` trusts the score alone.
+    pub judge: Option<Judge>,
+    /// Threads that play the judging games (the book does not depend on it).
+    pub threads: usize,
+}
+
+/// How [`generate`] judges an opening by play: `games` games of the engine against itself
+/// from the opening's position, the `k`th at `nodes × (4 + k) / 4` nodes a move (so that a
+/// deterministic search plays a different game each time), each adjudicated a draw after
+/// `max_plies` plies. The opening is kept when the first side's share of the points is
+/// between a quarter and three quarters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Judge {
+    /// Games from each opening.
+    pub games: u32,
+    /// Nodes a move in the first game.
+    pub nodes: u64,
+    /// A game still going after this many plies (the opening's included) counts as a draw.
+    pub max_plies: u32,
+}
+
+impl Default for Judge {
+    fn default() -> Self {
+        Judge {
+            games: 2,
+            nodes: 3_000,
+            max_plies: 400,
+        }
+    }
 }
 
 impl Default for BookSpec {
@@ -241,6 +278,8 @@ impl Default for BookSpec {
             check_nodes: 50_000,
             max_score: 60,
             seed: 1,
+            judge: None,
+            threads: 1,
         }
     }
 }
@@ -256,6 +295,12 @@ pub struct BookStats {
     pub repeated: usize,
     /// Left out for ending the game.
     pub over: usize,
+    /// Left out because one side took more than three quarters of the judging games' points
+    /// ([`BookSpec::judge`]).
+    pub lopsided: usize,
+    /// The first side's half-points and the games played, over the judging games of the
+    /// openings kept.
+    pub kept_halves: (u32, u32),
 }
 
 /// Writes a book of `spec.count` openings for `eval`'s variant (see the module's notes), or
@@ -270,36 +315,130 @@ pub fn generate(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
         nodes: Some(spec.check_nodes),
         ..Limits::default()
     };
-    while openings.len() < spec.count && stats.tried < spec.count * 20 {
-        let seed = spec
-            .seed
-            .wrapping_mul(0x9E37_79B9)
-            .wrapping_add(stats.tried as u64);
-        stats.tried += 1;
-        let moves = random_opening(&mut searcher, &variant, spec.plies, spec.pick_depth, seed);
-        let mut pos = after(&variant, &moves);
-        if pos.outcome().is_some() {
-            stats.over += 1;
-            continue;
+    let tries = spec.count * 20;
+    // Candidates are found one at a time (each depends on the positions already kept) and
+    // judged in batches on `spec.threads` threads, then taken in order, so the book is the
+    // same whatever the number of threads.
+    let batch = if spec.judge.is_some() {
+        spec.threads.max(1) * 2
+    } else {
+        1
+    };
+    while openings.len() < spec.count && stats.tried < tries {
+        let mut candidates = Vec::new();
+        let mut reached = HashSet::new();
+        while candidates.len() < batch
+            && openings.len() + candidates.len() < spec.count
+            && stats.tried < tries
+        {
+            let seed = spec
+                .seed
+                .wrapping_mul(0x9E37_79B9)
+                .wrapping_add(stats.tried as u64);
+            stats.tried += 1;
+            let moves = random_opening(&mut searcher, &variant, spec.plies, spec.pick_depth, seed);
+            let mut pos = after(&variant, &moves);
+            if pos.outcome().is_some() {
+                stats.over += 1;
+                continue;
+            }
+            if seen.contains(&pos.hash()) || !reached.insert(pos.hash()) {
+                stats.repeated += 1;
+                continue;
+            }
+            searcher.new_game();
+            let score = searcher.search(&mut pos, &check, |_| {}).score;
+            if score.abs() > spec.max_score {
+                stats.unbalanced += 1;
+                continue;
+            }
+            candidates.push((moves, pos));
         }
-        if seen.contains(&pos.hash()) {
-            stats.repeated += 1;
-            continue;
+        let points = match spec.judge {
+            Some(judge) => judge_all(eval, &judge, &candidates, spec.threads),
+            None => vec![None; candidates.len()],
+        };
+        for ((moves, pos), points) in candidates.into_iter().zip(points) {
+            if let (Some(p), Some(judge)) = (points, spec.judge) {
+                let share = p / f64::from(judge.games.max(1));
+                if !(0.25..=0.75).contains(&share) {
+                    stats.lopsided += 1;
+                    continue;
+                }
+                stats.kept_halves.0 += (p * 2.0).round() as u32;
+                stats.kept_halves.1 += judge.games;
+            }
+            seen.insert(pos.hash());
+            openings.push(moves);
         }
-        searcher.new_game();
-        let score = searcher.search(&mut pos, &check, |_| {}).score;
-        if score.abs() > spec.max_score {
-            stats.unbalanced += 1;
-            continue;
-        }
-        seen.insert(pos.hash());
-        openings.push(moves);
     }
     let book = Book {
         variant: variant.name.clone(),
         openings,
     };
     (book, stats)
+}
+
+/// The first side's points from each candidate's judging games, played on `threads` threads.
+fn judge_all(
+    eval: &Arc<Evaluator>,
+    judge: &Judge,
+    candidates: &[(Vec<Move>, Position)],
+    threads: usize,
+) -> Vec<Option<f64>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out = std::sync::Mutex::new(vec![None; candidates.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, candidates.len().max(1)) {
+            scope.spawn(|| {
+                let mut searcher = Searcher::new(eval.clone(), 16);
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((moves, pos)) = candidates.get(i) else {
+                        return;
+                    };
+                    let points: f64 = (0..judge.games)
+                        .map(|k| {
+                            let nodes = judge.nodes * (4 + u64::from(k)) / 4;
+                            let budget = judge.max_plies.saturating_sub(moves.len() as u32);
+                            play_out(&mut searcher, pos.clone(), nodes, budget)
+                        })
+                        .sum();
+                    out.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(points);
+                }
+            });
+        }
+    });
+    out.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Plays `pos` out with `searcher` on both sides at `nodes` a move: the first side's points
+/// (a game still going after `max_plies` plies is a draw).
+pub fn play_out(searcher: &mut Searcher, mut pos: Position, nodes: u64, max_plies: u32) -> f64 {
+    let limits = Limits {
+        nodes: Some(nodes),
+        ..Limits::default()
+    };
+    searcher.new_game();
+    for _ in 0..max_plies {
+        if let Some(outcome) = pos.outcome() {
+            return points_of(&outcome);
+        }
+        let Some(m) = searcher.search(&mut pos, &limits, |_| {}).best else {
+            break;
+        };
+        pos.play_unchecked(m);
+    }
+    pos.outcome().map_or(0.5, |o| points_of(&o))
+}
+
+/// The first side's points for a finished game.
+fn points_of(outcome: &Outcome) -> f64 {
+    match outcome {
+        Outcome::Win { winner, .. } if *winner == Side::WHITE => 1.0,
+        Outcome::Win { .. } => 0.0,
+        Outcome::Draw(_) => 0.5,
+    }
 }
 
 /// The position after `moves` from the start.
@@ -407,6 +546,88 @@ mod tests {
         assert!(book.is_empty());
         assert_eq!(stats.tried, 40);
         assert_eq!(book.opening(3), &[] as &[Move]);
+    }
+
+    /// The position after `moves` (UCI) from chess's start.
+    fn chess_after(v: &Arc<Variant>, moves: &str) -> Position {
+        let mut pos = Position::start(v);
+        for t in moves.split_whitespace() {
+            let m = notation::parse_uci(&pos, t).unwrap();
+            pos.play_unchecked(m);
+        }
+        pos
+    }
+
+    #[test]
+    fn a_game_played_out_scores_for_the_first_side() {
+        let v = chess();
+        let mut searcher = Searcher::new(Arc::new(Evaluator::derived(&v)), 1);
+        // White mates at once (Qxf7), Black at once (Qh4); a game cut before its end is a draw.
+        let white = chess_after(&v, "e2e4 e7e5 d1h5 b8c6 f1c4 g8f6");
+        let black = chess_after(&v, "f2f3 e7e5 g2g4");
+        assert_eq!(play_out(&mut searcher, white.clone(), 500, 10), 1.0);
+        assert_eq!(play_out(&mut searcher, black, 500, 10), 0.0);
+        assert_eq!(play_out(&mut searcher, white, 500, 0), 0.5);
+    }
+
+    #[test]
+    fn judged_openings_are_level_by_play_and_the_same_on_any_number_of_threads() {
+        let v = chess();
+        let eval = Arc::new(Evaluator::derived(&v));
+        let spec = BookSpec {
+            count: 6,
+            plies: 4,
+            check_nodes: 1_000,
+            // Every score passes: only the games judge.
+            max_score: 100_000,
+            judge: Some(Judge {
+                games: 2,
+                nodes: 300,
+                max_plies: 60,
+            }),
+            threads: 1,
+            ..BookSpec::default()
+        };
+        let (book, stats) = generate(&eval, &spec);
+        assert_eq!(
+            book.len() + stats.unbalanced + stats.repeated + stats.over + stats.lopsided,
+            stats.tried,
+            "{stats:?}"
+        );
+        assert_eq!(stats.kept_halves.1, 2 * book.len() as u32);
+        // Every opening kept is one whose games, played again, share the points.
+        let mut searcher = Searcher::new(eval.clone(), 16);
+        for k in 0..book.len() as u64 {
+            let pos = after(&v, book.opening(k));
+            let p = play_out(&mut searcher, pos.clone(), 300, 56)
+                + play_out(&mut searcher, pos, 375, 56);
+            assert!((0.5..=1.5).contains(&p), "opening {k}: {p}");
+        }
+        let two = BookSpec { threads: 2, ..spec };
+        assert_eq!(generate(&eval, &two), (book, stats));
+    }
+
+    #[test]
+    fn an_opening_one_colour_wins_in_play_is_left_out() {
+        // Single Besiege Ecumenical scores level and Black wins most games: its array.
+        let v = Catalog::builtin().get("ecumenical-besiege").unwrap();
+        let eval = Arc::new(Evaluator::derived(&v));
+        let spec = BookSpec {
+            count: 2,
+            plies: 4,
+            check_nodes: 500,
+            max_score: 100_000,
+            judge: Some(Judge {
+                games: 2,
+                nodes: 200,
+                max_plies: 160,
+            }),
+            threads: 2,
+            ..BookSpec::default()
+        };
+        let (book, stats) = generate(&eval, &spec);
+        assert!(stats.lopsided > 0, "{stats:?}");
+        assert_eq!(book.len() + stats.lopsided, stats.tried, "{stats:?}");
     }
 
     #[test]

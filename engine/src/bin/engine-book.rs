@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! engine-book VARIANT | FILE.toml [--count N] [--plies P] [--pick-depth D] [--check-nodes N]
-//!             [--max-score CP] [--seed S] [--out FILE]
+//!             [--max-score CP] [--seed S] [--judge-games G] [--judge-nodes N]
+//!             [--judge-max-plies P] [--threads T] [--out FILE]
 //! ```
 //!
 //! A built-in variant by name, or any variant file (a player's own). Writes `--count`
@@ -10,7 +11,12 @@
 //! within 50 centipawns of the best at `--pick-depth` (default 3),
 //! checks the position reached with a search of `--check-nodes` (default 50,000) and keeps it
 //! if its score is within `--max-score` centipawns (default 60) and no earlier opening
-//! reached it. The derived evaluation judges, so the book does not follow a tuning. Writes
+//! reached it. With `--judge-games G` (default none) each opening that passes is also played
+//! out G times by the engine against itself (`--judge-nodes`, default 3,000 nodes a move in
+//! the first game and a quarter more in each next one; a draw after `--judge-max-plies`,
+//! default 400) on `--threads` threads, and kept only if neither side took more than three
+//! quarters of the points: for a variant whose array favours one colour beyond what the
+//! score sees. The derived evaluation judges, so the book does not follow a tuning. Writes
 //! the book (default `target/books/NAME.txt`) with a header saying how it was made;
 //! `engine-match --book FILE` plays from it, and a file copied to `engine/books/` and named
 //! in `engine::book` is compiled in as the variant's default.
@@ -20,7 +26,7 @@ use std::{path::PathBuf, sync::Arc, time::Instant};
 use anyhow::{Context, bail};
 use engine::{
     Evaluator,
-    book::{self, BookSpec},
+    book::{self, BookSpec, Judge},
 };
 use rules::Catalog;
 
@@ -29,6 +35,8 @@ fn main() -> anyhow::Result<()> {
     let mut target: Option<String> = None;
     let mut spec = BookSpec::default();
     let mut out: Option<PathBuf> = None;
+    let mut judge = Judge::default();
+    let mut judged = false;
     while let Some(k) = it.next() {
         let mut val = || it.next().with_context(|| format!("{k} needs a value"));
         match k.as_str() {
@@ -38,11 +46,19 @@ fn main() -> anyhow::Result<()> {
             "--check-nodes" => spec.check_nodes = val()?.parse()?,
             "--max-score" => spec.max_score = val()?.parse()?,
             "--seed" => spec.seed = val()?.parse()?,
+            "--judge-games" => {
+                judge.games = val()?.parse()?;
+                judged = judge.games > 0;
+            }
+            "--judge-nodes" => judge.nodes = val()?.parse()?,
+            "--judge-max-plies" => judge.max_plies = val()?.parse()?,
+            "--threads" => spec.threads = val()?.parse()?,
             "--out" => out = Some(val()?.into()),
             "--help" | "-h" => {
                 println!(
                     "engine-book VARIANT|FILE.toml [--count N] [--plies P] [--pick-depth D] \
-                     [--check-nodes N] [--max-score CP] [--seed S] [--out FILE]"
+                     [--check-nodes N] [--max-score CP] [--seed S] [--judge-games G] \
+                     [--judge-nodes N] [--judge-max-plies P] [--threads T] [--out FILE]"
                 );
                 return Ok(());
             }
@@ -51,6 +67,12 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let target = target.context("name a variant or a variant file (see --help)")?;
+    if judged {
+        if judge.nodes == 0 {
+            bail!("--judge-nodes 0: a judging game needs at least one node a move");
+        }
+        spec.judge = Some(judge);
+    }
     if spec.count == 0 {
         bail!("--count 0: a book needs at least one opening");
     }
@@ -70,7 +92,7 @@ fn main() -> anyhow::Result<()> {
     let eval = Arc::new(Evaluator::derived(&variant));
     let t0 = Instant::now();
     let (book, stats) = book::generate(&eval, &spec);
-    let header = vec![
+    let mut header = vec![
         format!(
             "{} openings of {} plies for {}, written by engine-book (engine/src/bin/engine-book.rs):",
             book.len(),
@@ -90,12 +112,28 @@ fn main() -> anyhow::Result<()> {
             stats.tried, stats.unbalanced, stats.repeated, stats.over
         ),
     ];
+    if let Some(j) = spec.judge {
+        let (halves, games) = stats.kept_halves;
+        header.push(format!(
+            "Each also played out {} times against itself ({} nodes a move, a quarter more each next game, a draw after {} plies)",
+            j.games, j.nodes, j.max_plies
+        ));
+        header.push(format!(
+            "and kept when neither side took more than three quarters of the points: {} left out; the first side took {:.1} of {} points in the openings kept.",
+            stats.lopsided,
+            f64::from(halves) / 2.0,
+            games
+        ));
+    }
     if book.is_empty() {
         bail!(
-            "{}: none of {} tries was within {} centipawns: raise --max-score or lower --plies",
+            "{}: none of {} tries was kept ({} scored beyond {} centipawns, {} lopsided in play): \
+             raise --max-score, lower --plies, or judge with more --judge-games",
             variant.name,
             stats.tried,
-            spec.max_score
+            stats.unbalanced,
+            spec.max_score,
+            stats.lopsided
         );
     }
     let text = book.write(&variant, &header);
@@ -105,7 +143,7 @@ fn main() -> anyhow::Result<()> {
     }
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     println!(
-        "{}: {} openings in {:.1} s ({} tried: {} unbalanced, {} repeated, {} ended the game) -> {}",
+        "{}: {} openings in {:.1} s ({} tried: {} unbalanced, {} repeated, {} ended the game, {} lopsided in play) -> {}",
         variant.name,
         book.len(),
         t0.elapsed().as_secs_f64(),
@@ -113,6 +151,7 @@ fn main() -> anyhow::Result<()> {
         stats.unbalanced,
         stats.repeated,
         stats.over,
+        stats.lopsided,
         path.display()
     );
     if book.len() < spec.count {
