@@ -13,13 +13,15 @@
 //! already in the book (by another order of the same moves). So every pair starts from a
 //! position that is playable for both sides, and no two pairs from the same one.
 //!
-//! A score is not always enough. In a variant whose array favours one side beyond what the
-//! evaluation sees (Single Besiege Ecumenical: Black's two camps stand back to back, White's
-//! are fourteen ranks apart), every opening scores level and one colour still wins nearly
-//! every game, so each pair of a match is split by colour and says little of the engines.
-//! [`BookSpec::judge`] then also plays each opening out a few times against itself at a small
-//! node budget ([`Judge`]) and keeps it only when neither side took more than three quarters
-//! of the points: the book is level by results, not by a score.
+//! A variant whose array favours one side needs more. In Single Besiege Ecumenical (Black's
+//! two camps stand back to back, White's are fourteen ranks apart) the search scores the
+//! start -530 for White and Black wins nine games in ten, so no opening of good moves is
+//! level, and a match from such openings has its pairs split by colour and says little of
+//! the engines. [`BookSpec::margins`] lets the favoured side's plies be chosen among worse
+//! moves, so that some openings give back what the array gave; and since a score is one
+//! search's opinion while a match counts games, [`BookSpec::judge`] also plays each opening
+//! out a few times against itself at a small node budget ([`Judge`]) and keeps it only when
+//! neither side took more than three quarters of the points.
 //!
 //! The file is text, one opening a line, its moves in UCI notation from the variant's start
 //! (the notation every engine speaks, Fairy-Stockfish included):
@@ -229,9 +231,16 @@ pub struct BookSpec {
     pub count: usize,
     /// Plies in each.
     pub plies: u32,
-    /// Depth of the search that picks each ply's candidates (those within 50 centipawns of
-    /// its best).
+    /// Depth of the search that picks each ply's candidates (those within
+    /// [`BookSpec::margins`] of its best).
     pub pick_depth: u32,
+    /// How far below the best (centipawns, at `pick_depth`) a move may be and still be
+    /// chosen: for the first side and for the second. 50 for both, unless the variant's
+    /// start favours one side so far that no opening of good moves is level (Single Besiege
+    /// Ecumenical: -530 for White at the start); a wider margin for the stronger side then
+    /// lets some openings give back what the array gave, and the score and the games keep
+    /// those that did.
+    pub margins: [i32; 2],
     /// Nodes of the search that checks the position an opening reaches.
     pub check_nodes: u64,
     /// The largest score (centipawns, either side) an opening may leave.
@@ -275,6 +284,7 @@ impl Default for BookSpec {
             count: 250,
             plies: 8,
             pick_depth: 3,
+            margins: [50, 50],
             check_nodes: 50_000,
             max_score: 60,
             seed: 1,
@@ -306,6 +316,15 @@ pub struct BookStats {
 /// Writes a book of `spec.count` openings for `eval`'s variant (see the module's notes), or
 /// fewer if twenty tries an opening do not find that many.
 pub fn generate(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
+    match spec.judge {
+        None => generate_in_order(eval, spec),
+        Some(judge) => generate_judged(eval, spec, &judge),
+    }
+}
+
+/// The books written before [`Judge`]: one try after another on one searcher, whose table
+/// carries from try to try (so these books are the ones they always were).
+fn generate_in_order(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
     let variant = eval.variant().clone();
     let mut searcher = Searcher::new(eval.clone(), 16);
     let mut seen = HashSet::new();
@@ -315,61 +334,109 @@ pub fn generate(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
         nodes: Some(spec.check_nodes),
         ..Limits::default()
     };
-    let tries = spec.count * 20;
-    // Candidates are found one at a time (each depends on the positions already kept) and
-    // judged in batches on `spec.threads` threads, then taken in order, so the book is the
-    // same whatever the number of threads.
-    let batch = if spec.judge.is_some() {
-        spec.threads.max(1) * 2
-    } else {
-        1
-    };
-    while openings.len() < spec.count && stats.tried < tries {
-        let mut candidates = Vec::new();
-        let mut reached = HashSet::new();
-        while candidates.len() < batch
-            && openings.len() + candidates.len() < spec.count
-            && stats.tried < tries
-        {
-            let seed = spec
-                .seed
-                .wrapping_mul(0x9E37_79B9)
-                .wrapping_add(stats.tried as u64);
-            stats.tried += 1;
-            let moves = random_opening(&mut searcher, &variant, spec.plies, spec.pick_depth, seed);
-            let mut pos = after(&variant, &moves);
-            if pos.outcome().is_some() {
-                stats.over += 1;
-                continue;
-            }
-            if seen.contains(&pos.hash()) || !reached.insert(pos.hash()) {
-                stats.repeated += 1;
-                continue;
-            }
-            searcher.new_game();
-            let score = searcher.search(&mut pos, &check, |_| {}).score;
-            if score.abs() > spec.max_score {
-                stats.unbalanced += 1;
-                continue;
-            }
-            candidates.push((moves, pos));
+    while openings.len() < spec.count && stats.tried < spec.count * 20 {
+        let seed = try_seed(spec, stats.tried);
+        stats.tried += 1;
+        let moves = random_opening_within(
+            &mut searcher,
+            &variant,
+            spec.plies,
+            spec.pick_depth,
+            spec.margins,
+            seed,
+        );
+        let mut pos = after(&variant, &moves);
+        if pos.outcome().is_some() {
+            stats.over += 1;
+            continue;
         }
-        let points = match spec.judge {
-            Some(judge) => judge_all(eval, &judge, &candidates, spec.threads),
-            None => vec![None; candidates.len()],
-        };
-        for ((moves, pos), points) in candidates.into_iter().zip(points) {
-            if let (Some(p), Some(judge)) = (points, spec.judge) {
-                let share = p / f64::from(judge.games.max(1));
-                if !(0.25..=0.75).contains(&share) {
-                    stats.lopsided += 1;
-                    continue;
-                }
-                stats.kept_halves.0 += (p * 2.0).round() as u32;
-                stats.kept_halves.1 += judge.games;
+        if seen.contains(&pos.hash()) {
+            stats.repeated += 1;
+            continue;
+        }
+        searcher.new_game();
+        let score = searcher.search(&mut pos, &check, |_| {}).score;
+        if score.abs() > spec.max_score {
+            stats.unbalanced += 1;
+            continue;
+        }
+        seen.insert(pos.hash());
+        openings.push(moves);
+    }
+    let book = Book {
+        variant: variant.name.clone(),
+        openings,
+    };
+    (book, stats)
+}
+
+/// The seed of try `n`.
+fn try_seed(spec: &BookSpec, n: usize) -> u64 {
+    spec.seed.wrapping_mul(0x9E37_79B9).wrapping_add(n as u64)
+}
+
+/// What became of one try when openings are judged by play.
+enum Verdict {
+    Over,
+    Unbalanced,
+    Lopsided,
+    /// Level by score and by play: its moves, the position's hash and the first side's
+    /// half-points in the judging games.
+    Level(Vec<Move>, u64, u32),
+}
+
+/// The books judged by play: each try starts from a cleared table, so that it is the same on
+/// whichever thread plays it, and the tries run on `spec.threads` threads in batches; their
+/// verdicts are taken in order, so the book is the same on any number of threads.
+fn generate_judged(eval: &Arc<Evaluator>, spec: &BookSpec, judge: &Judge) -> (Book, BookStats) {
+    let variant = eval.variant().clone();
+    let threads = spec.threads.max(1);
+    let mut searchers: Vec<Searcher> = (0..threads)
+        .map(|_| Searcher::new(eval.clone(), 16))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut openings = Vec::new();
+    let mut stats = BookStats::default();
+    let tries = spec.count * 20;
+    while openings.len() < spec.count && stats.tried < tries {
+        let first = stats.tried;
+        let n = (threads * 4).min(tries - first);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let verdicts = std::sync::Mutex::new((0..n).map(|_| None).collect::<Vec<_>>());
+        std::thread::scope(|scope| {
+            for searcher in &mut searchers {
+                let (next, verdicts, variant) = (&next, &verdicts, &variant);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= n {
+                            return;
+                        }
+                        let seed = try_seed(spec, first + i);
+                        let v = judge_try(searcher, variant, spec, judge, seed);
+                        verdicts.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(v);
+                    }
+                });
             }
-            seen.insert(pos.hash());
-            openings.push(moves);
+        });
+        let verdicts = verdicts.into_inner().unwrap_or_else(|e| e.into_inner());
+        for verdict in verdicts.into_iter().flatten() {
+            if openings.len() >= spec.count {
+                break;
+            }
+            stats.tried += 1;
+            match verdict {
+                Verdict::Over => stats.over += 1,
+                Verdict::Unbalanced => stats.unbalanced += 1,
+                Verdict::Lopsided => stats.lopsided += 1,
+                Verdict::Level(_, hash, _) if seen.contains(&hash) => stats.repeated += 1,
+                Verdict::Level(moves, hash, halves) => {
+                    seen.insert(hash);
+                    openings.push(moves);
+                    stats.kept_halves.0 += halves;
+                    stats.kept_halves.1 += judge.games;
+                }
+            }
         }
     }
     let book = Book {
@@ -379,37 +446,47 @@ pub fn generate(eval: &Arc<Evaluator>, spec: &BookSpec) -> (Book, BookStats) {
     (book, stats)
 }
 
-/// The first side's points from each candidate's judging games, played on `threads` threads.
-fn judge_all(
-    eval: &Arc<Evaluator>,
+/// One try of [`generate_judged`]: the opening of `seed`, its score, and its games.
+fn judge_try(
+    searcher: &mut Searcher,
+    variant: &Arc<Variant>,
+    spec: &BookSpec,
     judge: &Judge,
-    candidates: &[(Vec<Move>, Position)],
-    threads: usize,
-) -> Vec<Option<f64>> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let out = std::sync::Mutex::new(vec![None; candidates.len()]);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, candidates.len().max(1)) {
-            scope.spawn(|| {
-                let mut searcher = Searcher::new(eval.clone(), 16);
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some((moves, pos)) = candidates.get(i) else {
-                        return;
-                    };
-                    let points: f64 = (0..judge.games)
-                        .map(|k| {
-                            let nodes = judge.nodes * (4 + u64::from(k)) / 4;
-                            let budget = judge.max_plies.saturating_sub(moves.len() as u32);
-                            play_out(&mut searcher, pos.clone(), nodes, budget)
-                        })
-                        .sum();
-                    out.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(points);
-                }
-            });
-        }
-    });
-    out.into_inner().unwrap_or_else(|e| e.into_inner())
+    seed: u64,
+) -> Verdict {
+    searcher.new_game();
+    let moves = random_opening_within(
+        searcher,
+        variant,
+        spec.plies,
+        spec.pick_depth,
+        spec.margins,
+        seed,
+    );
+    let mut pos = after(variant, &moves);
+    if pos.outcome().is_some() {
+        return Verdict::Over;
+    }
+    searcher.new_game();
+    let check = Limits {
+        nodes: Some(spec.check_nodes),
+        ..Limits::default()
+    };
+    if searcher.search(&mut pos, &check, |_| {}).score.abs() > spec.max_score {
+        return Verdict::Unbalanced;
+    }
+    let budget = judge.max_plies.saturating_sub(moves.len() as u32);
+    let points: f64 = (0..judge.games)
+        .map(|k| {
+            let nodes = judge.nodes * (4 + u64::from(k)) / 4;
+            play_out(searcher, pos.clone(), nodes, budget)
+        })
+        .sum();
+    let share = points / f64::from(judge.games.max(1));
+    if !(0.25..=0.75).contains(&share) {
+        return Verdict::Lopsided;
+    }
+    Verdict::Level(moves, pos.hash(), (points * 2.0).round() as u32)
 }
 
 /// Plays `pos` out with `searcher` on both sides at `nodes` a move: the first side's points
@@ -459,6 +536,19 @@ pub fn random_opening(
     depth: u32,
     seed: u64,
 ) -> Vec<Move> {
+    random_opening_within(searcher, variant, plies, depth, [50, 50], seed)
+}
+
+/// [`random_opening`] with each side's margin: the first side's plies are chosen among the
+/// moves within `margins[0]` centipawns of the best, the second side's within `margins[1]`.
+pub fn random_opening_within(
+    searcher: &mut Searcher,
+    variant: &Arc<Variant>,
+    plies: u32,
+    depth: u32,
+    margins: [i32; 2],
+    seed: u64,
+) -> Vec<Move> {
     let mut rng = Rng::new(seed);
     let mut pos = Position::start(variant);
     let mut out = Vec::new();
@@ -470,9 +560,10 @@ pub fn random_opening(
         let Some(best) = scored.iter().map(|x| x.1).max() else {
             break;
         };
+        let margin = margins[pos.turn().index().min(1)];
         let ok: Vec<Move> = scored
             .iter()
-            .filter(|x| x.1 >= best - 50)
+            .filter(|x| x.1 >= best.saturating_sub(margin))
             .map(|x| x.0)
             .collect();
         let m = ok[rng.below(ok.len() as u64) as usize];
@@ -628,6 +719,37 @@ mod tests {
         let (book, stats) = generate(&eval, &spec);
         assert!(stats.lopsided > 0, "{stats:?}");
         assert_eq!(book.len() + stats.lopsided, stats.tried, "{stats:?}");
+    }
+
+    #[test]
+    fn a_wider_margin_lets_one_side_choose_among_worse_moves() {
+        let v = chess();
+        let eval = Arc::new(Evaluator::derived(&v));
+        // Each side's first move over 40 seeds, with a fresh searcher for each set.
+        let moves = |margins: [i32; 2]| -> (HashSet<Move>, HashSet<Move>) {
+            let mut s = Searcher::new(eval.clone(), 1);
+            let openings: Vec<Vec<Move>> = (0..40)
+                .map(|seed| random_opening_within(&mut s, &v, 2, 2, margins, seed))
+                .collect();
+            (
+                openings.iter().map(|o| o[0]).collect(),
+                openings.iter().map(|o| o[1]).collect(),
+            )
+        };
+        let (white, black) = moves([50, 0]);
+        let (white_again, black_wide) = moves([50, 10_000]);
+        // The first side's choices are the same; the second's many more: any move, not only
+        // those as good as the best.
+        assert_eq!(white, white_again);
+        assert!(
+            black_wide.len() >= black.len() + 5,
+            "{} against {}",
+            black_wide.len(),
+            black.len()
+        );
+        // A margin of nothing leaves only moves as good as the best.
+        let (white_best, _) = moves([0, 50]);
+        assert!(white_best.len() < white.len(), "{white_best:?} {white:?}");
     }
 
     #[test]

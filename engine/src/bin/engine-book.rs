@@ -1,14 +1,16 @@
 //! `engine-book`: writes an opening book for a variant (see `engine::book`).
 //!
 //! ```text
-//! engine-book VARIANT | FILE.toml [--count N] [--plies P] [--pick-depth D] [--check-nodes N]
-//!             [--max-score CP] [--seed S] [--judge-games G] [--judge-nodes N]
+//! engine-book VARIANT | FILE.toml [--count N] [--plies P] [--pick-depth D] [--margins CP[,CP]]
+//!             [--check-nodes N] [--max-score CP] [--seed S] [--judge-games G] [--judge-nodes N]
 //!             [--judge-max-plies P] [--threads T] [--out FILE]
 //! ```
 //!
 //! A built-in variant by name, or any variant file (a player's own). Writes `--count`
 //! openings (default 250), picking each one's plies (`--plies`, default 8) among the moves
-//! within 50 centipawns of the best at `--pick-depth` (default 3),
+//! within 50 centipawns of the best at `--pick-depth` (default 3; `--margins FIRST,SECOND`
+//! widens the margin for one side, for a variant whose start favours it beyond what 8 plies
+//! of good moves can level),
 //! checks the position reached with a search of `--check-nodes` (default 50,000) and keeps it
 //! if its score is within `--max-score` centipawns (default 60) and no earlier opening
 //! reached it. With `--judge-games G` (default none) each opening that passes is also played
@@ -43,6 +45,7 @@ fn main() -> anyhow::Result<()> {
             "--count" => spec.count = val()?.parse()?,
             "--plies" => spec.plies = val()?.parse()?,
             "--pick-depth" => spec.pick_depth = val()?.parse()?,
+            "--margins" => spec.margins = margins(&val()?)?,
             "--check-nodes" => spec.check_nodes = val()?.parse()?,
             "--max-score" => spec.max_score = val()?.parse()?,
             "--seed" => spec.seed = val()?.parse()?,
@@ -57,7 +60,7 @@ fn main() -> anyhow::Result<()> {
             "--help" | "-h" => {
                 println!(
                     "engine-book VARIANT|FILE.toml [--count N] [--plies P] [--pick-depth D] \
-                     [--check-nodes N] [--max-score CP] [--seed S] [--judge-games G] \
+                     [--margins CP[,CP]] [--check-nodes N] [--max-score CP] [--seed S] [--judge-games G] \
                      [--judge-nodes N] [--judge-max-plies P] [--threads T] [--out FILE]"
                 );
                 return Ok(());
@@ -99,10 +102,16 @@ fn main() -> anyhow::Result<()> {
             spec.plies,
             variant.name
         ),
-        format!(
-            "each ply among the moves within 50 centipawns of the best at depth {}, seed {};",
-            spec.pick_depth, spec.seed
-        ),
+        match spec.margins {
+            [a, b] if a == b => format!(
+                "each ply among the moves within {a} centipawns of the best at depth {}, seed {};",
+                spec.pick_depth, spec.seed
+            ),
+            [a, b] => format!(
+                "each ply among the moves within {a} centipawns of the best for the first side and {b} for the second, at depth {}, seed {};",
+                spec.pick_depth, spec.seed
+            ),
+        },
         format!(
             "kept when a {}-node search of the derived evaluation scores the position within {} centipawns",
             spec.check_nodes, spec.max_score
@@ -161,4 +170,25 @@ fn main() -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// `--margins`: one margin for both sides, or the first side's and the second's.
+fn margins(text: &str) -> anyhow::Result<[i32; 2]> {
+    let parse = |t: &str| -> anyhow::Result<i32> {
+        let v: i32 = t
+            .trim()
+            .parse()
+            .with_context(|| format!("--margins {text:?}: give centipawns, as 50 or 50,400"))?;
+        if v < 0 {
+            bail!("--margins {text:?}: a margin is how far below the best, 0 or more");
+        }
+        Ok(v)
+    };
+    match text.split_once(',') {
+        None => {
+            let v = parse(text)?;
+            Ok([v, v])
+        }
+        Some((a, b)) => Ok([parse(a)?, parse(b)?]),
+    }
 }
