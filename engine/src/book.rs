@@ -50,6 +50,10 @@ const BUILTIN: &[(&str, &str)] = &[
     ("chess", include_str!("../books/chess.txt")),
     ("dcb-balanced", include_str!("../books/dcb-balanced.txt")),
     (
+        "ecumenical-besiege",
+        include_str!("../books/ecumenical-besiege.txt"),
+    ),
+    (
         "ecumenical-wraparound",
         include_str!("../books/ecumenical-wraparound.txt"),
     ),
