@@ -141,10 +141,38 @@ fn a_book_nothing_can_fill_is_not_written() {
     );
     assert!(!ok, "{said}");
     assert!(
-        said.contains("none of 20 tries was within -1 centipawns: raise --max-score"),
+        said.contains(
+            "none of 20 tries was kept (20 scored beyond -1 centipawns, 0 lopsided in play): raise --max-score"
+        ),
         "{said}"
     );
     assert!(!out.exists());
+}
+
+#[test]
+fn bad_margins_and_judging_say_what_to_give() {
+    for (args, want) in [
+        (
+            &["--margins", "fifty"][..],
+            "give centipawns, as 50 or 50,400",
+        ),
+        (
+            &["--margins", "50,-5"][..],
+            "a margin is how far below the best, 0 or more",
+        ),
+        (
+            &["--judge-games", "2", "--judge-nodes", "0"][..],
+            "a judging game needs at least one node a move",
+        ),
+    ] {
+        let out = scratch("bad.txt");
+        let mut all = vec!["chess", "--count", "1", "--out", out.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let (ok, said) = run(BOOK, &all);
+        assert!(!ok, "{args:?}: {said}");
+        assert!(said.contains(want), "{args:?}: {said}");
+        assert!(!out.exists());
+    }
 }
 
 #[test]

@@ -17,8 +17,9 @@
 //! out G times by the engine against itself (`--judge-nodes`, default 3,000 nodes a move in
 //! the first game and a quarter more in each next one; a draw after `--judge-max-plies`,
 //! default 400) on `--threads` threads, and kept only if neither side took more than three
-//! quarters of the points: for a variant whose array favours one colour beyond what the
-//! score sees. The derived evaluation judges, so the book does not follow a tuning. Writes
+//! quarters of the points: for a variant whose array favours one colour, since a score is
+//! one search's opinion and a match counts games. The derived evaluation judges, so the book
+//! does not follow a tuning. Writes
 //! the book (default `target/books/NAME.txt`) with a header saying how it was made;
 //! `engine-match --book FILE` plays from it, and a file copied to `engine/books/` and named
 //! in `engine::book` is compiled in as the variant's default.
@@ -137,7 +138,7 @@ fn main() -> anyhow::Result<()> {
     if book.is_empty() {
         bail!(
             "{}: none of {} tries was kept ({} scored beyond {} centipawns, {} lopsided in play): \
-             raise --max-score, lower --plies, or judge with more --judge-games",
+             raise --max-score, lower --plies, or widen the favoured side's --margins",
             variant.name,
             stats.tried,
             stats.unbalanced,
