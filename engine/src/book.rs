@@ -39,9 +39,9 @@
 
 use std::{collections::HashSet, sync::Arc};
 
-use rules::{Move, Outcome, Position, Side, Variant, notation};
+use rules::{Move, Position, Variant, notation};
 
-use crate::{Evaluator, Searcher, level::Rng, search::Limits};
+use crate::{Evaluator, Searcher, level::Rng, search::Limits, tune};
 
 /// The books compiled in, by variant name (written by `engine-book`, see `engine/books/`).
 const BUILTIN: &[(&str, &str)] = &[
@@ -503,23 +503,14 @@ pub fn play_out(searcher: &mut Searcher, mut pos: Position, nodes: u64, max_plie
     searcher.new_game();
     for _ in 0..max_plies {
         if let Some(outcome) = pos.outcome() {
-            return points_of(&outcome);
+            return tune::result_of(&outcome);
         }
         let Some(m) = searcher.search(&mut pos, &limits, |_| {}).best else {
             break;
         };
         pos.play_unchecked(m);
     }
-    pos.outcome().map_or(0.5, |o| points_of(&o))
-}
-
-/// The first side's points for a finished game.
-fn points_of(outcome: &Outcome) -> f64 {
-    match outcome {
-        Outcome::Win { winner, .. } if *winner == Side::WHITE => 1.0,
-        Outcome::Win { .. } => 0.0,
-        Outcome::Draw(_) => 0.5,
-    }
+    pos.outcome().map_or(0.5, |o| tune::result_of(&o))
 }
 
 /// The position after `moves` from the start.

@@ -249,7 +249,8 @@ fn one_game(
     (xs, r, true)
 }
 
-fn result_of(o: &Outcome) -> f64 {
+/// The first side's points for a finished game (also the opening books' judge).
+pub(crate) fn result_of(o: &Outcome) -> f64 {
     match o {
         Outcome::Win { winner, .. } if *winner == Side::WHITE => 1.0,
         Outcome::Win { .. } => 0.0,
